@@ -1,0 +1,348 @@
+//! Code generation from `src/ffi/mpi_functions.tbl` (see the table's header for
+//! its syntax). One parsed table produces both the Rust wrappers and the C
+//! redirect header, so the two can never disagree.
+
+use std::fmt::Write;
+
+/// How a redirected function is implemented; mirrors the table's kinds.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    Local,
+    P2p,
+    P2pStart,
+    Coll,
+    CollStart,
+    CommNew,
+    Custom,
+}
+
+impl Kind {
+    fn parse(word: &str) -> Result<Kind, String> {
+        Ok(match word {
+            "local" => Kind::Local,
+            "p2p" => Kind::P2p,
+            "p2p_start" => Kind::P2pStart,
+            "coll" => Kind::Coll,
+            "coll_start" => Kind::CollStart,
+            "comm_new" => Kind::CommNew,
+            "custom" => Kind::Custom,
+            other => return Err(format!("unknown kind `{other}`")),
+        })
+    }
+    /// The `crate::layer::hooks::Kind` variant the generated body passes on.
+    fn hook_variant(self) -> &'static str {
+        match self {
+            Kind::Local => "Local",
+            Kind::P2p => "P2p",
+            Kind::P2pStart => "P2pStart",
+            Kind::Coll => "Coll",
+            Kind::CollStart => "CollStart",
+            Kind::CommNew => "CommNew",
+            Kind::Custom => unreachable!("custom functions have no generic hook"),
+        }
+    }
+    fn describe(self) -> &'static str {
+        match self {
+            Kind::Local => "local operation (no communication; allowed on a revoked communicator)",
+            Kind::P2p => "blocking point-to-point operation",
+            Kind::P2pStart => "non-blocking or persistent point-to-point start; the request is an MPIFT request",
+            Kind::Coll => "blocking collective operation",
+            Kind::CollStart => "non-blocking collective start; the request is an MPIFT request",
+            Kind::CommNew => "collective that creates a communicator; the new handle is an MPIFT communicator",
+            Kind::Custom => "implemented by MPIFT",
+        }
+    }
+}
+
+/// One C parameter, normalised.
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub name: String,
+    /// Base type name, e.g. `int`, `MPI_Comm`.
+    pub base: String,
+    pub is_const: bool,
+    /// Pointer depth (`[]` counts as one).
+    pub depth: usize,
+}
+
+impl Param {
+    fn parse(text: &str) -> Result<Param, String> {
+        let mut t = text.trim().to_string();
+        let mut depth = 0;
+        if t.ends_with("[]") {
+            depth += 1;
+            t.truncate(t.len() - 2);
+        }
+        let t = t.replace('*', " * ");
+        let mut words: Vec<&str> = t.split_whitespace().collect();
+        let name = words.pop().ok_or_else(|| format!("empty parameter in `{text}`"))?;
+        let mut is_const = false;
+        let mut base = None;
+        for w in words {
+            match w {
+                "const" => is_const = true,
+                "*" => depth += 1,
+                w if base.is_none() => base = Some(w.to_string()),
+                w => return Err(format!("unexpected `{w}` in parameter `{text}`")),
+            }
+        }
+        let base = base.ok_or_else(|| format!("no type in parameter `{text}`"))?;
+        Ok(Param { name: name.to_string(), base, is_const, depth })
+    }
+
+    /// Rust type of this parameter in the exported wrapper.
+    pub fn rust_type(&self) -> String {
+        let base = match self.base.as_str() {
+            "int" => "c_int",
+            "char" => "c_char",
+            "void" => "c_void",
+            "MPI_Comm" => "Sim_FT_MPI_Comm",
+            "MPI_Request" => "Sim_FT_MPI_Request",
+            other => other,
+        };
+        let mut ty = base.to_string();
+        for level in 0..self.depth {
+            let qual = if self.is_const && level == 0 { "*const " } else { "*mut " };
+            ty = format!("{qual}{ty}");
+        }
+        ty
+    }
+
+    fn is_comm_in(&self) -> bool {
+        self.base == "MPI_Comm" && self.depth == 0
+    }
+    fn is_comm_out(&self) -> bool {
+        self.base == "MPI_Comm" && self.depth == 1
+    }
+    fn is_request_out(&self) -> bool {
+        self.base == "MPI_Request" && self.depth == 1
+    }
+}
+
+/// One table line.
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub kind: Kind,
+    pub name: String,
+    pub params: Vec<Param>,
+    pub rust_path: Option<String>,
+    pub aliases: Vec<String>,
+    /// May be called before `MPI_Init` / after `MPI_Finalize`.
+    pub preinit: bool,
+}
+
+pub fn parse_table(text: &str) -> Result<Vec<Function>, String> {
+    let mut out = Vec::new();
+    for (lineno, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let f = parse_line(line).map_err(|e| format!("mpi_functions.tbl:{}: {e}", lineno + 1))?;
+        out.push(f);
+    }
+    Ok(out)
+}
+
+fn parse_line(line: &str) -> Result<Function, String> {
+    let (kind_word, rest) = line.split_once(char::is_whitespace).ok_or("missing prototype")?;
+    let kind = Kind::parse(kind_word)?;
+    let (proto, tail) = match rest.split_once("=>") {
+        Some((p, t)) => (p.trim(), t.trim()),
+        None => (rest.trim(), ""),
+    };
+    let open = proto.find('(').ok_or("missing `(`")?;
+    let close = proto.rfind(')').ok_or("missing `)`")?;
+    let head: Vec<&str> = proto[..open].split_whitespace().collect();
+    if head.len() != 2 || head[0] != "int" {
+        return Err(format!("expected `int NAME(...)`, got `{}`", &proto[..open]));
+    }
+    let name = head[1].to_string();
+    let inner = proto[open + 1..close].trim();
+    let params = if inner == "void" || inner.is_empty() {
+        Vec::new()
+    } else {
+        inner.split(',').map(Param::parse).collect::<Result<Vec<_>, _>>()?
+    };
+    let mut words = tail.split_whitespace();
+    let mut rust_path = None;
+    let mut aliases = Vec::new();
+    let mut preinit = false;
+    while let Some(w) = words.next() {
+        match w {
+            "alias" => aliases.push(words.next().ok_or("`alias` needs a name")?.to_string()),
+            "preinit" => preinit = true,
+            p if rust_path.is_none() && p.starts_with("crate::") => rust_path = Some(p.to_string()),
+            other => return Err(format!("unexpected `{other}` after `=>`")),
+        }
+    }
+    if (kind == Kind::Custom) != rust_path.is_some() {
+        return Err("`custom` lines, and only they, name a Rust path after `=>`".into());
+    }
+    if kind != Kind::Custom && !params.iter().any(Param::is_comm_in) {
+        return Err("generic kinds need an MPI_Comm argument".into());
+    }
+    Ok(Function { kind, name, params, rust_path, aliases, preinit })
+}
+
+/// Rust source of every wrapper, `include!`d by `src/ffi/generated.rs` and read
+/// by cbindgen for the header.
+pub fn rust_wrappers(funcs: &[Function]) -> String {
+    let mut s = String::new();
+    s.push_str("// @generated by build.rs from src/ffi/mpi_functions.tbl. Do not edit.\n\n");
+    for f in funcs {
+        let sig: Vec<String> =
+            f.params.iter().map(|p| format!("{}: {}", p.name, p.rust_type())).collect();
+        let _ = writeln!(s, "/// Redirected `{}`: {}.", f.name, f.kind.describe());
+        if !f.aliases.is_empty() {
+            let _ = writeln!(s, "/// Also reached as `{}`.", f.aliases.join("`, `"));
+        }
+        let _ = writeln!(s, "#[no_mangle]");
+        let _ = writeln!(
+            s,
+            "pub unsafe extern \"C\" fn Sim_FT_{}({}) -> c_int {{",
+            f.name,
+            sig.join(", ")
+        );
+        let runner = if f.preinit { "run_any" } else { "run" };
+        let _ = writeln!(s, "    boundary::{runner}(\"{}\", || {{", f.name);
+        if f.kind == Kind::Custom {
+            let args: Vec<&str> = f.params.iter().map(|p| p.name.as_str()).collect();
+            let _ = writeln!(s, "        {}({})", f.rust_path.as_ref().unwrap(), args.join(", "));
+        } else {
+            generic_body(&mut s, f);
+        }
+        s.push_str("    })\n}\n\n");
+    }
+    s
+}
+
+fn generic_body(s: &mut String, f: &Function) {
+    let first_comm = f.params.iter().find(|p| p.is_comm_in()).unwrap().name.clone();
+    for p in &f.params {
+        if p.is_comm_in() {
+            let conv = if p.name == first_comm { "comm_arg" } else { "comm_arg_or_null" };
+            let _ = writeln!(s, "        let {0}_r = handles::{conv}({0})?;", p.name);
+        } else if p.is_comm_out() {
+            let _ = writeln!(s, "        handles::check_out_ptr({0}, &{1}_r)?;", p.name, first_comm);
+            let _ = writeln!(s, "        let mut {}_r = transport::comm_null();", p.name);
+        } else if p.is_request_out() {
+            let _ = writeln!(s, "        handles::check_out_ptr({0}, &{1}_r)?;", p.name, first_comm);
+            let _ = writeln!(s, "        let mut {}_r = transport::request_null();", p.name);
+        }
+    }
+    let _ = writeln!(
+        s,
+        "        hooks::enter(hooks::Kind::{}, &{first_comm}_r)?;",
+        f.kind.hook_variant()
+    );
+    let args: Vec<String> = f
+        .params
+        .iter()
+        .map(|p| {
+            if p.is_comm_in() {
+                format!("{}_r.real", p.name)
+            } else if p.is_comm_out() || p.is_request_out() {
+                format!("&mut {}_r", p.name)
+            } else if p.depth > 0 {
+                format!("{} as _", p.name)
+            } else {
+                p.name.clone()
+            }
+        })
+        .collect();
+    let _ = writeln!(s, "        let rc = transport::mpi::{}({});", f.name, args.join(", "));
+    let _ = writeln!(
+        s,
+        "        hooks::leave(hooks::Kind::{}, &{first_comm}_r, rc)?;",
+        f.kind.hook_variant()
+    );
+    for p in &f.params {
+        if p.is_comm_out() {
+            let _ = writeln!(s, "        *{0} = comm::adopt({0}_r, &{1}_r);", p.name, first_comm);
+        } else if p.is_request_out() {
+            let _ = writeln!(
+                s,
+                "        *{0} = request::adopt({0}_r, hooks::Kind::{1}, &{2}_r);",
+                p.name,
+                f.kind.hook_variant(),
+                first_comm
+            );
+        }
+    }
+    s.push_str("        Ok(())\n");
+}
+
+/// `include/MPI-FT_redefine.h`.
+pub fn redefine_header(funcs: &[Function]) -> String {
+    let mut s = String::new();
+    s.push_str(
+        "/* MPI-FT_redefine.h: redirects the MPI names a program uses to MPIFT.\n\
+         \x20* @generated by build.rs from src/ffi/mpi_functions.tbl. Do not edit.\n\
+         \x20*\n\
+         \x20* Include after MPI-FT.h (or use -I<prefix>/include/compat and keep <mpi.h>).\n\
+         \x20* Every name below keeps its MPI meaning; only the implementation changes. */\n\
+         #ifndef MPIFT_MPI_FT_REDEFINE_H\n#define MPIFT_MPI_FT_REDEFINE_H\n\n\
+         #include \"MPI-FT.h\"\n\n",
+    );
+    s.push_str("/* Handle types: MPIFT's opaque pointers replace the real MPI handles. */\n");
+    for (from, to) in [
+        ("MPI_Comm", "Sim_FT_MPI_Comm"),
+        ("MPI_Request", "Sim_FT_MPI_Request"),
+        ("MPI_Comm_errhandler_function", "Sim_FT_MPI_Comm_errhandler_function"),
+        ("MPI_Comm_errhandler_fn", "Sim_FT_MPI_Comm_errhandler_function"),
+    ] {
+        let _ = writeln!(s, "#undef {from}\n#define {from} {to}");
+    }
+    s.push_str("\n/* Predefined handles (address constants: usable in static initialisers). */\n");
+    for (from, to) in [
+        ("MPI_COMM_WORLD", "Sim_FT_MPI_COMM_WORLD"),
+        ("MPI_COMM_SELF", "Sim_FT_MPI_COMM_SELF"),
+        ("MPI_COMM_NULL", "Sim_FT_MPI_COMM_NULL"),
+        ("MPI_REQUEST_NULL", "Sim_FT_MPI_REQUEST_NULL"),
+    ] {
+        let _ = writeln!(s, "#undef {from}\n#define {from} {to}");
+    }
+    s.push_str("\n/* ULFM error classes, attribute and feature-test macros (Open MPI 5 names). */\n");
+    for (from, to) in [
+        ("MPI_ERR_PROC_FAILED", "SIM_FT_ERR_PROC_FAILED"),
+        ("MPI_ERR_PROC_FAILED_PENDING", "SIM_FT_ERR_PROC_FAILED_PENDING"),
+        ("MPI_ERR_REVOKED", "SIM_FT_ERR_REVOKED"),
+        ("MPIX_ERR_PROC_FAILED", "SIM_FT_ERR_PROC_FAILED"),
+        ("MPIX_ERR_PROC_FAILED_PENDING", "SIM_FT_ERR_PROC_FAILED_PENDING"),
+        ("MPIX_ERR_REVOKED", "SIM_FT_ERR_REVOKED"),
+        ("MPI_FT", "Sim_FT_MPIX_FT_keyval"),
+        ("MPIX_FT", "Sim_FT_MPIX_FT_keyval"),
+    ] {
+        let _ = writeln!(s, "#undef {from}\n#define {from} {to}");
+    }
+    for m in [
+        "OMPI_HAVE_MPI_EXT_FTMPI",
+        "OMPI_HAVE_MPIX_COMM_GET_FAILED",
+        "OMPI_HAVE_MPIX_COMM_ACK_FAILED",
+        "OMPI_HAVE_MPIX_COMM_ISHRINK",
+    ] {
+        let _ = writeln!(s, "#undef {m}\n#define {m} 1");
+    }
+    s.push_str("\n/* Functions (one line per table entry; aliases follow their function). */\n");
+    for f in funcs {
+        for public in std::iter::once(&f.name).chain(f.aliases.iter()) {
+            let _ = writeln!(s, "#undef {public}\n#define {public} Sim_FT_{}", f.name);
+        }
+    }
+    s.push_str("\n#endif /* MPIFT_MPI_FT_REDEFINE_H */\n");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_pointer_and_array_params() {
+        let f = parse_line("p2p int MPI_X(const int a[], void **b, MPI_Comm c)").unwrap();
+        assert_eq!(f.params[0].rust_type(), "*const c_int");
+        assert_eq!(f.params[1].rust_type(), "*mut *mut c_void");
+        assert_eq!(f.params[2].rust_type(), "Sim_FT_MPI_Comm");
+    }
+}

@@ -1,0 +1,40 @@
+//! The panic boundary and the single error path: every exported function body
+//! runs inside [`run`] (or [`run_any`] for the few calls valid outside
+//! `MPI_Init`..`MPI_Finalize`). A Rust panic never crosses into C: it becomes
+//! `MPI_ERR_INTERN`, reported like any other error.
+
+use crate::ffi::errors::{Failure, Outcome};
+use crate::layer::{errhandler, lifecycle};
+use crate::transport::err;
+use std::os::raw::c_int;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Runs an MPI call that needs an initialised library.
+pub fn run(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
+    if !lifecycle::is_active() {
+        eprintln!("MPIFT: {name} called before MPI_Init or after MPI_Finalize");
+        return err::get(unsafe { &err::OTHER });
+    }
+    run_any(name, f)
+}
+
+/// Runs an MPI call; errors go through the communicator's error handler.
+pub fn run_any(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
+    let failure = match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(())) => return 0,
+        Ok(Err(failure)) => failure,
+        Err(panic) => {
+            let msg = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            eprintln!("MPIFT: internal error in {name}: {msg}");
+            Failure::on_world(err::get(unsafe { &err::INTERN }))
+        }
+    };
+    match catch_unwind(AssertUnwindSafe(|| errhandler::raise(name, failure))) {
+        Ok(code) => code,
+        Err(_) => failure.code,
+    }
+}

@@ -1,0 +1,168 @@
+//! Error handlers (MPI-3.1 §8.3) and error strings.
+//!
+//! The real communicator never aborts on its own: it carries `MPI_ERRORS_RETURN`
+//! (or, for a user handler, a do-nothing token that keeps the real errhandler
+//! object alive), so every error comes back to MPIFT, which then applies the
+//! handler the user chose: return, abort, or call the user's function with the
+//! user's own handle (the one a callback must see, never the real one).
+
+use crate::ffi::errors::{Failure, Outcome, CLASSES};
+use crate::ffi::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Comm_errhandler_function};
+use crate::layer::{comm, Real};
+use crate::transport::{self, err, mpi};
+use mpi_sys::MPI_Errhandler;
+use std::os::raw::{c_char, c_int, c_void};
+use std::sync::Mutex;
+
+/// User handlers: the real token errhandler and the user's C function.
+static USER_HANDLERS: Mutex<Vec<(Real<MPI_Errhandler>, usize)>> = Mutex::new(Vec::new());
+
+fn user_fn(eh: MPI_Errhandler) -> Option<usize> {
+    USER_HANDLERS.lock().unwrap().iter().find(|(t, _)| t.0 == eh).map(|(_, f)| *f)
+}
+
+fn is_predefined(eh: MPI_Errhandler) -> bool {
+    eh == transport::errors_return()
+        || eh == transport::errors_are_fatal()
+        || eh == transport::errors_abort()
+}
+
+/// Reports `failure` through its communicator's handler; returns the code the MPI
+/// call returns (if the handler returns at all).
+pub fn raise(name: &str, failure: Failure) -> c_int {
+    let world = handles::world_handle();
+    let h = if failure.comm.is_null() { world } else { failure.comm };
+    let Some(st) = comm::state(h).or_else(|| comm::state(world)) else {
+        return failure.code;
+    };
+    let eh = st.errhandler.0;
+    if eh == transport::errors_return() {
+        return failure.code;
+    }
+    if let Some(f) = user_fn(eh) {
+        let mut handle = h;
+        let mut code = failure.code;
+        unsafe {
+            transport::call_user_errhandler(
+                f as *mut c_void,
+                &mut handle as *mut Sim_FT_MPI_Comm as *mut c_void,
+                &mut code,
+            )
+        };
+        return failure.code;
+    }
+    eprintln!(
+        "MPIFT: {name}: {} (error code {}); the communicator's error handler is fatal: aborting",
+        error_text(failure.code),
+        failure.code
+    );
+    let exit = if (1..256).contains(&failure.code) { failure.code } else { 1 };
+    unsafe { mpi::MPI_Abort(st.real.0, exit) };
+    failure.code
+}
+
+/// The text of an error code (MPIFT's classes or the real MPI's).
+pub fn error_text(code: c_int) -> String {
+    if let Some((_, text)) = CLASSES.iter().find(|(c, _)| *c == code) {
+        return text.to_string();
+    }
+    let mut buf = vec![0 as c_char; transport::max_error_string() + 1];
+    let mut len = 0;
+    if unsafe { mpi::MPI_Error_string(code, buf.as_mut_ptr(), &mut len) } != 0 {
+        return format!("unknown error code {code}");
+    }
+    let bytes: Vec<u8> = buf[..len.max(0) as usize].iter().map(|&c| c as u8).collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// `MPI_Error_string`, knowing MPIFT's classes.
+pub fn error_string(code: c_int, string: *mut c_char, resultlen: *mut c_int) -> Outcome {
+    if string.is_null() || resultlen.is_null() {
+        return Err(Failure::on_world(err::get(unsafe { &err::ARG })));
+    }
+    let Some((_, text)) = CLASSES.iter().find(|(c, _)| *c == code) else {
+        let rc = unsafe { mpi::MPI_Error_string(code, string, resultlen) };
+        return if rc == 0 { Ok(()) } else { Err(Failure::on_world(rc)) };
+    };
+    let n = text.len().min(transport::max_error_string() - 1);
+    unsafe {
+        std::ptr::copy_nonoverlapping(text.as_ptr() as *const c_char, string, n);
+        *string.add(n) = 0;
+        *resultlen = n as c_int;
+    }
+    Ok(())
+}
+
+/// `MPI_Error_class`: MPIFT's classes are their own class.
+pub fn error_class(code: c_int, class: *mut c_int) -> Outcome {
+    if class.is_null() {
+        return Err(Failure::on_world(err::get(unsafe { &err::ARG })));
+    }
+    if CLASSES.iter().any(|(c, _)| *c == code) {
+        unsafe { *class = code };
+        return Ok(());
+    }
+    let rc = unsafe { mpi::MPI_Error_class(code, class) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(Failure::on_world(rc))
+    }
+}
+
+/// `MPI_Comm_create_errhandler`.
+pub fn create(f: *mut Sim_FT_MPI_Comm_errhandler_function, out: *mut MPI_Errhandler) -> Outcome {
+    if f.is_null() || out.is_null() {
+        return Err(Failure::on_world(err::get(unsafe { &err::ARG })));
+    }
+    let mut token = unsafe { std::mem::zeroed::<MPI_Errhandler>() };
+    let rc = transport::create_errhandler_token(&mut token);
+    if rc != 0 {
+        return Err(Failure::on_world(rc));
+    }
+    let mut table = USER_HANDLERS.lock().unwrap();
+    table.retain(|(t, _)| t.0 != token); // a freed token's value may be reused
+    table.push((Real(token), f as usize));
+    unsafe { *out = token };
+    Ok(())
+}
+
+/// `MPI_Comm_set_errhandler`.
+pub fn set(c: Sim_FT_MPI_Comm, eh: MPI_Errhandler) -> Outcome {
+    let cr = handles::comm_arg(c)?;
+    let real_eh = if user_fn(eh).is_some() {
+        eh
+    } else if is_predefined(eh) {
+        transport::errors_return()
+    } else {
+        return Err(Failure::on(c, err::get(unsafe { &err::ARG })));
+    };
+    let rc = unsafe { mpi::MPI_Comm_set_errhandler(cr.real, real_eh) };
+    if rc != 0 {
+        return Err(Failure::on(c, rc));
+    }
+    comm::update(c, |st| st.errhandler = Real(eh));
+    Ok(())
+}
+
+/// `MPI_Comm_get_errhandler`.
+pub fn get(c: Sim_FT_MPI_Comm, out: *mut MPI_Errhandler) -> Outcome {
+    let cr = handles::comm_arg(c)?;
+    handles::check_out_ptr(out, &cr)?;
+    let st = comm::state(c).expect("looked up above");
+    if user_fn(st.errhandler.0).is_some() {
+        // The real call adds the reference the caller will release.
+        let rc = unsafe { mpi::MPI_Comm_get_errhandler(cr.real, out) };
+        return if rc == 0 { Ok(()) } else { Err(Failure::on(c, rc)) };
+    }
+    unsafe { *out = st.errhandler.0 };
+    Ok(())
+}
+
+/// `MPI_Comm_call_errhandler`: the error is "raised" on `comm`; the call itself
+/// succeeds if the handler returns (MPI-3.1 §8.3.6).
+pub fn call(c: Sim_FT_MPI_Comm, code: c_int) -> Outcome {
+    handles::comm_arg(c)?;
+    raise("MPI_Comm_call_errhandler", Failure::on(c, code));
+    Ok(())
+}

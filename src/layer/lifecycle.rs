@@ -1,0 +1,73 @@
+//! `MPI_Init*` and `MPI_Finalize` (MPI-3.1 §8.7).
+
+use crate::ffi::api::Sim_FT_MPIX_FT_keyval;
+use crate::ffi::errors::{Failure, Outcome};
+use crate::layer::{comm, request};
+use crate::transport::{self, mpi};
+use std::os::raw::{c_char, c_int, c_void};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+/// The value of the `MPIX_FT` attribute: fault tolerance is on.
+static FT_ON: c_int = 1;
+
+/// Between a successful `MPI_Init` and `MPI_Finalize`.
+pub fn is_active() -> bool {
+    ACTIVE.load(Ordering::Acquire)
+}
+
+fn check(rc: c_int) -> Outcome {
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(Failure::on_world(rc))
+    }
+}
+
+fn after_init() -> Outcome {
+    comm::install_predefined();
+    let mut keyval = -1;
+    check(transport::create_ft_keyval(&mut keyval))?;
+    check(unsafe {
+        mpi::MPI_Comm_set_attr(transport::comm_world(), keyval, &FT_ON as *const c_int as *mut c_void)
+    })?;
+    unsafe { Sim_FT_MPIX_FT_keyval = keyval };
+    ACTIVE.store(true, Ordering::Release);
+    Ok(())
+}
+
+/// `MPI_Init`.
+pub fn init(argc: *mut c_int, argv: *mut *mut *mut c_char) -> Outcome {
+    check(unsafe { mpi::MPI_Init(argc, argv) })?;
+    after_init()
+}
+
+/// `MPI_Init_thread`.
+pub fn init_thread(
+    argc: *mut c_int,
+    argv: *mut *mut *mut c_char,
+    required: c_int,
+    provided: *mut c_int,
+) -> Outcome {
+    check(unsafe { mpi::MPI_Init_thread(argc, argv, required, provided) })?;
+    after_init()
+}
+
+/// `MPI_Initialized`.
+pub fn initialized(flag: *mut c_int) -> Outcome {
+    check(unsafe { mpi::MPI_Initialized(flag) })
+}
+
+/// `MPI_Finalized`.
+pub fn finalized(flag: *mut c_int) -> Outcome {
+    check(unsafe { mpi::MPI_Finalized(flag) })
+}
+
+/// `MPI_Finalize`.
+pub fn finalize() -> Outcome {
+    ACTIVE.store(false, Ordering::Release);
+    let rc = unsafe { mpi::MPI_Finalize() };
+    request::clear();
+    comm::clear();
+    check(rc)
+}

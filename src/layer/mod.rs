@@ -1,0 +1,17 @@
+//! MPIFT's objects and the semantics of each call: communicators ([`comm`]),
+//! requests ([`request`]), error handlers ([`errhandler`]), init and finalize
+//! ([`lifecycle`]), the ULFM calls ([`ulfm`]), and the per-kind [`hooks`] that
+//! every generated wrapper runs around the real MPI call.
+
+pub mod comm;
+pub mod errhandler;
+pub mod hooks;
+pub mod lifecycle;
+pub mod request;
+pub mod ulfm;
+
+/// A real MPI handle kept in MPIFT's tables. Open MPI's handles are pointers, so
+/// they are not `Send`; the tables are only touched under their mutex.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Real<T>(pub T);
+unsafe impl<T> Send for Real<T> {}

@@ -1,0 +1,330 @@
+//! MPIFT's requests and the completion calls (MPI-3.1 §3.7).
+//!
+//! A request handle encodes a slot of a table (generation in the high 32 bits,
+//! slot + 1 in the low ones), so a stale or garbage handle is detected, and no
+//! allocation happens per request. Every completion call mirrors the real MPI:
+//! when the real request becomes `MPI_REQUEST_NULL` (a completed non-persistent
+//! request) the MPIFT handle is released and set to `MPI_REQUEST_NULL`; a
+//! persistent request stays valid, as in MPI.
+
+use crate::ffi::errors::{Failure, Outcome};
+use crate::ffi::handles::{CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
+use crate::layer::hooks::Kind;
+use crate::layer::Real;
+use crate::transport::{self, err, mpi};
+use mpi_sys::{MPI_Request, MPI_Status};
+use std::os::raw::c_int;
+use std::sync::Mutex;
+
+/// What MPIFT keeps per request.
+#[derive(Clone, Copy, Debug)]
+pub struct ReqState {
+    pub real: Real<MPI_Request>,
+    /// The communicator whose error handler sees this request's errors.
+    pub comm: Real<Sim_FT_MPI_Comm>,
+    pub kind: Kind,
+}
+
+struct Slot {
+    generation: u32,
+    state: Option<ReqState>,
+}
+
+struct Table {
+    slots: Vec<Slot>,
+    free: Vec<usize>,
+}
+
+static TABLE: Mutex<Table> = Mutex::new(Table { slots: Vec::new(), free: Vec::new() });
+
+fn encode(index: usize, generation: u32) -> Sim_FT_MPI_Request {
+    (((generation as usize) << 32) | (index + 1)) as Sim_FT_MPI_Request
+}
+
+fn decode(h: Sim_FT_MPI_Request) -> (usize, u32) {
+    let v = h as usize;
+    ((v & 0xffff_ffff).wrapping_sub(1), (v >> 32) as u32)
+}
+
+/// Wraps a request the real MPI just returned.
+pub fn adopt(real: MPI_Request, kind: Kind, comm: &CommRef) -> Sim_FT_MPI_Request {
+    if real == transport::request_null() {
+        return std::ptr::null_mut();
+    }
+    let st = ReqState { real: Real(real), comm: Real(comm.handle), kind };
+    let mut t = TABLE.lock().unwrap();
+    let index = match t.free.pop() {
+        Some(i) => i,
+        None => {
+            t.slots.push(Slot { generation: 0, state: None });
+            t.slots.len() - 1
+        }
+    };
+    let slot = &mut t.slots[index];
+    slot.state = Some(st);
+    encode(index, slot.generation)
+}
+
+/// The checked lookup behind every request argument.
+pub fn lookup(h: Sim_FT_MPI_Request) -> Result<ReqState, Failure> {
+    let (index, generation) = decode(h);
+    let t = TABLE.lock().unwrap();
+    match t.slots.get(index) {
+        Some(Slot { generation: g, state: Some(st) }) if *g == generation => Ok(*st),
+        _ => Err(Failure::on_world(err::get(unsafe { &err::REQUEST }))),
+    }
+}
+
+/// After a real completion call: release the handle if the real request is gone,
+/// else remember its (possibly changed) real value. Returns the user's new handle.
+fn settle(h: Sim_FT_MPI_Request, real: MPI_Request) -> Sim_FT_MPI_Request {
+    let (index, _) = decode(h);
+    let mut t = TABLE.lock().unwrap();
+    if real == transport::request_null() {
+        let slot = &mut t.slots[index];
+        slot.state = None;
+        slot.generation = slot.generation.wrapping_add(1);
+        t.free.push(index);
+        std::ptr::null_mut()
+    } else {
+        if let Some(st) = t.slots[index].state.as_mut() {
+            st.real = Real(real);
+        }
+        h
+    }
+}
+
+/// Forgets every request (called by `MPI_Finalize`).
+pub(crate) fn clear() {
+    let mut t = TABLE.lock().unwrap();
+    t.slots.clear();
+    t.free.clear();
+}
+
+/// Number of live MPIFT requests.
+pub fn count() -> usize {
+    TABLE.lock().unwrap().slots.iter().filter(|s| s.state.is_some()).count()
+}
+
+fn arg_error() -> Failure {
+    Failure::on_world(err::get(unsafe { &err::ARG }))
+}
+
+fn fail_on(st: Option<&ReqState>, rc: c_int) -> Outcome {
+    if rc == 0 {
+        return Ok(());
+    }
+    Err(match st {
+        Some(st) => Failure::on(st.comm.0, rc),
+        None => Failure::on_world(rc),
+    })
+}
+
+/// One request argument: (state, real handle); a null handle is `MPI_REQUEST_NULL`.
+fn one(request: *mut Sim_FT_MPI_Request) -> Result<(Option<ReqState>, MPI_Request), Failure> {
+    if request.is_null() {
+        return Err(arg_error());
+    }
+    let h = unsafe { *request };
+    if h.is_null() {
+        return Ok((None, transport::request_null()));
+    }
+    let st = lookup(h)?;
+    Ok((Some(st), st.real.0))
+}
+
+/// The requests of an array argument, converted in one pass.
+struct Batch {
+    states: Vec<Option<ReqState>>,
+    reals: Vec<MPI_Request>,
+}
+
+impl Batch {
+    fn new(count: c_int, reqs: *mut Sim_FT_MPI_Request) -> Result<Batch, Failure> {
+        if count < 0 || (count > 0 && reqs.is_null()) {
+            return Err(arg_error());
+        }
+        let n = count as usize;
+        let mut b = Batch { states: Vec::with_capacity(n), reals: Vec::with_capacity(n) };
+        for i in 0..n {
+            let (st, real) = one(unsafe { reqs.add(i) })?;
+            b.states.push(st);
+            b.reals.push(real);
+        }
+        Ok(b)
+    }
+
+    /// Writes the outcome back to the user's array.
+    fn settle(&self, reqs: *mut Sim_FT_MPI_Request) {
+        for (i, st) in self.states.iter().enumerate() {
+            if st.is_some() {
+                unsafe { *reqs.add(i) = settle(*reqs.add(i), self.reals[i]) };
+            }
+        }
+    }
+
+    /// The request whose communicator reports an array call's error: the first
+    /// with an error in its status, else the first non-null one.
+    fn reporter(&self, statuses: *mut MPI_Status) -> Option<&ReqState> {
+        if !statuses.is_null() && statuses != transport::status_ignore() {
+            for (i, st) in self.states.iter().enumerate() {
+                if st.is_some() && unsafe { (*statuses.add(i)).MPI_ERROR } != 0 {
+                    return st.as_ref();
+                }
+            }
+        }
+        self.states.iter().flatten().next()
+    }
+}
+
+/// `MPI_Wait`.
+pub fn wait(request: *mut Sim_FT_MPI_Request, status: *mut MPI_Status) -> Outcome {
+    let (st, mut real) = one(request)?;
+    let rc = unsafe { mpi::MPI_Wait(&mut real, status) };
+    if st.is_some() {
+        unsafe { *request = settle(*request, real) };
+    }
+    fail_on(st.as_ref(), rc)
+}
+
+/// `MPI_Test`.
+pub fn test(request: *mut Sim_FT_MPI_Request, flag: *mut c_int, status: *mut MPI_Status) -> Outcome {
+    let (st, mut real) = one(request)?;
+    let rc = unsafe { mpi::MPI_Test(&mut real, flag, status) };
+    if st.is_some() {
+        unsafe { *request = settle(*request, real) };
+    }
+    fail_on(st.as_ref(), rc)
+}
+
+/// `MPI_Waitall`.
+pub fn waitall(count: c_int, reqs: *mut Sim_FT_MPI_Request, statuses: *mut MPI_Status) -> Outcome {
+    let mut b = Batch::new(count, reqs)?;
+    let rc = unsafe { mpi::MPI_Waitall(count, b.reals.as_mut_ptr(), statuses) };
+    b.settle(reqs);
+    fail_on(b.reporter(statuses), rc)
+}
+
+/// `MPI_Testall`.
+pub fn testall(
+    count: c_int,
+    reqs: *mut Sim_FT_MPI_Request,
+    flag: *mut c_int,
+    statuses: *mut MPI_Status,
+) -> Outcome {
+    let mut b = Batch::new(count, reqs)?;
+    let rc = unsafe { mpi::MPI_Testall(count, b.reals.as_mut_ptr(), flag, statuses) };
+    b.settle(reqs);
+    fail_on(b.reporter(statuses), rc)
+}
+
+/// `MPI_Waitany`.
+pub fn waitany(
+    count: c_int,
+    reqs: *mut Sim_FT_MPI_Request,
+    index: *mut c_int,
+    status: *mut MPI_Status,
+) -> Outcome {
+    let mut b = Batch::new(count, reqs)?;
+    let rc = unsafe { mpi::MPI_Waitany(count, b.reals.as_mut_ptr(), index, status) };
+    b.settle(reqs);
+    fail_on(any_reporter(&b, index), rc)
+}
+
+/// `MPI_Testany`.
+pub fn testany(
+    count: c_int,
+    reqs: *mut Sim_FT_MPI_Request,
+    index: *mut c_int,
+    flag: *mut c_int,
+    status: *mut MPI_Status,
+) -> Outcome {
+    let mut b = Batch::new(count, reqs)?;
+    let rc = unsafe { mpi::MPI_Testany(count, b.reals.as_mut_ptr(), index, flag, status) };
+    b.settle(reqs);
+    fail_on(any_reporter(&b, index), rc)
+}
+
+fn any_reporter(b: &Batch, index: *mut c_int) -> Option<&ReqState> {
+    let i = if index.is_null() { -1 } else { unsafe { *index } };
+    usize::try_from(i)
+        .ok()
+        .and_then(|i| b.states.get(i).and_then(|s| s.as_ref()))
+        .or_else(|| b.states.iter().flatten().next())
+}
+
+/// `MPI_Waitsome`.
+pub fn waitsome(
+    incount: c_int,
+    reqs: *mut Sim_FT_MPI_Request,
+    outcount: *mut c_int,
+    indices: *mut c_int,
+    statuses: *mut MPI_Status,
+) -> Outcome {
+    let mut b = Batch::new(incount, reqs)?;
+    let rc = unsafe { mpi::MPI_Waitsome(incount, b.reals.as_mut_ptr(), outcount, indices, statuses) };
+    b.settle(reqs);
+    fail_on(b.states.iter().flatten().next(), rc)
+}
+
+/// `MPI_Testsome`.
+pub fn testsome(
+    incount: c_int,
+    reqs: *mut Sim_FT_MPI_Request,
+    outcount: *mut c_int,
+    indices: *mut c_int,
+    statuses: *mut MPI_Status,
+) -> Outcome {
+    let mut b = Batch::new(incount, reqs)?;
+    let rc = unsafe { mpi::MPI_Testsome(incount, b.reals.as_mut_ptr(), outcount, indices, statuses) };
+    b.settle(reqs);
+    fail_on(b.states.iter().flatten().next(), rc)
+}
+
+/// `MPI_Request_free`.
+pub fn free(request: *mut Sim_FT_MPI_Request) -> Outcome {
+    let (st, mut real) = one(request)?;
+    let Some(st) = st else { return Err(Failure::on_world(err::get(unsafe { &err::REQUEST }))) };
+    let rc = unsafe { mpi::MPI_Request_free(&mut real) };
+    if rc == 0 {
+        unsafe { *request = settle(*request, transport::request_null()) };
+    }
+    fail_on(Some(&st), rc)
+}
+
+/// `MPI_Request_get_status` (does not free the request).
+pub fn get_status(request: Sim_FT_MPI_Request, flag: *mut c_int, status: *mut MPI_Status) -> Outcome {
+    let (st, real) = if request.is_null() {
+        (None, transport::request_null())
+    } else {
+        let st = lookup(request)?;
+        (Some(st), st.real.0)
+    };
+    let rc = unsafe { mpi::MPI_Request_get_status(real, flag, status) };
+    fail_on(st.as_ref(), rc)
+}
+
+/// `MPI_Cancel` (the request stays valid until completed or freed).
+pub fn cancel(request: *mut Sim_FT_MPI_Request) -> Outcome {
+    let (st, mut real) = one(request)?;
+    let Some(st) = st else { return Err(Failure::on_world(err::get(unsafe { &err::REQUEST }))) };
+    let rc = unsafe { mpi::MPI_Cancel(&mut real) };
+    fail_on(Some(&st), rc)
+}
+
+/// `MPI_Start` (persistent requests).
+pub fn start(request: *mut Sim_FT_MPI_Request) -> Outcome {
+    let (st, mut real) = one(request)?;
+    let Some(st) = st else { return Err(Failure::on_world(err::get(unsafe { &err::REQUEST }))) };
+    let rc = unsafe { mpi::MPI_Start(&mut real) };
+    unsafe { *request = settle(*request, real) };
+    fail_on(Some(&st), rc)
+}
+
+/// `MPI_Startall`.
+pub fn startall(count: c_int, reqs: *mut Sim_FT_MPI_Request) -> Outcome {
+    let mut b = Batch::new(count, reqs)?;
+    let rc = unsafe { mpi::MPI_Startall(count, b.reals.as_mut_ptr()) };
+    b.settle(reqs);
+    fail_on(b.states.iter().flatten().next(), rc)
+}

@@ -1,0 +1,112 @@
+//! The real MPI. Everything that calls an `MPI_*` function of the underlying
+//! library goes through this module: [`mpi`] re-exports the mpi-sys bindings,
+//! and the helpers below give typed access to constants that are C macros
+//! (exported as symbols by `cpp/mpift_shim.c` or mpi-sys's own shim).
+
+pub use mpi_sys as mpi;
+
+use mpi_sys::{MPI_Comm, MPI_Datatype, MPI_Errhandler, MPI_Group, MPI_Request};
+use std::os::raw::{c_int, c_void};
+
+extern "C" {
+    static MPIFT_IN_PLACE: *mut c_void;
+    static MPIFT_INT: MPI_Datatype;
+    static MPIFT_BYTE: MPI_Datatype;
+    static MPIFT_MAX_ERROR_STRING: c_int;
+    static MPIFT_ERRORS_ABORT: MPI_Errhandler;
+    fn mpift_create_ft_keyval(keyval: *mut c_int) -> c_int;
+    fn mpift_create_errhandler_token(errhandler: *mut MPI_Errhandler) -> c_int;
+    fn mpift_call_user_errhandler(f: *mut c_void, comm: *mut c_void, code: *mut c_int);
+}
+
+/// MPI error classes MPIFT itself returns, read from the real `mpi.h`.
+pub mod err {
+    use std::os::raw::c_int;
+    extern "C" {
+        #[link_name = "MPIFT_SUCCESS"]
+        pub static SUCCESS: c_int;
+        #[link_name = "MPIFT_ERR_ARG"]
+        pub static ARG: c_int;
+        #[link_name = "MPIFT_ERR_COMM"]
+        pub static COMM: c_int;
+        #[link_name = "MPIFT_ERR_REQUEST"]
+        pub static REQUEST: c_int;
+        #[link_name = "MPIFT_ERR_OTHER"]
+        pub static OTHER: c_int;
+        #[link_name = "MPIFT_ERR_INTERN"]
+        pub static INTERN: c_int;
+        #[link_name = "MPIFT_ERR_IN_STATUS"]
+        pub static IN_STATUS: c_int;
+    }
+    /// Reads one of the statics above (they are immutable C constants).
+    pub fn get(c: &'static c_int) -> c_int {
+        *c
+    }
+}
+
+pub fn comm_world() -> MPI_Comm {
+    unsafe { mpi::RSMPI_COMM_WORLD }
+}
+pub fn comm_self() -> MPI_Comm {
+    unsafe { mpi::RSMPI_COMM_SELF }
+}
+pub fn comm_null() -> MPI_Comm {
+    unsafe { mpi::RSMPI_COMM_NULL }
+}
+pub fn request_null() -> MPI_Request {
+    unsafe { mpi::RSMPI_REQUEST_NULL }
+}
+pub fn errors_return() -> MPI_Errhandler {
+    unsafe { mpi::RSMPI_ERRORS_RETURN }
+}
+pub fn errors_are_fatal() -> MPI_Errhandler {
+    unsafe { mpi::RSMPI_ERRORS_ARE_FATAL }
+}
+/// `MPI_ERRORS_ABORT` where the MPI has it (MPI-4), else `MPI_ERRORS_ARE_FATAL`.
+pub fn errors_abort() -> MPI_Errhandler {
+    unsafe { MPIFT_ERRORS_ABORT }
+}
+pub fn group_empty() -> MPI_Group {
+    unsafe { mpi::RSMPI_GROUP_EMPTY }
+}
+pub fn in_place() -> *mut c_void {
+    unsafe { MPIFT_IN_PLACE }
+}
+pub fn dt_int() -> MPI_Datatype {
+    unsafe { MPIFT_INT }
+}
+pub fn dt_byte() -> MPI_Datatype {
+    unsafe { MPIFT_BYTE }
+}
+pub fn op_band() -> mpi::MPI_Op {
+    unsafe { mpi::RSMPI_BAND }
+}
+pub fn max_error_string() -> usize {
+    unsafe { MPIFT_MAX_ERROR_STRING as usize }
+}
+pub fn proc_null() -> c_int {
+    unsafe { mpi::RSMPI_PROC_NULL }
+}
+pub fn status_ignore() -> *mut mpi::MPI_Status {
+    unsafe { mpi::RSMPI_STATUS_IGNORE }
+}
+
+/// Creates the keyval behind the `MPIX_FT` attribute.
+pub fn create_ft_keyval(keyval: &mut c_int) -> c_int {
+    unsafe { mpift_create_ft_keyval(keyval) }
+}
+
+/// A real errhandler object that stands for a user's handler. Its C function does
+/// nothing: MPIFT invokes the user's function itself, with MPIFT's handle.
+pub fn create_errhandler_token(out: &mut MPI_Errhandler) -> c_int {
+    unsafe { mpift_create_errhandler_token(out) }
+}
+
+/// Calls a user's (C-variadic) communicator error handler through the C shim.
+///
+/// # Safety
+/// `f` must be a function of type `MPI_Comm_errhandler_function` as seen by the
+/// program (taking MPIFT's communicator handle).
+pub unsafe fn call_user_errhandler(f: *mut c_void, comm: *mut c_void, code: &mut c_int) {
+    mpift_call_user_errhandler(f, comm, code)
+}
