@@ -43,162 +43,237 @@ typedef void Sim_FT_MPI_Comm_errhandler_function(Sim_FT_MPI_Comm *, int *, ...);
 #define Sim_FT_MPI_REQUEST_NULL ((Sim_FT_MPI_Request)0)
 
 
-// A process involved in the operation has failed (ULFM `MPI_ERR_PROC_FAILED`).
+/*
+ A process involved in the operation has failed (ULFM `MPI_ERR_PROC_FAILED`).
+ */
 #define SIM_FT_ERR_PROC_FAILED 1000061
 
-// A wildcard receive could match a failed process and cannot complete until the
-// failure is acknowledged (ULFM `MPI_ERR_PROC_FAILED_PENDING`).
+/*
+ A wildcard receive could match a failed process and cannot complete until the
+ failure is acknowledged (ULFM `MPI_ERR_PROC_FAILED_PENDING`).
+ */
 #define SIM_FT_ERR_PROC_FAILED_PENDING 1000062
 
-// The communicator was revoked (ULFM `MPI_ERR_REVOKED`).
+/*
+ The communicator was revoked (ULFM `MPI_ERR_REVOKED`).
+ */
 #define SIM_FT_ERR_REVOKED 1000063
 
-// The object a `Sim_FT_MPI_Comm` points to (opaque to C).
+/*
+ The object a `Sim_FT_MPI_Comm` points to (opaque to C).
+ */
 typedef struct Sim_FT_Comm_struct Sim_FT_Comm_struct;
 
-// The object a `Sim_FT_MPI_Request` stands for (opaque to C; never dereferenced).
+/*
+ The object a `Sim_FT_MPI_Request` stands for (opaque to C; never dereferenced).
+ */
 typedef struct Sim_FT_Request_struct Sim_FT_Request_struct;
 
-// MPIFT's request handle (`MPI_Request` after the redirect).
+/*
+ MPIFT's request handle (`MPI_Request` after the redirect).
+ */
 typedef Sim_FT_Request_struct *Sim_FT_MPI_Request;
 
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
 
-// The object behind `MPI_COMM_WORLD`.
+/*
+ The object behind `MPI_COMM_WORLD`.
+ */
 extern const Sim_FT_Comm_struct Sim_FT_COMM_WORLD_OBJ;
 
-// The object behind `MPI_COMM_SELF`.
+/*
+ The object behind `MPI_COMM_SELF`.
+ */
 extern const Sim_FT_Comm_struct Sim_FT_COMM_SELF_OBJ;
 
-// The keyval of the `MPIX_FT` attribute (Open MPI 5's `MPI_FT`): set on
-// `MPI_COMM_WORLD` by `MPI_Init`; its value points to a nonzero int, telling a
-// program that fault tolerance is available. `MPI_KEYVAL_INVALID` before init.
+/*
+ The keyval of the `MPIX_FT` attribute (Open MPI 5's `MPI_FT`): set on
+ `MPI_COMM_WORLD` by `MPI_Init`; its value points to a nonzero int, telling a
+ program that fault tolerance is available. `MPI_KEYVAL_INVALID` before init.
+ */
 extern int Sim_FT_MPIX_FT_keyval;
 
-// Which MPI libmpift.a was built for, e.g. "MPICH 4.0.2" (NUL-terminated).
+/*
+ Which MPI libmpift.a was built for, e.g. "MPICH 4.0.2" (NUL-terminated).
+ */
 const char *Sim_FT_built_for(void);
 
-// Redirected `MPI_Init`: implemented by MPIFT.
+/*
+ Redirected `MPI_Init`: implemented by MPIFT.
+ */
 int Sim_FT_MPI_Init(int *argc, char ***argv);
 
-// Redirected `MPI_Init_thread`: implemented by MPIFT.
+/*
+ Redirected `MPI_Init_thread`: implemented by MPIFT.
+ */
 int Sim_FT_MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
 
-// Redirected `MPI_Initialized`: implemented by MPIFT.
+/*
+ Redirected `MPI_Initialized`: implemented by MPIFT.
+ */
 int Sim_FT_MPI_Initialized(int *flag);
 
-// Redirected `MPI_Finalize`: implemented by MPIFT.
+/*
+ Redirected `MPI_Finalize`: implemented by MPIFT.
+ */
 int Sim_FT_MPI_Finalize(void);
 
-// Redirected `MPI_Finalized`: implemented by MPIFT.
+/*
+ Redirected `MPI_Finalized`: implemented by MPIFT.
+ */
 int Sim_FT_MPI_Finalized(int *flag);
 
-// Redirected `MPI_Abort`: local operation (no communication; allowed on a revoked communicator).
+/*
+ Redirected `MPI_Abort`: local operation (no communication; allowed on a revoked communicator).
+ */
 int Sim_FT_MPI_Abort(Sim_FT_MPI_Comm comm, int errorcode);
 
-// Redirected `MPI_Error_string`: implemented by MPIFT.
+/*
+ Redirected `MPI_Error_string`: implemented by MPIFT.
+ */
 int Sim_FT_MPI_Error_string(int errorcode, char *string, int *resultlen);
 
-// Redirected `MPI_Error_class`: implemented by MPIFT.
+/*
+ Redirected `MPI_Error_class`: implemented by MPIFT.
+ */
 int Sim_FT_MPI_Error_class(int errorcode, int *errorclass);
 
-// Redirected `MPI_Comm_rank`: local operation (no communication; allowed on a revoked communicator).
-int Sim_FT_MPI_Comm_rank(Sim_FT_MPI_Comm comm,
-                         int *rank);
+/*
+ Redirected `MPI_Comm_rank`: local operation (no communication; allowed on a revoked communicator).
+ */
+int Sim_FT_MPI_Comm_rank(Sim_FT_MPI_Comm comm, int *rank);
 
-// Redirected `MPI_Comm_size`: local operation (no communication; allowed on a revoked communicator).
-int Sim_FT_MPI_Comm_size(Sim_FT_MPI_Comm comm,
-                         int *size);
+/*
+ Redirected `MPI_Comm_size`: local operation (no communication; allowed on a revoked communicator).
+ */
+int Sim_FT_MPI_Comm_size(Sim_FT_MPI_Comm comm, int *size);
 
-// Redirected `MPI_Comm_remote_size`: local operation (no communication; allowed on a revoked communicator).
+/*
+ Redirected `MPI_Comm_remote_size`: local operation (no communication; allowed on a revoked communicator).
+ */
 int Sim_FT_MPI_Comm_remote_size(Sim_FT_MPI_Comm comm,
                                 int *size);
 
-// Redirected `MPI_Comm_group`: local operation (no communication; allowed on a revoked communicator).
-int Sim_FT_MPI_Comm_group(Sim_FT_MPI_Comm comm,
-                          MPI_Group *group);
+/*
+ Redirected `MPI_Comm_group`: local operation (no communication; allowed on a revoked communicator).
+ */
+int Sim_FT_MPI_Comm_group(Sim_FT_MPI_Comm comm, MPI_Group *group);
 
-// Redirected `MPI_Comm_remote_group`: local operation (no communication; allowed on a revoked communicator).
+/*
+ Redirected `MPI_Comm_remote_group`: local operation (no communication; allowed on a revoked communicator).
+ */
 int Sim_FT_MPI_Comm_remote_group(Sim_FT_MPI_Comm comm,
                                  MPI_Group *group);
 
-// Redirected `MPI_Comm_test_inter`: local operation (no communication; allowed on a revoked communicator).
+/*
+ Redirected `MPI_Comm_test_inter`: local operation (no communication; allowed on a revoked communicator).
+ */
 int Sim_FT_MPI_Comm_test_inter(Sim_FT_MPI_Comm comm,
                                int *flag);
 
-// Redirected `MPI_Comm_compare`: local operation (no communication; allowed on a revoked communicator).
+/*
+ Redirected `MPI_Comm_compare`: local operation (no communication; allowed on a revoked communicator).
+ */
 int Sim_FT_MPI_Comm_compare(Sim_FT_MPI_Comm comm1,
                             Sim_FT_MPI_Comm comm2,
                             int *result);
 
-// Redirected `MPI_Comm_set_name`: local operation (no communication; allowed on a revoked communicator).
+/*
+ Redirected `MPI_Comm_set_name`: local operation (no communication; allowed on a revoked communicator).
+ */
 int Sim_FT_MPI_Comm_set_name(Sim_FT_MPI_Comm comm,
                              const char *comm_name);
 
-// Redirected `MPI_Comm_get_name`: local operation (no communication; allowed on a revoked communicator).
+/*
+ Redirected `MPI_Comm_get_name`: local operation (no communication; allowed on a revoked communicator).
+ */
 int Sim_FT_MPI_Comm_get_name(Sim_FT_MPI_Comm comm,
                              char *comm_name,
                              int *resultlen);
 
-// Redirected `MPI_Comm_get_attr`: local operation (no communication; allowed on a revoked communicator).
+/*
+ Redirected `MPI_Comm_get_attr`: local operation (no communication; allowed on a revoked communicator).
+ */
 int Sim_FT_MPI_Comm_get_attr(Sim_FT_MPI_Comm comm,
                              int comm_keyval,
                              void *attribute_val,
                              int *flag);
 
-// Redirected `MPI_Comm_set_attr`: local operation (no communication; allowed on a revoked communicator).
+/*
+ Redirected `MPI_Comm_set_attr`: local operation (no communication; allowed on a revoked communicator).
+ */
 int Sim_FT_MPI_Comm_set_attr(Sim_FT_MPI_Comm comm,
                              int comm_keyval,
                              void *attribute_val);
 
-// Redirected `MPI_Comm_delete_attr`: local operation (no communication; allowed on a revoked communicator).
+/*
+ Redirected `MPI_Comm_delete_attr`: local operation (no communication; allowed on a revoked communicator).
+ */
 int Sim_FT_MPI_Comm_delete_attr(Sim_FT_MPI_Comm comm,
                                 int comm_keyval);
 
-// Redirected `MPI_Comm_set_info`: local operation (no communication; allowed on a revoked communicator).
+/*
+ Redirected `MPI_Comm_set_info`: local operation (no communication; allowed on a revoked communicator).
+ */
 int Sim_FT_MPI_Comm_set_info(Sim_FT_MPI_Comm comm,
                              MPI_Info info);
 
-// Redirected `MPI_Comm_get_info`: local operation (no communication; allowed on a revoked communicator).
+/*
+ Redirected `MPI_Comm_get_info`: local operation (no communication; allowed on a revoked communicator).
+ */
 int Sim_FT_MPI_Comm_get_info(Sim_FT_MPI_Comm comm,
                              MPI_Info *info_used);
 
-// Redirected `MPI_Comm_dup`: collective that creates a communicator; the new handle is an MPIFT communicator.
+/*
+ Redirected `MPI_Comm_dup`: collective that creates a communicator; the new handle is an MPIFT communicator.
+ */
 int Sim_FT_MPI_Comm_dup(Sim_FT_MPI_Comm comm,
                         Sim_FT_MPI_Comm *newcomm);
 
-// Redirected `MPI_Comm_dup_with_info`: collective that creates a communicator; the new handle is an MPIFT communicator.
+/*
+ Redirected `MPI_Comm_dup_with_info`: collective that creates a communicator; the new handle is an MPIFT communicator.
+ */
 int Sim_FT_MPI_Comm_dup_with_info(Sim_FT_MPI_Comm comm,
                                   MPI_Info info,
                                   Sim_FT_MPI_Comm *newcomm);
 
-// Redirected `MPI_Comm_split`: collective that creates a communicator; the new handle is an MPIFT communicator.
+/*
+ Redirected `MPI_Comm_split`: collective that creates a communicator; the new handle is an MPIFT communicator.
+ */
 int Sim_FT_MPI_Comm_split(Sim_FT_MPI_Comm comm,
                           int color,
                           int key,
                           Sim_FT_MPI_Comm *newcomm);
 
-// Redirected `MPI_Comm_split_type`: collective that creates a communicator; the new handle is an MPIFT communicator.
+/*
+ Redirected `MPI_Comm_split_type`: collective that creates a communicator; the new handle is an MPIFT communicator.
+ */
 int Sim_FT_MPI_Comm_split_type(Sim_FT_MPI_Comm comm,
                                int split_type,
                                int key,
                                MPI_Info info,
                                Sim_FT_MPI_Comm *newcomm);
 
-// Redirected `MPI_Comm_create`: collective that creates a communicator; the new handle is an MPIFT communicator.
+/*
+ Redirected `MPI_Comm_create`: collective that creates a communicator; the new handle is an MPIFT communicator.
+ */
 int Sim_FT_MPI_Comm_create(Sim_FT_MPI_Comm comm,
                            MPI_Group group,
                            Sim_FT_MPI_Comm *newcomm);
 
-// Redirected `MPI_Comm_create_group`: collective that creates a communicator; the new handle is an MPIFT communicator.
+/*
+ Redirected `MPI_Comm_create_group`: collective that creates a communicator; the new handle is an MPIFT communicator.
+ */
 int Sim_FT_MPI_Comm_create_group(Sim_FT_MPI_Comm comm,
                                  MPI_Group group,
                                  int tag,
                                  Sim_FT_MPI_Comm *newcomm);
 
-// Redirected `MPI_Intercomm_create`: collective that creates a communicator; the new handle is an MPIFT communicator.
+/*
+ Redirected `MPI_Intercomm_create`: collective that creates a communicator; the new handle is an MPIFT communicator.
+ */
 int Sim_FT_MPI_Intercomm_create(Sim_FT_MPI_Comm local_comm,
                                 int local_leader,
                                 Sim_FT_MPI_Comm peer_comm,
@@ -206,28 +281,42 @@ int Sim_FT_MPI_Intercomm_create(Sim_FT_MPI_Comm local_comm,
                                 int tag,
                                 Sim_FT_MPI_Comm *newintercomm);
 
-// Redirected `MPI_Intercomm_merge`: collective that creates a communicator; the new handle is an MPIFT communicator.
+/*
+ Redirected `MPI_Intercomm_merge`: collective that creates a communicator; the new handle is an MPIFT communicator.
+ */
 int Sim_FT_MPI_Intercomm_merge(Sim_FT_MPI_Comm intercomm,
                                int high,
                                Sim_FT_MPI_Comm *newintracomm);
 
-// Redirected `MPI_Comm_free`: implemented by MPIFT.
+/*
+ Redirected `MPI_Comm_free`: implemented by MPIFT.
+ */
 int Sim_FT_MPI_Comm_free(Sim_FT_MPI_Comm *comm);
 
-// Redirected `MPI_Comm_create_errhandler`: implemented by MPIFT.
+/*
+ Redirected `MPI_Comm_create_errhandler`: implemented by MPIFT.
+ */
 int Sim_FT_MPI_Comm_create_errhandler(Sim_FT_MPI_Comm_errhandler_function *comm_errhandler_fn,
                                       MPI_Errhandler *errhandler);
 
-// Redirected `MPI_Comm_set_errhandler`: implemented by MPIFT.
+/*
+ Redirected `MPI_Comm_set_errhandler`: implemented by MPIFT.
+ */
 int Sim_FT_MPI_Comm_set_errhandler(Sim_FT_MPI_Comm comm, MPI_Errhandler errhandler);
 
-// Redirected `MPI_Comm_get_errhandler`: implemented by MPIFT.
+/*
+ Redirected `MPI_Comm_get_errhandler`: implemented by MPIFT.
+ */
 int Sim_FT_MPI_Comm_get_errhandler(Sim_FT_MPI_Comm comm, MPI_Errhandler *errhandler);
 
-// Redirected `MPI_Comm_call_errhandler`: implemented by MPIFT.
+/*
+ Redirected `MPI_Comm_call_errhandler`: implemented by MPIFT.
+ */
 int Sim_FT_MPI_Comm_call_errhandler(Sim_FT_MPI_Comm comm, int errorcode);
 
-// Redirected `MPI_Cart_create`: collective that creates a communicator; the new handle is an MPIFT communicator.
+/*
+ Redirected `MPI_Cart_create`: collective that creates a communicator; the new handle is an MPIFT communicator.
+ */
 int Sim_FT_MPI_Cart_create(Sim_FT_MPI_Comm comm_old,
                            int ndims,
                            const int *dims,
@@ -235,41 +324,54 @@ int Sim_FT_MPI_Cart_create(Sim_FT_MPI_Comm comm_old,
                            int reorder,
                            Sim_FT_MPI_Comm *comm_cart);
 
-// Redirected `MPI_Cart_sub`: collective that creates a communicator; the new handle is an MPIFT communicator.
+/*
+ Redirected `MPI_Cart_sub`: collective that creates a communicator; the new handle is an MPIFT communicator.
+ */
 int Sim_FT_MPI_Cart_sub(Sim_FT_MPI_Comm comm,
                         const int *remain_dims,
                         Sim_FT_MPI_Comm *newcomm);
 
-// Redirected `MPI_Cart_coords`: local operation (no communication; allowed on a revoked communicator).
+/*
+ Redirected `MPI_Cart_coords`: local operation (no communication; allowed on a revoked communicator).
+ */
 int Sim_FT_MPI_Cart_coords(Sim_FT_MPI_Comm comm,
                            int rank,
                            int maxdims,
                            int *coords);
 
-// Redirected `MPI_Cart_rank`: local operation (no communication; allowed on a revoked communicator).
-int Sim_FT_MPI_Cart_rank(Sim_FT_MPI_Comm comm,
-                         const int *coords,
-                         int *rank);
+/*
+ Redirected `MPI_Cart_rank`: local operation (no communication; allowed on a revoked communicator).
+ */
+int Sim_FT_MPI_Cart_rank(Sim_FT_MPI_Comm comm, const int *coords, int *rank);
 
-// Redirected `MPI_Cart_get`: local operation (no communication; allowed on a revoked communicator).
+/*
+ Redirected `MPI_Cart_get`: local operation (no communication; allowed on a revoked communicator).
+ */
 int Sim_FT_MPI_Cart_get(Sim_FT_MPI_Comm comm, int maxdims, int *dims, int *periods, int *coords);
 
-// Redirected `MPI_Cart_shift`: local operation (no communication; allowed on a revoked communicator).
+/*
+ Redirected `MPI_Cart_shift`: local operation (no communication; allowed on a revoked communicator).
+ */
 int Sim_FT_MPI_Cart_shift(Sim_FT_MPI_Comm comm,
                           int direction,
                           int disp,
                           int *rank_source,
                           int *rank_dest);
 
-// Redirected `MPI_Cartdim_get`: local operation (no communication; allowed on a revoked communicator).
+/*
+ Redirected `MPI_Cartdim_get`: local operation (no communication; allowed on a revoked communicator).
+ */
 int Sim_FT_MPI_Cartdim_get(Sim_FT_MPI_Comm comm,
                            int *ndims);
 
-// Redirected `MPI_Topo_test`: local operation (no communication; allowed on a revoked communicator).
-int Sim_FT_MPI_Topo_test(Sim_FT_MPI_Comm comm,
-                         int *status);
+/*
+ Redirected `MPI_Topo_test`: local operation (no communication; allowed on a revoked communicator).
+ */
+int Sim_FT_MPI_Topo_test(Sim_FT_MPI_Comm comm, int *status);
 
-// Redirected `MPI_Send`: blocking point-to-point operation.
+/*
+ Redirected `MPI_Send`: blocking point-to-point operation.
+ */
 int Sim_FT_MPI_Send(const void *buf,
                     int count,
                     MPI_Datatype datatype,
@@ -277,7 +379,9 @@ int Sim_FT_MPI_Send(const void *buf,
                     int tag,
                     Sim_FT_MPI_Comm comm);
 
-// Redirected `MPI_Ssend`: blocking point-to-point operation.
+/*
+ Redirected `MPI_Ssend`: blocking point-to-point operation.
+ */
 int Sim_FT_MPI_Ssend(const void *buf,
                      int count,
                      MPI_Datatype datatype,
@@ -285,7 +389,9 @@ int Sim_FT_MPI_Ssend(const void *buf,
                      int tag,
                      Sim_FT_MPI_Comm comm);
 
-// Redirected `MPI_Bsend`: blocking point-to-point operation.
+/*
+ Redirected `MPI_Bsend`: blocking point-to-point operation.
+ */
 int Sim_FT_MPI_Bsend(const void *buf,
                      int count,
                      MPI_Datatype datatype,
@@ -293,7 +399,9 @@ int Sim_FT_MPI_Bsend(const void *buf,
                      int tag,
                      Sim_FT_MPI_Comm comm);
 
-// Redirected `MPI_Rsend`: blocking point-to-point operation.
+/*
+ Redirected `MPI_Rsend`: blocking point-to-point operation.
+ */
 int Sim_FT_MPI_Rsend(const void *buf,
                      int count,
                      MPI_Datatype datatype,
@@ -301,7 +409,9 @@ int Sim_FT_MPI_Rsend(const void *buf,
                      int tag,
                      Sim_FT_MPI_Comm comm);
 
-// Redirected `MPI_Recv`: blocking point-to-point operation.
+/*
+ Redirected `MPI_Recv`: blocking point-to-point operation.
+ */
 int Sim_FT_MPI_Recv(void *buf,
                     int count,
                     MPI_Datatype datatype,
@@ -310,7 +420,9 @@ int Sim_FT_MPI_Recv(void *buf,
                     Sim_FT_MPI_Comm comm,
                     MPI_Status *status);
 
-// Redirected `MPI_Sendrecv`: blocking point-to-point operation.
+/*
+ Redirected `MPI_Sendrecv`: blocking point-to-point operation.
+ */
 int Sim_FT_MPI_Sendrecv(const void *sendbuf,
                         int sendcount,
                         MPI_Datatype sendtype,
@@ -324,7 +436,9 @@ int Sim_FT_MPI_Sendrecv(const void *sendbuf,
                         Sim_FT_MPI_Comm comm,
                         MPI_Status *status);
 
-// Redirected `MPI_Sendrecv_replace`: blocking point-to-point operation.
+/*
+ Redirected `MPI_Sendrecv_replace`: blocking point-to-point operation.
+ */
 int Sim_FT_MPI_Sendrecv_replace(void *buf,
                                 int count,
                                 MPI_Datatype datatype,
@@ -335,13 +449,19 @@ int Sim_FT_MPI_Sendrecv_replace(void *buf,
                                 Sim_FT_MPI_Comm comm,
                                 MPI_Status *status);
 
-// Redirected `MPI_Probe`: blocking point-to-point operation.
+/*
+ Redirected `MPI_Probe`: blocking point-to-point operation.
+ */
 int Sim_FT_MPI_Probe(int source, int tag, Sim_FT_MPI_Comm comm, MPI_Status *status);
 
-// Redirected `MPI_Iprobe`: blocking point-to-point operation.
+/*
+ Redirected `MPI_Iprobe`: blocking point-to-point operation.
+ */
 int Sim_FT_MPI_Iprobe(int source, int tag, Sim_FT_MPI_Comm comm, int *flag, MPI_Status *status);
 
-// Redirected `MPI_Isend`: non-blocking or persistent point-to-point start; the request is an MPIFT request.
+/*
+ Redirected `MPI_Isend`: non-blocking or persistent point-to-point start; the request is an MPIFT request.
+ */
 int Sim_FT_MPI_Isend(const void *buf,
                      int count,
                      MPI_Datatype datatype,
@@ -350,7 +470,9 @@ int Sim_FT_MPI_Isend(const void *buf,
                      Sim_FT_MPI_Comm comm,
                      Sim_FT_MPI_Request *request);
 
-// Redirected `MPI_Issend`: non-blocking or persistent point-to-point start; the request is an MPIFT request.
+/*
+ Redirected `MPI_Issend`: non-blocking or persistent point-to-point start; the request is an MPIFT request.
+ */
 int Sim_FT_MPI_Issend(const void *buf,
                       int count,
                       MPI_Datatype datatype,
@@ -359,7 +481,9 @@ int Sim_FT_MPI_Issend(const void *buf,
                       Sim_FT_MPI_Comm comm,
                       Sim_FT_MPI_Request *request);
 
-// Redirected `MPI_Ibsend`: non-blocking or persistent point-to-point start; the request is an MPIFT request.
+/*
+ Redirected `MPI_Ibsend`: non-blocking or persistent point-to-point start; the request is an MPIFT request.
+ */
 int Sim_FT_MPI_Ibsend(const void *buf,
                       int count,
                       MPI_Datatype datatype,
@@ -368,7 +492,9 @@ int Sim_FT_MPI_Ibsend(const void *buf,
                       Sim_FT_MPI_Comm comm,
                       Sim_FT_MPI_Request *request);
 
-// Redirected `MPI_Irsend`: non-blocking or persistent point-to-point start; the request is an MPIFT request.
+/*
+ Redirected `MPI_Irsend`: non-blocking or persistent point-to-point start; the request is an MPIFT request.
+ */
 int Sim_FT_MPI_Irsend(const void *buf,
                       int count,
                       MPI_Datatype datatype,
@@ -377,7 +503,9 @@ int Sim_FT_MPI_Irsend(const void *buf,
                       Sim_FT_MPI_Comm comm,
                       Sim_FT_MPI_Request *request);
 
-// Redirected `MPI_Irecv`: non-blocking or persistent point-to-point start; the request is an MPIFT request.
+/*
+ Redirected `MPI_Irecv`: non-blocking or persistent point-to-point start; the request is an MPIFT request.
+ */
 int Sim_FT_MPI_Irecv(void *buf,
                      int count,
                      MPI_Datatype datatype,
@@ -386,7 +514,9 @@ int Sim_FT_MPI_Irecv(void *buf,
                      Sim_FT_MPI_Comm comm,
                      Sim_FT_MPI_Request *request);
 
-// Redirected `MPI_Send_init`: non-blocking or persistent point-to-point start; the request is an MPIFT request.
+/*
+ Redirected `MPI_Send_init`: non-blocking or persistent point-to-point start; the request is an MPIFT request.
+ */
 int Sim_FT_MPI_Send_init(const void *buf,
                          int count,
                          MPI_Datatype datatype,
@@ -395,7 +525,9 @@ int Sim_FT_MPI_Send_init(const void *buf,
                          Sim_FT_MPI_Comm comm,
                          Sim_FT_MPI_Request *request);
 
-// Redirected `MPI_Ssend_init`: non-blocking or persistent point-to-point start; the request is an MPIFT request.
+/*
+ Redirected `MPI_Ssend_init`: non-blocking or persistent point-to-point start; the request is an MPIFT request.
+ */
 int Sim_FT_MPI_Ssend_init(const void *buf,
                           int count,
                           MPI_Datatype datatype,
@@ -404,7 +536,9 @@ int Sim_FT_MPI_Ssend_init(const void *buf,
                           Sim_FT_MPI_Comm comm,
                           Sim_FT_MPI_Request *request);
 
-// Redirected `MPI_Bsend_init`: non-blocking or persistent point-to-point start; the request is an MPIFT request.
+/*
+ Redirected `MPI_Bsend_init`: non-blocking or persistent point-to-point start; the request is an MPIFT request.
+ */
 int Sim_FT_MPI_Bsend_init(const void *buf,
                           int count,
                           MPI_Datatype datatype,
@@ -413,7 +547,9 @@ int Sim_FT_MPI_Bsend_init(const void *buf,
                           Sim_FT_MPI_Comm comm,
                           Sim_FT_MPI_Request *request);
 
-// Redirected `MPI_Rsend_init`: non-blocking or persistent point-to-point start; the request is an MPIFT request.
+/*
+ Redirected `MPI_Rsend_init`: non-blocking or persistent point-to-point start; the request is an MPIFT request.
+ */
 int Sim_FT_MPI_Rsend_init(const void *buf,
                           int count,
                           MPI_Datatype datatype,
@@ -422,7 +558,9 @@ int Sim_FT_MPI_Rsend_init(const void *buf,
                           Sim_FT_MPI_Comm comm,
                           Sim_FT_MPI_Request *request);
 
-// Redirected `MPI_Recv_init`: non-blocking or persistent point-to-point start; the request is an MPIFT request.
+/*
+ Redirected `MPI_Recv_init`: non-blocking or persistent point-to-point start; the request is an MPIFT request.
+ */
 int Sim_FT_MPI_Recv_init(void *buf,
                          int count,
                          MPI_Datatype datatype,
@@ -431,76 +569,108 @@ int Sim_FT_MPI_Recv_init(void *buf,
                          Sim_FT_MPI_Comm comm,
                          Sim_FT_MPI_Request *request);
 
-// Redirected `MPI_Wait`: implemented by MPIFT.
+/*
+ Redirected `MPI_Wait`: implemented by MPIFT.
+ */
 int Sim_FT_MPI_Wait(Sim_FT_MPI_Request *request, MPI_Status *status);
 
-// Redirected `MPI_Test`: implemented by MPIFT.
+/*
+ Redirected `MPI_Test`: implemented by MPIFT.
+ */
 int Sim_FT_MPI_Test(Sim_FT_MPI_Request *request, int *flag, MPI_Status *status);
 
-// Redirected `MPI_Waitall`: implemented by MPIFT.
+/*
+ Redirected `MPI_Waitall`: implemented by MPIFT.
+ */
 int Sim_FT_MPI_Waitall(int count,
                        Sim_FT_MPI_Request *array_of_requests,
                        MPI_Status *array_of_statuses);
 
-// Redirected `MPI_Testall`: implemented by MPIFT.
+/*
+ Redirected `MPI_Testall`: implemented by MPIFT.
+ */
 int Sim_FT_MPI_Testall(int count,
                        Sim_FT_MPI_Request *array_of_requests,
                        int *flag,
                        MPI_Status *array_of_statuses);
 
-// Redirected `MPI_Waitany`: implemented by MPIFT.
+/*
+ Redirected `MPI_Waitany`: implemented by MPIFT.
+ */
 int Sim_FT_MPI_Waitany(int count,
                        Sim_FT_MPI_Request *array_of_requests,
                        int *index,
                        MPI_Status *status);
 
-// Redirected `MPI_Testany`: implemented by MPIFT.
+/*
+ Redirected `MPI_Testany`: implemented by MPIFT.
+ */
 int Sim_FT_MPI_Testany(int count,
                        Sim_FT_MPI_Request *array_of_requests,
                        int *index,
                        int *flag,
                        MPI_Status *status);
 
-// Redirected `MPI_Waitsome`: implemented by MPIFT.
+/*
+ Redirected `MPI_Waitsome`: implemented by MPIFT.
+ */
 int Sim_FT_MPI_Waitsome(int incount,
                         Sim_FT_MPI_Request *array_of_requests,
                         int *outcount,
                         int *array_of_indices,
                         MPI_Status *array_of_statuses);
 
-// Redirected `MPI_Testsome`: implemented by MPIFT.
+/*
+ Redirected `MPI_Testsome`: implemented by MPIFT.
+ */
 int Sim_FT_MPI_Testsome(int incount,
                         Sim_FT_MPI_Request *array_of_requests,
                         int *outcount,
                         int *array_of_indices,
                         MPI_Status *array_of_statuses);
 
-// Redirected `MPI_Request_free`: implemented by MPIFT.
+/*
+ Redirected `MPI_Request_free`: implemented by MPIFT.
+ */
 int Sim_FT_MPI_Request_free(Sim_FT_MPI_Request *request);
 
-// Redirected `MPI_Request_get_status`: implemented by MPIFT.
+/*
+ Redirected `MPI_Request_get_status`: implemented by MPIFT.
+ */
 int Sim_FT_MPI_Request_get_status(Sim_FT_MPI_Request request, int *flag, MPI_Status *status);
 
-// Redirected `MPI_Cancel`: implemented by MPIFT.
+/*
+ Redirected `MPI_Cancel`: implemented by MPIFT.
+ */
 int Sim_FT_MPI_Cancel(Sim_FT_MPI_Request *request);
 
-// Redirected `MPI_Start`: implemented by MPIFT.
+/*
+ Redirected `MPI_Start`: implemented by MPIFT.
+ */
 int Sim_FT_MPI_Start(Sim_FT_MPI_Request *request);
 
-// Redirected `MPI_Startall`: implemented by MPIFT.
+/*
+ Redirected `MPI_Startall`: implemented by MPIFT.
+ */
 int Sim_FT_MPI_Startall(int count, Sim_FT_MPI_Request *array_of_requests);
 
-// Redirected `MPI_Barrier`: blocking collective operation.
+/*
+ Redirected `MPI_Barrier`: blocking collective operation.
+ */
 int Sim_FT_MPI_Barrier(Sim_FT_MPI_Comm comm);
 
-// Redirected `MPI_Bcast`: blocking collective operation.
+/*
+ Redirected `MPI_Bcast`: blocking collective operation.
+ */
 int Sim_FT_MPI_Bcast(void *buffer,
                      int count,
                      MPI_Datatype datatype,
                      int root,
                      Sim_FT_MPI_Comm comm);
 
-// Redirected `MPI_Reduce`: blocking collective operation.
+/*
+ Redirected `MPI_Reduce`: blocking collective operation.
+ */
 int Sim_FT_MPI_Reduce(const void *sendbuf,
                       void *recvbuf,
                       int count,
@@ -509,7 +679,9 @@ int Sim_FT_MPI_Reduce(const void *sendbuf,
                       int root,
                       Sim_FT_MPI_Comm comm);
 
-// Redirected `MPI_Allreduce`: blocking collective operation.
+/*
+ Redirected `MPI_Allreduce`: blocking collective operation.
+ */
 int Sim_FT_MPI_Allreduce(const void *sendbuf,
                          void *recvbuf,
                          int count,
@@ -517,7 +689,9 @@ int Sim_FT_MPI_Allreduce(const void *sendbuf,
                          MPI_Op op,
                          Sim_FT_MPI_Comm comm);
 
-// Redirected `MPI_Gather`: blocking collective operation.
+/*
+ Redirected `MPI_Gather`: blocking collective operation.
+ */
 int Sim_FT_MPI_Gather(const void *sendbuf,
                       int sendcount,
                       MPI_Datatype sendtype,
@@ -527,7 +701,9 @@ int Sim_FT_MPI_Gather(const void *sendbuf,
                       int root,
                       Sim_FT_MPI_Comm comm);
 
-// Redirected `MPI_Gatherv`: blocking collective operation.
+/*
+ Redirected `MPI_Gatherv`: blocking collective operation.
+ */
 int Sim_FT_MPI_Gatherv(const void *sendbuf,
                        int sendcount,
                        MPI_Datatype sendtype,
@@ -538,7 +714,9 @@ int Sim_FT_MPI_Gatherv(const void *sendbuf,
                        int root,
                        Sim_FT_MPI_Comm comm);
 
-// Redirected `MPI_Scatter`: blocking collective operation.
+/*
+ Redirected `MPI_Scatter`: blocking collective operation.
+ */
 int Sim_FT_MPI_Scatter(const void *sendbuf,
                        int sendcount,
                        MPI_Datatype sendtype,
@@ -548,7 +726,9 @@ int Sim_FT_MPI_Scatter(const void *sendbuf,
                        int root,
                        Sim_FT_MPI_Comm comm);
 
-// Redirected `MPI_Scatterv`: blocking collective operation.
+/*
+ Redirected `MPI_Scatterv`: blocking collective operation.
+ */
 int Sim_FT_MPI_Scatterv(const void *sendbuf,
                         const int *sendcounts,
                         const int *displs,
@@ -559,7 +739,9 @@ int Sim_FT_MPI_Scatterv(const void *sendbuf,
                         int root,
                         Sim_FT_MPI_Comm comm);
 
-// Redirected `MPI_Allgather`: blocking collective operation.
+/*
+ Redirected `MPI_Allgather`: blocking collective operation.
+ */
 int Sim_FT_MPI_Allgather(const void *sendbuf,
                          int sendcount,
                          MPI_Datatype sendtype,
@@ -568,7 +750,9 @@ int Sim_FT_MPI_Allgather(const void *sendbuf,
                          MPI_Datatype recvtype,
                          Sim_FT_MPI_Comm comm);
 
-// Redirected `MPI_Allgatherv`: blocking collective operation.
+/*
+ Redirected `MPI_Allgatherv`: blocking collective operation.
+ */
 int Sim_FT_MPI_Allgatherv(const void *sendbuf,
                           int sendcount,
                           MPI_Datatype sendtype,
@@ -578,7 +762,9 @@ int Sim_FT_MPI_Allgatherv(const void *sendbuf,
                           MPI_Datatype recvtype,
                           Sim_FT_MPI_Comm comm);
 
-// Redirected `MPI_Alltoall`: blocking collective operation.
+/*
+ Redirected `MPI_Alltoall`: blocking collective operation.
+ */
 int Sim_FT_MPI_Alltoall(const void *sendbuf,
                         int sendcount,
                         MPI_Datatype sendtype,
@@ -587,7 +773,9 @@ int Sim_FT_MPI_Alltoall(const void *sendbuf,
                         MPI_Datatype recvtype,
                         Sim_FT_MPI_Comm comm);
 
-// Redirected `MPI_Alltoallv`: blocking collective operation.
+/*
+ Redirected `MPI_Alltoallv`: blocking collective operation.
+ */
 int Sim_FT_MPI_Alltoallv(const void *sendbuf,
                          const int *sendcounts,
                          const int *sdispls,
@@ -598,7 +786,9 @@ int Sim_FT_MPI_Alltoallv(const void *sendbuf,
                          MPI_Datatype recvtype,
                          Sim_FT_MPI_Comm comm);
 
-// Redirected `MPI_Alltoallw`: blocking collective operation.
+/*
+ Redirected `MPI_Alltoallw`: blocking collective operation.
+ */
 int Sim_FT_MPI_Alltoallw(const void *sendbuf,
                          const int *sendcounts,
                          const int *sdispls,
@@ -609,7 +799,9 @@ int Sim_FT_MPI_Alltoallw(const void *sendbuf,
                          const MPI_Datatype *recvtypes,
                          Sim_FT_MPI_Comm comm);
 
-// Redirected `MPI_Reduce_scatter`: blocking collective operation.
+/*
+ Redirected `MPI_Reduce_scatter`: blocking collective operation.
+ */
 int Sim_FT_MPI_Reduce_scatter(const void *sendbuf,
                               void *recvbuf,
                               const int *recvcounts,
@@ -617,7 +809,9 @@ int Sim_FT_MPI_Reduce_scatter(const void *sendbuf,
                               MPI_Op op,
                               Sim_FT_MPI_Comm comm);
 
-// Redirected `MPI_Reduce_scatter_block`: blocking collective operation.
+/*
+ Redirected `MPI_Reduce_scatter_block`: blocking collective operation.
+ */
 int Sim_FT_MPI_Reduce_scatter_block(const void *sendbuf,
                                     void *recvbuf,
                                     int recvcount,
@@ -625,7 +819,9 @@ int Sim_FT_MPI_Reduce_scatter_block(const void *sendbuf,
                                     MPI_Op op,
                                     Sim_FT_MPI_Comm comm);
 
-// Redirected `MPI_Scan`: blocking collective operation.
+/*
+ Redirected `MPI_Scan`: blocking collective operation.
+ */
 int Sim_FT_MPI_Scan(const void *sendbuf,
                     void *recvbuf,
                     int count,
@@ -633,7 +829,9 @@ int Sim_FT_MPI_Scan(const void *sendbuf,
                     MPI_Op op,
                     Sim_FT_MPI_Comm comm);
 
-// Redirected `MPI_Exscan`: blocking collective operation.
+/*
+ Redirected `MPI_Exscan`: blocking collective operation.
+ */
 int Sim_FT_MPI_Exscan(const void *sendbuf,
                       void *recvbuf,
                       int count,
@@ -641,10 +839,14 @@ int Sim_FT_MPI_Exscan(const void *sendbuf,
                       MPI_Op op,
                       Sim_FT_MPI_Comm comm);
 
-// Redirected `MPI_Ibarrier`: non-blocking collective start; the request is an MPIFT request.
+/*
+ Redirected `MPI_Ibarrier`: non-blocking collective start; the request is an MPIFT request.
+ */
 int Sim_FT_MPI_Ibarrier(Sim_FT_MPI_Comm comm, Sim_FT_MPI_Request *request);
 
-// Redirected `MPI_Ibcast`: non-blocking collective start; the request is an MPIFT request.
+/*
+ Redirected `MPI_Ibcast`: non-blocking collective start; the request is an MPIFT request.
+ */
 int Sim_FT_MPI_Ibcast(void *buffer,
                       int count,
                       MPI_Datatype datatype,
@@ -652,7 +854,9 @@ int Sim_FT_MPI_Ibcast(void *buffer,
                       Sim_FT_MPI_Comm comm,
                       Sim_FT_MPI_Request *request);
 
-// Redirected `MPI_Ireduce`: non-blocking collective start; the request is an MPIFT request.
+/*
+ Redirected `MPI_Ireduce`: non-blocking collective start; the request is an MPIFT request.
+ */
 int Sim_FT_MPI_Ireduce(const void *sendbuf,
                        void *recvbuf,
                        int count,
@@ -662,7 +866,9 @@ int Sim_FT_MPI_Ireduce(const void *sendbuf,
                        Sim_FT_MPI_Comm comm,
                        Sim_FT_MPI_Request *request);
 
-// Redirected `MPI_Iallreduce`: non-blocking collective start; the request is an MPIFT request.
+/*
+ Redirected `MPI_Iallreduce`: non-blocking collective start; the request is an MPIFT request.
+ */
 int Sim_FT_MPI_Iallreduce(const void *sendbuf,
                           void *recvbuf,
                           int count,
@@ -671,7 +877,9 @@ int Sim_FT_MPI_Iallreduce(const void *sendbuf,
                           Sim_FT_MPI_Comm comm,
                           Sim_FT_MPI_Request *request);
 
-// Redirected `MPI_Igather`: non-blocking collective start; the request is an MPIFT request.
+/*
+ Redirected `MPI_Igather`: non-blocking collective start; the request is an MPIFT request.
+ */
 int Sim_FT_MPI_Igather(const void *sendbuf,
                        int sendcount,
                        MPI_Datatype sendtype,
@@ -682,7 +890,9 @@ int Sim_FT_MPI_Igather(const void *sendbuf,
                        Sim_FT_MPI_Comm comm,
                        Sim_FT_MPI_Request *request);
 
-// Redirected `MPI_Igatherv`: non-blocking collective start; the request is an MPIFT request.
+/*
+ Redirected `MPI_Igatherv`: non-blocking collective start; the request is an MPIFT request.
+ */
 int Sim_FT_MPI_Igatherv(const void *sendbuf,
                         int sendcount,
                         MPI_Datatype sendtype,
@@ -694,7 +904,9 @@ int Sim_FT_MPI_Igatherv(const void *sendbuf,
                         Sim_FT_MPI_Comm comm,
                         Sim_FT_MPI_Request *request);
 
-// Redirected `MPI_Iscatter`: non-blocking collective start; the request is an MPIFT request.
+/*
+ Redirected `MPI_Iscatter`: non-blocking collective start; the request is an MPIFT request.
+ */
 int Sim_FT_MPI_Iscatter(const void *sendbuf,
                         int sendcount,
                         MPI_Datatype sendtype,
@@ -705,7 +917,9 @@ int Sim_FT_MPI_Iscatter(const void *sendbuf,
                         Sim_FT_MPI_Comm comm,
                         Sim_FT_MPI_Request *request);
 
-// Redirected `MPI_Iscatterv`: non-blocking collective start; the request is an MPIFT request.
+/*
+ Redirected `MPI_Iscatterv`: non-blocking collective start; the request is an MPIFT request.
+ */
 int Sim_FT_MPI_Iscatterv(const void *sendbuf,
                          const int *sendcounts,
                          const int *displs,
@@ -717,7 +931,9 @@ int Sim_FT_MPI_Iscatterv(const void *sendbuf,
                          Sim_FT_MPI_Comm comm,
                          Sim_FT_MPI_Request *request);
 
-// Redirected `MPI_Iallgather`: non-blocking collective start; the request is an MPIFT request.
+/*
+ Redirected `MPI_Iallgather`: non-blocking collective start; the request is an MPIFT request.
+ */
 int Sim_FT_MPI_Iallgather(const void *sendbuf,
                           int sendcount,
                           MPI_Datatype sendtype,
@@ -727,7 +943,9 @@ int Sim_FT_MPI_Iallgather(const void *sendbuf,
                           Sim_FT_MPI_Comm comm,
                           Sim_FT_MPI_Request *request);
 
-// Redirected `MPI_Iallgatherv`: non-blocking collective start; the request is an MPIFT request.
+/*
+ Redirected `MPI_Iallgatherv`: non-blocking collective start; the request is an MPIFT request.
+ */
 int Sim_FT_MPI_Iallgatherv(const void *sendbuf,
                            int sendcount,
                            MPI_Datatype sendtype,
@@ -738,7 +956,9 @@ int Sim_FT_MPI_Iallgatherv(const void *sendbuf,
                            Sim_FT_MPI_Comm comm,
                            Sim_FT_MPI_Request *request);
 
-// Redirected `MPI_Ialltoall`: non-blocking collective start; the request is an MPIFT request.
+/*
+ Redirected `MPI_Ialltoall`: non-blocking collective start; the request is an MPIFT request.
+ */
 int Sim_FT_MPI_Ialltoall(const void *sendbuf,
                          int sendcount,
                          MPI_Datatype sendtype,
@@ -748,7 +968,9 @@ int Sim_FT_MPI_Ialltoall(const void *sendbuf,
                          Sim_FT_MPI_Comm comm,
                          Sim_FT_MPI_Request *request);
 
-// Redirected `MPI_Ialltoallv`: non-blocking collective start; the request is an MPIFT request.
+/*
+ Redirected `MPI_Ialltoallv`: non-blocking collective start; the request is an MPIFT request.
+ */
 int Sim_FT_MPI_Ialltoallv(const void *sendbuf,
                           const int *sendcounts,
                           const int *sdispls,
@@ -760,7 +982,9 @@ int Sim_FT_MPI_Ialltoallv(const void *sendbuf,
                           Sim_FT_MPI_Comm comm,
                           Sim_FT_MPI_Request *request);
 
-// Redirected `MPI_Ireduce_scatter_block`: non-blocking collective start; the request is an MPIFT request.
+/*
+ Redirected `MPI_Ireduce_scatter_block`: non-blocking collective start; the request is an MPIFT request.
+ */
 int Sim_FT_MPI_Ireduce_scatter_block(const void *sendbuf,
                                      void *recvbuf,
                                      int recvcount,
@@ -769,7 +993,9 @@ int Sim_FT_MPI_Ireduce_scatter_block(const void *sendbuf,
                                      Sim_FT_MPI_Comm comm,
                                      Sim_FT_MPI_Request *request);
 
-// Redirected `MPI_Iscan`: non-blocking collective start; the request is an MPIFT request.
+/*
+ Redirected `MPI_Iscan`: non-blocking collective start; the request is an MPIFT request.
+ */
 int Sim_FT_MPI_Iscan(const void *sendbuf,
                      void *recvbuf,
                      int count,
@@ -778,7 +1004,9 @@ int Sim_FT_MPI_Iscan(const void *sendbuf,
                      Sim_FT_MPI_Comm comm,
                      Sim_FT_MPI_Request *request);
 
-// Redirected `MPI_Iexscan`: non-blocking collective start; the request is an MPIFT request.
+/*
+ Redirected `MPI_Iexscan`: non-blocking collective start; the request is an MPIFT request.
+ */
 int Sim_FT_MPI_Iexscan(const void *sendbuf,
                        void *recvbuf,
                        int count,
@@ -787,46 +1015,66 @@ int Sim_FT_MPI_Iexscan(const void *sendbuf,
                        Sim_FT_MPI_Comm comm,
                        Sim_FT_MPI_Request *request);
 
-// Redirected `MPIX_Comm_revoke`: implemented by MPIFT.
-// Also reached as `MPI_Comm_revoke`.
+/*
+ Redirected `MPIX_Comm_revoke`: implemented by MPIFT.
+ Also reached as `MPI_Comm_revoke`.
+ */
 int Sim_FT_MPIX_Comm_revoke(Sim_FT_MPI_Comm comm);
 
-// Redirected `MPIX_Comm_is_revoked`: implemented by MPIFT.
-// Also reached as `MPI_Comm_is_revoked`.
+/*
+ Redirected `MPIX_Comm_is_revoked`: implemented by MPIFT.
+ Also reached as `MPI_Comm_is_revoked`.
+ */
 int Sim_FT_MPIX_Comm_is_revoked(Sim_FT_MPI_Comm comm, int *flag);
 
-// Redirected `MPIX_Comm_shrink`: implemented by MPIFT.
-// Also reached as `MPI_Comm_shrink`.
+/*
+ Redirected `MPIX_Comm_shrink`: implemented by MPIFT.
+ Also reached as `MPI_Comm_shrink`.
+ */
 int Sim_FT_MPIX_Comm_shrink(Sim_FT_MPI_Comm comm, Sim_FT_MPI_Comm *newcomm);
 
-// Redirected `MPIX_Comm_ishrink`: implemented by MPIFT.
-// Also reached as `MPI_Comm_ishrink`.
+/*
+ Redirected `MPIX_Comm_ishrink`: implemented by MPIFT.
+ Also reached as `MPI_Comm_ishrink`.
+ */
 int Sim_FT_MPIX_Comm_ishrink(Sim_FT_MPI_Comm comm,
                              Sim_FT_MPI_Comm *newcomm,
                              Sim_FT_MPI_Request *request);
 
-// Redirected `MPIX_Comm_agree`: implemented by MPIFT.
-// Also reached as `MPI_Comm_agree`.
+/*
+ Redirected `MPIX_Comm_agree`: implemented by MPIFT.
+ Also reached as `MPI_Comm_agree`.
+ */
 int Sim_FT_MPIX_Comm_agree(Sim_FT_MPI_Comm comm, int *flag);
 
-// Redirected `MPIX_Comm_iagree`: implemented by MPIFT.
-// Also reached as `MPI_Comm_iagree`.
+/*
+ Redirected `MPIX_Comm_iagree`: implemented by MPIFT.
+ Also reached as `MPI_Comm_iagree`.
+ */
 int Sim_FT_MPIX_Comm_iagree(Sim_FT_MPI_Comm comm, int *flag, Sim_FT_MPI_Request *request);
 
-// Redirected `MPIX_Comm_failure_ack`: implemented by MPIFT.
-// Also reached as `MPI_Comm_failure_ack`.
+/*
+ Redirected `MPIX_Comm_failure_ack`: implemented by MPIFT.
+ Also reached as `MPI_Comm_failure_ack`.
+ */
 int Sim_FT_MPIX_Comm_failure_ack(Sim_FT_MPI_Comm comm);
 
-// Redirected `MPIX_Comm_failure_get_acked`: implemented by MPIFT.
-// Also reached as `MPI_Comm_failure_get_acked`.
+/*
+ Redirected `MPIX_Comm_failure_get_acked`: implemented by MPIFT.
+ Also reached as `MPI_Comm_failure_get_acked`.
+ */
 int Sim_FT_MPIX_Comm_failure_get_acked(Sim_FT_MPI_Comm comm, MPI_Group *failedgrp);
 
-// Redirected `MPIX_Comm_get_failed`: implemented by MPIFT.
-// Also reached as `MPI_Comm_get_failed`.
+/*
+ Redirected `MPIX_Comm_get_failed`: implemented by MPIFT.
+ Also reached as `MPI_Comm_get_failed`.
+ */
 int Sim_FT_MPIX_Comm_get_failed(Sim_FT_MPI_Comm comm, MPI_Group *failedgrp);
 
-// Redirected `MPIX_Comm_ack_failed`: implemented by MPIFT.
-// Also reached as `MPI_Comm_ack_failed`.
+/*
+ Redirected `MPIX_Comm_ack_failed`: implemented by MPIFT.
+ Also reached as `MPI_Comm_ack_failed`.
+ */
 int Sim_FT_MPIX_Comm_ack_failed(Sim_FT_MPI_Comm comm, int num_to_ack, int *num_acked);
 
 #ifdef __cplusplus

@@ -1,0 +1,93 @@
+# MPIFT Makefile: a thin wrapper over cargo, cmake and the MPI compiler wrappers.
+#
+#   make [MPI=mpich|openmpi | MPICC=/path/to/mpicc]   build libmpift.a
+#   make MPI_Test_ft / make MPI_Test_regular           thesis test program, with / without MPIFT
+#   make demo                                           run the demo (examples/master_worker.cpp)
+#   make test                                           every test, on MPICH and Open MPI
+#   make install PREFIX=/usr/local                      headers, library, CMake package, pkg-config
+#
+# Default MPI: the system `mpicc` (Open MPI on Debian when both are installed).
+
+MPI ?=
+ifeq ($(MPI),mpich)
+  MPICC ?= mpicc.mpich
+  MPICXX ?= mpicxx.mpich
+  MPIEXEC ?= mpiexec.mpich
+  MPI_PC ?= mpich
+else ifeq ($(MPI),openmpi)
+  MPICC ?= mpicc.openmpi
+  MPICXX ?= mpicxx.openmpi
+  MPIEXEC ?= mpiexec.openmpi
+  MPI_PC ?= ompi-c
+else
+  MPICC ?= mpicc
+  MPICXX ?= $(patsubst %mpicc,%mpicxx,$(MPICC))
+  MPIEXEC ?= $(patsubst %mpicc,%mpiexec,$(MPICC))
+  MPI_PC ?=
+endif
+# One cargo target directory per MPI: mpi-sys does not notice a changed $MPICC.
+BUILD_NAME := $(if $(MPI),$(MPI),$(subst /,_,$(MPICC)))
+TARGET_DIR := $(CURDIR)/target/$(BUILD_NAME)
+LIB        := $(TARGET_DIR)/release/libmpift.a
+CONFIG_INC := $(TARGET_DIR)/release/include
+OUT        := $(CURDIR)/build-out/$(BUILD_NAME)
+PREFIX     ?= /usr/local
+NP         ?= 4
+TIMEOUT    ?= 120
+# System libraries a static Rust library needs (checked by tests/static_libs.sh).
+RUST_LIBS  := -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
+# Run mpiexec as root (containers, CI): Open MPI refuses without these.
+export OMPI_ALLOW_RUN_AS_ROOT := 1
+export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
+export OMPI_MCA_rmaps_base_oversubscribe := 1
+MPIRUN     := timeout -k 10 $(TIMEOUT) $(MPIEXEC) -n $(NP)
+FT_FLAGS   := -Iinclude/compat -Iinclude -I$(CONFIG_INC)
+CXXFLAGS   ?= -O2 -g -Wall -Wextra
+SOURCES    := $(shell find src build cpp -type f) Cargo.toml build.rs cbindgen.toml
+
+.PHONY: all lib deps MPI_Test_ft MPI_Test_regular demo test test-mpi install headers-check clean
+
+all: lib
+
+deps:
+	@scripts/install-deps.sh
+
+lib: $(LIB)
+
+$(LIB): $(SOURCES)
+	MPICC=$(MPICC) CARGO_TARGET_DIR=$(TARGET_DIR) cargo build --release --quiet
+	@touch $@
+
+$(OUT):
+	@mkdir -p $@
+
+# Thesis section 5.6: the same test program with and without the layer.
+MPI_Test_ft: $(LIB) | $(OUT)
+	$(MPICXX) $(CXXFLAGS) $(FT_FLAGS) examples/MPI_Test.cpp -o $(OUT)/MPI_Test_ft $(LIB) $(RUST_LIBS)
+	@echo "built $(OUT)/MPI_Test_ft; run: $(MPIEXEC) -n $(NP) $(OUT)/MPI_Test_ft"
+
+MPI_Test_regular: | $(OUT)
+	$(MPICXX) $(CXXFLAGS) examples/MPI_Test.cpp -o $(OUT)/MPI_Test_regular
+	@echo "built $(OUT)/MPI_Test_regular; run: $(MPIEXEC) -n $(NP) $(OUT)/MPI_Test_regular"
+
+demo: deps
+	@$(MAKE) --no-print-directory MPI=$(or $(MPI),openmpi) demo-run
+
+demo-run: $(LIB) | $(OUT)
+	$(MPICXX) $(CXXFLAGS) $(FT_FLAGS) examples/master_worker.cpp -o $(OUT)/master_worker $(LIB) $(RUST_LIBS)
+	$(MPIRUN) $(OUT)/master_worker
+
+# Every test: Rust unit/protocol tests, then the MPI-level suite on each MPI.
+TEST_MPIS ?= mpich openmpi
+test: deps
+	@scripts/run-tests.sh $(TEST_MPIS)
+
+install: $(LIB)
+	scripts/install.sh "$(PREFIX)" "$(LIB)" "$(CONFIG_INC)/mpift_config.h" "$(MPICC)" "$(MPICXX)" "$(MPIEXEC)" "$(MPI_PC)" "$(RUST_LIBS)"
+
+# The checked-in generated headers must equal what the build produces.
+headers-check: $(LIB)
+	git diff --exit-code -- include/MPI-FT.h include/MPI-FT_redefine.h
+
+clean:
+	rm -rf target build-out
