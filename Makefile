@@ -33,6 +33,7 @@ CONFIG_INC := $(TARGET_DIR)/release/include
 OUT        := $(CURDIR)/build-out/$(BUILD_NAME)
 PREFIX     ?= /usr/local
 NP         ?= 4
+DEMO_NP    ?= 5
 TIMEOUT    ?= 120
 # System libraries a static Rust library needs (checked by tests/static_libs.sh).
 RUST_LIBS  := -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
@@ -75,7 +76,7 @@ demo: deps
 
 demo-run: $(LIB) | $(OUT)
 	$(MPICXX) $(CXXFLAGS) $(FT_FLAGS) examples/master_worker.cpp -o $(OUT)/master_worker $(LIB) $(RUST_LIBS)
-	$(MPIRUN) $(OUT)/master_worker
+	timeout -k 10 $(TIMEOUT) $(MPIEXEC) -n $(DEMO_NP) $(OUT)/master_worker
 
 # Every test: Rust unit/protocol tests, then the MPI-level suite on each MPI.
 TEST_MPIS ?= mpich openmpi
