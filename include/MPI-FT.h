@@ -13,7 +13,6 @@
 #define REAL_MPI_INCLUDE <mpi.h>
 #endif
 #ifndef MPIFT_REAL_MPI_INCLUDED
-#define MPIFT_REAL_MPI_INCLUDED 1
 /* The MPI-2 C++ bindings use the real handle types; MPIFT replaces them. */
 #ifndef MPICH_SKIP_MPICXX
 #define MPICH_SKIP_MPICXX 1
@@ -21,7 +20,10 @@
 #ifndef OMPI_SKIP_MPICXX
 #define OMPI_SKIP_MPICXX 1
 #endif
+/* With include/compat on the path this reaches compat/mpi.h, which includes the
+ * real header itself; so the guard is set only afterwards. */
 #include REAL_MPI_INCLUDE
+#define MPIFT_REAL_MPI_INCLUDED 1
 #endif
 
 /* Which MPI libmpift.a was built for; stops the build on a mismatch. */

@@ -5,7 +5,6 @@
 #define MPIFT_COMPAT_MPI_H
 
 #ifndef MPIFT_REAL_MPI_INCLUDED
-#define MPIFT_REAL_MPI_INCLUDED 1
 #ifndef MPICH_SKIP_MPICXX
 #define MPICH_SKIP_MPICXX 1
 #endif
@@ -14,6 +13,7 @@
 #endif
 /* The next mpi.h on the include path: the real one (GCC, Clang, Intel, NVHPC). */
 #include_next <mpi.h>
+#define MPIFT_REAL_MPI_INCLUDED 1
 #endif
 
 #include "../MPI-FT.h"

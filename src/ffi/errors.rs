@@ -50,3 +50,21 @@ impl Failure {
 
 /// What every implementation function returns.
 pub type Outcome = Result<(), Failure>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ulfm_classes_cannot_collide_with_real_codes() {
+        for (code, text) in CLASSES {
+            // Open MPI: predefined codes end at MPI_ERR_LASTCODE (92 in 4.1, under 200 in 5).
+            assert!(code > 100_000, "{text}");
+            // MPICH: the class lives in the low 7 bits and stays below 110.
+            assert!(code & 0x7f >= 121, "{text}");
+            assert!(code > 0, "MPI error codes are positive");
+        }
+        let distinct: std::collections::HashSet<_> = CLASSES.iter().map(|c| c.0).collect();
+        assert_eq!(distinct.len(), CLASSES.len());
+    }
+}

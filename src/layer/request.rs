@@ -328,3 +328,33 @@ pub fn startall(count: c_int, reqs: *mut Sim_FT_MPI_Request) -> Outcome {
     b.settle(reqs);
     fail_on(b.states.iter().flatten().next(), rc)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ffi::handles::{self, CommRef};
+
+    fn fake_real() -> MPI_Request {
+        // Any value other than MPI_REQUEST_NULL; never handed to MPI here.
+        let mut r = unsafe { std::mem::zeroed::<MPI_Request>() };
+        if r == transport::request_null() {
+            r = unsafe { std::mem::transmute_copy(&1usize) };
+        }
+        r
+    }
+
+    #[test]
+    fn stale_and_garbage_handles_are_rejected() {
+        let c = CommRef { handle: handles::world_handle(), real: transport::comm_null(), revoked: false };
+        let h = adopt(fake_real(), Kind::P2pStart, &c);
+        assert!(!h.is_null());
+        assert!(lookup(h).is_ok());
+        assert!(settle(h, transport::request_null()).is_null());
+        assert!(lookup(h).is_err(), "a completed request's handle must be stale");
+        let h2 = adopt(fake_real(), Kind::P2pStart, &c);
+        assert_ne!(h, h2, "a reused slot gets a new generation");
+        assert!(lookup(h).is_err() && lookup(h2).is_ok());
+        assert!(lookup(0xdead_beef_usize as Sim_FT_MPI_Request).is_err());
+        assert!(settle(h2, transport::request_null()).is_null());
+    }
+}

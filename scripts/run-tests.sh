@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Every MPIFT test, for each MPI named on the command line (default: mpich openmpi):
+# Rust tests, header drift, the C and C++ API checks built three ways (plain MPI,
+# explicit MPIFT headers, unmodified source through include/compat) and run under
+# mpiexec, the thesis test program, install + pkg-config + CMake consumer, the
+# wrong-MPI build error, and the demo. Every mpiexec runs under a timeout; a hang
+# is a failure. Ends with "N passed, M failed".
+set -u
+cd "$(dirname "$0")/.."
+root=$PWD
+mpis=("$@")
+[ ${#mpis[@]} -eq 0 ] && mpis=(mpich openmpi)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0 failed=0 failures=()
+log="$work/log"
+
+t() { # t NAME COMMAND...: one test; its output is shown only when it fails
+  local name=$1
+  shift
+  if "$@" >"$log" 2>&1; then
+    passed=$((passed + 1))
+    echo "PASS $name"
+  else
+    failed=$((failed + 1))
+    failures+=("$name")
+    echo "FAIL $name"
+    tail -n 25 "$log" | sed 's/^/    /'
+  fi
+}
+
+run() { # run NP BINARY ARGS...: mpiexec under a timeout
+  local np=$1
+  shift
+  timeout -k 10 "${MPIFT_TEST_TIMEOUT:-180}" "$MPIEXEC" -n "$np" "$@"
+}
+
+expect_fail_with() { # expect_fail_with TEXT COMMAND...: must fail and print TEXT
+  local text=$1
+  shift
+  if "$@" >"$work/out" 2>&1; then return 1; fi
+  grep -q "$text" "$work/out"
+}
+
+static_libs_match() { # the libraries rustc says a static link needs are all in RUST_LIBS
+  local note libs
+  note=$(MPICC=$MPICC CARGO_TARGET_DIR=$root/target/$mpi cargo rustc --release --quiet --lib \
+         --crate-type staticlib -- --print native-static-libs 2>&1 | grep 'native-static-libs:')
+  libs=$(make -s --no-print-directory -f - <<<'include Makefile
+print: ; @echo $(RUST_LIBS)' print)
+  echo "rustc: $note"
+  echo "Makefile RUST_LIBS: $libs"
+  for l in ${note#*native-static-libs:}; do
+    case " $libs $(pkg-config --libs "$MPI_PC") -lmpi -lmpich " in *" $l "*) ;; *) echo "missing $l"; return 1 ;; esac
+  done
+}
+
+for mpi in "${mpis[@]}"; do
+  case $mpi in
+    mpich) MPICC=mpicc.mpich MPICXX=mpicxx.mpich MPIEXEC=mpiexec.mpich MPI_PC=mpich other=openmpi nps="2 4"
+           test_args="--iters 16 --loops 50" ;;
+    openmpi) MPICC=mpicc.openmpi MPICXX=mpicxx.openmpi MPIEXEC=mpiexec.openmpi MPI_PC=ompi-c other=mpich nps="2 4 8"
+             test_args="" ;;
+    *) echo "unknown MPI '$mpi' (mpich or openmpi)"; exit 2 ;;
+  esac
+  echo "=== $mpi ==="
+  tgt=$root/target/$mpi
+  lib=$tgt/release/libmpift.a
+  cfg=$tgt/release/include
+  W="-Wall -Wextra -Werror"
+  FT="-I$root/include/compat -I$root/include -I$cfg"
+  EX="-DMPIFT_EXPLICIT_HEADERS -I$root/include -I$cfg"
+  LIBS="$lib -lpthread -ldl -lm"
+  NOCXX="-DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX"
+
+  t "$mpi: build libmpift.a" make -s --no-print-directory lib MPI="$mpi"
+  t "$mpi: cargo test" env MPICC="$MPICC" CARGO_TARGET_DIR="$tgt" cargo test --quiet
+  if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    t "$mpi: generated headers match the checked-in ones" git diff --exit-code -- include/MPI-FT.h include/MPI-FT_redefine.h
+  fi
+  t "$mpi: static-link libraries are the documented ones" static_libs_match
+
+  for lang in c cxx; do
+    if [ $lang = c ]; then cc=$MPICC src=tests/c/api_check.c; else cc=$MPICXX src=tests/cxx/api_check.cpp; fi
+    t "$mpi: $lang api_check builds (plain MPI)" $cc $W $NOCXX $src -o "$work/${lang}_plain"
+    t "$mpi: $lang api_check builds (explicit headers)" $cc $W $EX $src -o "$work/${lang}_explicit" $LIBS
+    t "$mpi: $lang api_check builds (include/compat)" $cc $W $FT $src -o "$work/${lang}_compat" $LIBS
+    for np in $nps; do
+      for way in plain explicit compat; do
+        t "$mpi: $lang api_check $way -n $np" run "$np" "$work/${lang}_$way"
+      done
+    done
+  done
+
+  t "$mpi: make MPI_Test_regular" make -s --no-print-directory MPI_Test_regular MPI="$mpi" CXXFLAGS="-O2 $W $NOCXX"
+  t "$mpi: make MPI_Test_ft" make -s --no-print-directory MPI_Test_ft MPI="$mpi" CXXFLAGS="-O2 $W"
+  t "$mpi: MPI_Test_regular -n 4" run 4 "build-out/$mpi/MPI_Test_regular" $test_args
+  t "$mpi: MPI_Test_ft -n 4" run 4 "build-out/$mpi/MPI_Test_ft" $test_args
+
+  prefix=$work/prefix-$mpi
+  t "$mpi: make install" make -s --no-print-directory install MPI="$mpi" PREFIX="$prefix"
+  export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+  t "$mpi: pkg-config build (explicit headers)" \
+    sh -c "$MPICC $W -DMPIFT_EXPLICIT_HEADERS \$(pkg-config --cflags mpift) tests/c/api_check.c -o $work/pc_explicit \$(pkg-config --libs mpift)"
+  t "$mpi: pkg-config build (unmodified source)" \
+    sh -c "$MPICC $W \$(pkg-config --cflags mpift) tests/c/api_check.c -o $work/pc_compat \$(pkg-config --libs mpift)"
+  t "$mpi: pkg-config builds run -n 2" sh -c "$(declare -f run); MPIEXEC=$MPIEXEC; run 2 $work/pc_explicit && run 2 $work/pc_compat"
+  unset PKG_CONFIG_PATH
+  t "$mpi: CMake consumer configures and builds" \
+    sh -c "cmake -S examples/cmake-consumer -B $work/cmake-$mpi -DCMAKE_PREFIX_PATH=$prefix >/dev/null && cmake --build $work/cmake-$mpi"
+  t "$mpi: CMake consumer runs -n 2" sh -c "$(declare -f run); MPIEXEC=$MPIEXEC; run 2 $work/cmake-$mpi/consumer && run 2 $work/cmake-$mpi/consumer_cxx"
+  if command -v "mpicc.$other" >/dev/null; then
+    t "$mpi: a program built against $other fails with a clear message" \
+      expect_fail_with "libmpift.a was built for" "mpicc.$other" -I"$prefix/include/compat" -I"$prefix/include" tests/c/api_check.c -c -o "$work/x.o"
+  fi
+  t "$mpi: demo (master/worker) -n 5" make -s --no-print-directory demo-run MPI="$mpi"
+done
+
+echo
+for f in "${failures[@]}"; do echo "failed: $f"; done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

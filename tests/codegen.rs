@@ -1,0 +1,85 @@
+//! The function table, the generated headers and the list of functions the
+//! product promises stay consistent with each other.
+
+#[path = "../build/codegen.rs"]
+#[allow(dead_code)]
+mod codegen;
+
+use std::collections::HashSet;
+use std::fs;
+
+fn table() -> Vec<codegen::Function> {
+    let text = fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/ffi/mpi_functions.tbl")).unwrap();
+    codegen::parse_table(&text).unwrap()
+}
+
+fn header(name: &str) -> String {
+    fs::read_to_string(format!("{}/include/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+#[test]
+fn names_are_unique() {
+    let mut seen = HashSet::new();
+    for f in table() {
+        for n in std::iter::once(f.name.clone()).chain(f.aliases.clone()) {
+            assert!(seen.insert(n.clone()), "{n} appears twice");
+        }
+    }
+}
+
+#[test]
+fn checked_in_redefine_header_is_what_the_table_generates() {
+    assert_eq!(header("MPI-FT_redefine.h"), codegen::redefine_header(&table()), "run `make` and commit include/");
+}
+
+#[test]
+fn every_wrapper_is_declared_in_mpi_ft_h() {
+    let h = header("MPI-FT.h");
+    for f in table() {
+        assert!(h.contains(&format!("int Sim_FT_{}(", f.name)), "Sim_FT_{} missing from MPI-FT.h", f.name);
+    }
+}
+
+/// The functions the foundation promises (issue: product foundation, item 5).
+#[test]
+fn promised_functions_are_redirected() {
+    let promised = "Init Init_thread Initialized Finalize Finalized Abort Comm_rank Comm_size Comm_dup \
+        Comm_split Comm_create Comm_create_group Comm_free Comm_group Comm_compare Comm_set_errhandler \
+        Comm_get_errhandler Comm_create_errhandler Comm_set_name Comm_get_name Comm_get_attr Comm_set_attr \
+        Intercomm_create Send Ssend Recv Isend Issend Irecv Sendrecv Probe Iprobe Test Wait Testall \
+        Waitall Testany Waitany Testsome Waitsome Request_free Cancel Barrier Bcast Reduce Allreduce Gather \
+        Gatherv Scatter Scatterv Allgather Alltoall Ibarrier Ibcast Ireduce Iallreduce Cart_create \
+        Cart_coords Cart_rank Error_string Error_class";
+    let ulfm = "revoke is_revoked shrink ishrink agree iagree failure_ack failure_get_acked get_failed ack_failed";
+    let redefine = header("MPI-FT_redefine.h");
+    let mut names: Vec<String> = promised.split_whitespace().map(|n| format!("MPI_{n}")).collect();
+    for u in ulfm.split_whitespace() {
+        names.push(format!("MPIX_Comm_{u}"));
+        names.push(format!("MPI_Comm_{u}"));
+    }
+    for n in names {
+        assert!(redefine.contains(&format!("#define {n} Sim_FT_")), "{n} is not redirected");
+    }
+}
+
+#[test]
+fn generic_wrappers_convert_handles_and_run_hooks() {
+    let f = table().into_iter().find(|f| f.name == "MPI_Comm_split").unwrap();
+    let src = codegen::rust_wrappers(&[f]);
+    assert!(src.contains("handles::comm_arg(comm)?"));
+    assert!(src.contains("hooks::enter(hooks::Kind::CommNew"));
+    assert!(src.contains("*newcomm = comm::adopt(newcomm_r, &comm_r)"));
+}
+
+#[test]
+fn malformed_lines_are_rejected() {
+    for bad in [
+        "p2p int MPI_X(int a)",                             // generic kind without a communicator
+        "custom int MPI_X(MPI_Comm c)",                     // custom without a Rust path
+        "local int MPI_X(MPI_Comm c) => crate::x",          // path on a generic kind
+        "weird int MPI_X(MPI_Comm c)",                      // unknown kind
+        "local void MPI_X(MPI_Comm c)",                     // MPI functions return int
+    ] {
+        assert!(codegen::parse_table(bad).is_err(), "accepted: {bad}");
+    }
+}
