@@ -10,7 +10,9 @@
 //! - [`ffi`]: every `extern "C"` item, handle checks, the panic boundary, error codes.
 //! - [`layer`]: MPIFT's communicator and request objects and the semantics of each call.
 //! - [`transport`]: the only code that calls the real MPI.
+//! - [`protocol`]: pure state machines (no MPI), tested in memory at scale.
 
 pub mod ffi;
 pub mod layer;
+pub mod protocol;
 pub mod transport;
