@@ -6,19 +6,22 @@
 use crate::ffi::errors::{Failure, Outcome};
 use crate::ffi::handles::{self, CommRef, Sim_FT_Comm_struct, Sim_FT_MPI_Comm};
 use crate::layer::Real;
+use crate::protocol::failures::Failures;
 use crate::transport::{self, err, mpi};
 use mpi_sys::{MPI_Comm, MPI_Errhandler};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
 /// What MPIFT knows about one communicator.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct CommState {
     pub real: Real<MPI_Comm>,
     /// The handler the user set (the real communicator always has
     /// `MPI_ERRORS_RETURN` or a do-nothing token, so errors come back to MPIFT).
     pub errhandler: Real<MPI_Errhandler>,
     pub revoked: bool,
+    /// Failed members known here, and which of them the program acknowledged.
+    pub failures: Failures,
     /// `MPI_COMM_WORLD` / `MPI_COMM_SELF`: may not be freed.
     pub predefined: bool,
 }
@@ -44,6 +47,7 @@ pub(crate) fn install_predefined() {
                 real: Real(real),
                 errhandler: Real(transport::errors_are_fatal()),
                 revoked: false,
+                failures: Failures::new(),
                 predefined: true,
             },
         );
@@ -71,7 +75,7 @@ pub fn lookup(h: Sim_FT_MPI_Comm) -> Option<CommRef> {
 
 /// Reads a communicator's state (None: unknown handle).
 pub fn state(h: Sim_FT_MPI_Comm) -> Option<CommState> {
-    COMMS.lock().unwrap().as_ref()?.get(&key(h)).copied()
+    COMMS.lock().unwrap().as_ref()?.get(&key(h)).cloned()
 }
 
 /// Changes a communicator's state; false if the handle is unknown.
@@ -97,7 +101,7 @@ pub fn adopt(real: MPI_Comm, parent: &CommRef) -> Sim_FT_MPI_Comm {
         .map(|s| s.errhandler)
         .unwrap_or(Real(transport::errors_are_fatal()));
     let h = Box::into_raw(Box::new(Sim_FT_Comm_struct::anchor()));
-    let st = CommState { real: Real(real), errhandler, revoked: false, predefined: false };
+    let st = CommState { real: Real(real), errhandler, revoked: false, failures: Failures::new(), predefined: false };
     COMMS.lock().unwrap().as_mut().expect("MPI is initialised").insert(key(h), st);
     h
 }

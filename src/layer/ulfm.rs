@@ -3,7 +3,8 @@
 //! Until failures can be simulated (`Sim_FT_kill_me`, failure propagation), no
 //! process ever fails, and each call does what ULFM specifies for that case:
 //! `agree` is a bitwise AND over all ranks, `shrink` yields a communicator with
-//! every rank in the old order, the failed groups are empty. `revoke` marks the
+//! every rank in the old order. The failure sets and acknowledgements are kept per
+//! communicator (`protocol::failures`), empty while nothing fails. `revoke` marks the
 //! communicator revoked at the calling rank (every non-local operation there then
 //! returns `MPI_ERR_REVOKED`); spreading the revoke to the other ranks comes with
 //! the failure protocols (docs/ARCHITECTURE.md).
@@ -12,6 +13,7 @@ use crate::ffi::errors::{Failure, Outcome};
 use crate::ffi::handles::{self, CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::layer::hooks::Kind;
 use crate::layer::{comm, request};
+use crate::protocol::failures::Failures;
 use crate::transport::{self, mpi};
 use mpi_sys::MPI_Group;
 use std::os::raw::c_int;
@@ -111,10 +113,15 @@ pub fn iagree(c: Sim_FT_MPI_Comm, flag: *mut c_int, req: *mut Sim_FT_MPI_Request
     Ok(())
 }
 
-/// `MPIX_Comm_failure_ack`: acknowledges the failures known so far (none).
+/// `MPIX_Comm_failure_ack`: acknowledges the failures known so far.
 pub fn failure_ack(c: Sim_FT_MPI_Comm) -> Outcome {
     handles::comm_arg(c)?;
+    comm::update(c, |st| st.failures.ack_all());
     Ok(())
+}
+
+fn failures_of(c: Sim_FT_MPI_Comm) -> Failures {
+    comm::state(c).map(|st| st.failures).unwrap_or_default()
 }
 
 /// A new group of the given ranks of `comm` (the failed ones).
@@ -127,24 +134,30 @@ fn group_of(cr: &CommRef, ranks: &[c_int], out: *mut MPI_Group) -> Outcome {
     check(rc, cr)
 }
 
-/// `MPIX_Comm_failure_get_acked`: the acknowledged failed processes (none).
+/// `MPIX_Comm_failure_get_acked`: the acknowledged failed processes.
 pub fn failure_get_acked(c: Sim_FT_MPI_Comm, out: *mut MPI_Group) -> Outcome {
     let cr = handles::comm_arg(c)?;
-    group_of(&cr, &[], out)
+    group_of(&cr, &as_ranks(failures_of(c).acked()), out)
 }
 
-/// `MPIX_Comm_get_failed`: the failed processes known locally (none).
+/// `MPIX_Comm_get_failed`: the failed processes known locally, in detection order
+/// (earlier results are prefixes of later ones).
 pub fn get_failed(c: Sim_FT_MPI_Comm, out: *mut MPI_Group) -> Outcome {
     let cr = handles::comm_arg(c)?;
-    group_of(&cr, &[], out)
+    group_of(&cr, &as_ranks(failures_of(c).known()), out)
 }
 
-/// `MPIX_Comm_ack_failed`: acknowledges up to `num_to_ack` of the known failures
-/// and reports how many are acknowledged (none are known).
+/// `MPIX_Comm_ack_failed`: acknowledges the first `num_to_ack` known failures and
+/// reports how many are acknowledged.
 pub fn ack_failed(c: Sim_FT_MPI_Comm, num_to_ack: c_int, num_acked: *mut c_int) -> Outcome {
     let cr = handles::comm_arg(c)?;
     handles::check_out_ptr(num_acked, &cr)?;
-    let _ = num_to_ack;
-    unsafe { *num_acked = 0 };
+    let mut n = 0;
+    comm::update(c, |st| n = st.failures.ack_first(num_to_ack.max(0) as usize));
+    unsafe { *num_acked = n as c_int };
     Ok(())
+}
+
+fn as_ranks(ranks: &[crate::protocol::Rank]) -> Vec<c_int> {
+    ranks.iter().map(|&r| r as c_int).collect()
 }

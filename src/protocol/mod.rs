@@ -7,9 +7,11 @@
 //!
 //! - [`topology`]: who forwards to whom (Binomial Graph, k-ary tree), computed over
 //!   the ranks a node believes alive, so it heals as failures become known.
+//! - [`failures`]: known vs acknowledged failures of a communicator (ULFM ack rules).
 //! - [`rbcast`]: the reliable broadcast that revoke and failure propagation are thin
 //!   clients of (as in Open MPI's ULFM, `ompi/communicator/ft`).
 
+pub mod failures;
 pub mod rbcast;
 pub mod sim;
 pub mod topology;
