@@ -73,9 +73,9 @@ pub fn lookup(h: Sim_FT_MPI_Comm) -> Option<CommRef> {
     Some(CommRef { handle: h, real: st.real.0, revoked: st.revoked })
 }
 
-/// Reads a communicator's state (None: unknown handle).
-pub fn state(h: Sim_FT_MPI_Comm) -> Option<CommState> {
-    COMMS.lock().unwrap().as_ref()?.get(&key(h)).cloned()
+/// Reads a communicator's state in place (None: unknown handle).
+pub fn read<R>(h: Sim_FT_MPI_Comm, f: impl FnOnce(&CommState) -> R) -> Option<R> {
+    COMMS.lock().unwrap().as_ref()?.get(&key(h)).map(f)
 }
 
 /// Changes a communicator's state; false if the handle is unknown.
@@ -97,9 +97,7 @@ pub fn adopt(real: MPI_Comm, parent: &CommRef) -> Sim_FT_MPI_Comm {
     if real == transport::comm_null() {
         return std::ptr::null_mut();
     }
-    let errhandler = state(parent.handle)
-        .map(|s| s.errhandler)
-        .unwrap_or(Real(transport::errors_are_fatal()));
+    let errhandler = read(parent.handle, |s| s.errhandler).unwrap_or(Real(transport::errors_are_fatal()));
     let h = Box::into_raw(Box::new(Sim_FT_Comm_struct::anchor()));
     let st = CommState { real: Real(real), errhandler, revoked: false, failures: Failures::new(), predefined: false };
     COMMS.lock().unwrap().as_mut().expect("MPI is initialised").insert(key(h), st);
@@ -113,8 +111,7 @@ pub fn free(comm: *mut Sim_FT_MPI_Comm) -> Outcome {
     }
     let h = unsafe { *comm };
     let c = handles::comm_arg(h)?;
-    let st = state(h).expect("looked up above");
-    if st.predefined {
+    if read(h, |st| st.predefined).expect("looked up above") {
         return Err(Failure::on(h, err::get(unsafe { &err::COMM })));
     }
     let mut real = c.real;

@@ -32,10 +32,11 @@ fn is_predefined(eh: MPI_Errhandler) -> bool {
 pub fn raise(name: &str, failure: Failure) -> c_int {
     let world = handles::world_handle();
     let h = if failure.comm.is_null() { world } else { failure.comm };
-    let Some(st) = comm::state(h).or_else(|| comm::state(world)) else {
+    let handler_and_comm = |st: &comm::CommState| (st.errhandler.0, st.real.0);
+    let Some((eh, real)) = comm::read(h, handler_and_comm).or_else(|| comm::read(world, handler_and_comm))
+    else {
         return failure.code;
     };
-    let eh = st.errhandler.0;
     if eh == transport::errors_return() {
         return failure.code;
     }
@@ -57,7 +58,7 @@ pub fn raise(name: &str, failure: Failure) -> c_int {
         failure.code
     );
     let exit = if (1..256).contains(&failure.code) { failure.code } else { 1 };
-    unsafe { mpi::MPI_Abort(st.real.0, exit) };
+    unsafe { mpi::MPI_Abort(real, exit) };
     failure.code
 }
 
@@ -149,13 +150,13 @@ pub fn set(c: Sim_FT_MPI_Comm, eh: MPI_Errhandler) -> Outcome {
 pub fn get(c: Sim_FT_MPI_Comm, out: *mut MPI_Errhandler) -> Outcome {
     let cr = handles::comm_arg(c)?;
     handles::check_out_ptr(out, &cr)?;
-    let st = comm::state(c).expect("looked up above");
-    if user_fn(st.errhandler.0).is_some() {
+    let eh = comm::read(c, |st| st.errhandler.0).expect("looked up above");
+    if user_fn(eh).is_some() {
         // The real call adds the reference the caller will release.
         let rc = unsafe { mpi::MPI_Comm_get_errhandler(cr.real, out) };
         return if rc == 0 { Ok(()) } else { Err(Failure::on(c, rc)) };
     }
-    unsafe { *out = st.errhandler.0 };
+    unsafe { *out = eh };
     Ok(())
 }
 

@@ -14,6 +14,7 @@ use crate::ffi::handles::{self, CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::layer::hooks::Kind;
 use crate::layer::{comm, request};
 use crate::protocol::failures::Failures;
+use crate::protocol::Rank;
 use crate::transport::{self, mpi};
 use mpi_sys::MPI_Group;
 use std::os::raw::c_int;
@@ -120,8 +121,9 @@ pub fn failure_ack(c: Sim_FT_MPI_Comm) -> Outcome {
     Ok(())
 }
 
-fn failures_of(c: Sim_FT_MPI_Comm) -> Failures {
-    comm::state(c).map(|st| st.failures).unwrap_or_default()
+/// Reads a list of failed ranks of `c` (known or acknowledged) as C ints.
+fn failed_ranks(c: Sim_FT_MPI_Comm, which: impl FnOnce(&Failures) -> &[Rank]) -> Vec<c_int> {
+    comm::read(c, |st| which(&st.failures).iter().map(|&r| r as c_int).collect()).unwrap_or_default()
 }
 
 /// A new group of the given ranks of `comm` (the failed ones).
@@ -137,14 +139,14 @@ fn group_of(cr: &CommRef, ranks: &[c_int], out: *mut MPI_Group) -> Outcome {
 /// `MPIX_Comm_failure_get_acked`: the acknowledged failed processes.
 pub fn failure_get_acked(c: Sim_FT_MPI_Comm, out: *mut MPI_Group) -> Outcome {
     let cr = handles::comm_arg(c)?;
-    group_of(&cr, &as_ranks(failures_of(c).acked()), out)
+    group_of(&cr, &failed_ranks(c, Failures::acked), out)
 }
 
 /// `MPIX_Comm_get_failed`: the failed processes known locally, in detection order
 /// (earlier results are prefixes of later ones).
 pub fn get_failed(c: Sim_FT_MPI_Comm, out: *mut MPI_Group) -> Outcome {
     let cr = handles::comm_arg(c)?;
-    group_of(&cr, &as_ranks(failures_of(c).known()), out)
+    group_of(&cr, &failed_ranks(c, Failures::known), out)
 }
 
 /// `MPIX_Comm_ack_failed`: acknowledges the first `num_to_ack` known failures and
@@ -156,8 +158,4 @@ pub fn ack_failed(c: Sim_FT_MPI_Comm, num_to_ack: c_int, num_acked: *mut c_int) 
     comm::update(c, |st| n = st.failures.ack_first(num_to_ack.max(0) as usize));
     unsafe { *num_acked = n as c_int };
     Ok(())
-}
-
-fn as_ranks(ranks: &[crate::protocol::Rank]) -> Vec<c_int> {
-    ranks.iter().map(|&r| r as c_int).collect()
 }
