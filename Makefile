@@ -35,18 +35,18 @@ PREFIX     ?= /usr/local
 NP         ?= 4
 DEMO_NP    ?= 5
 TIMEOUT    ?= 120
-# System libraries a static Rust library needs (checked by tests/static_libs.sh).
+# System libraries a static Rust library needs (checked against rustc by scripts/run-tests.sh).
 RUST_LIBS  := -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
 # Run mpiexec as root (containers, CI): Open MPI refuses without these.
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 export OMPI_MCA_rmaps_base_oversubscribe := 1
-MPIRUN     := timeout -k 10 $(TIMEOUT) $(MPIEXEC) -n $(NP)
+MPIRUN     := timeout -k 10 $(TIMEOUT) $(MPIEXEC) -n
 FT_FLAGS   := -Iinclude/compat -Iinclude -I$(CONFIG_INC)
 CXXFLAGS   ?= -O2 -g -Wall -Wextra
 SOURCES    := $(shell find src build cpp -type f) Cargo.toml build.rs cbindgen.toml
 
-.PHONY: all lib deps MPI_Test_ft MPI_Test_regular demo test test-mpi install headers-check clean
+.PHONY: all lib deps MPI_Test_ft MPI_Test_regular demo demo-run test install headers-check clean
 
 all: lib
 
@@ -76,7 +76,7 @@ demo: deps
 
 demo-run: $(LIB) | $(OUT)
 	$(MPICXX) $(CXXFLAGS) $(FT_FLAGS) examples/master_worker.cpp -o $(OUT)/master_worker $(LIB) $(RUST_LIBS)
-	timeout -k 10 $(TIMEOUT) $(MPIEXEC) -n $(DEMO_NP) $(OUT)/master_worker
+	$(MPIRUN) $(DEMO_NP) $(OUT)/master_worker
 
 # Every test: Rust unit/protocol tests, then the MPI-level suite on each MPI.
 TEST_MPIS ?= mpich openmpi
