@@ -231,11 +231,39 @@ fn generic_body(s: &mut String, f: &Function) {
             let _ = writeln!(s, "        let mut {}_r = transport::request_null();", p.name);
         }
     }
-    let _ = writeln!(
-        s,
-        "        hooks::enter(hooks::Kind::{}, &{first_comm}_r)?;",
-        f.kind.hook_variant()
-    );
+    let collective = matches!(f.kind, Kind::Coll | Kind::CollStart | Kind::CommNew);
+    if collective {
+        // The descriptor other processes read (src/layer/describe.rs), then the entry hook.
+        let mut dargs: Vec<String> = vec![format!("&{first_comm}_r")];
+        dargs.extend(f
+            .params
+            .iter()
+            .filter(|p| !p.is_comm_out() && !p.is_request_out() && p.name != first_comm)
+            .map(|p| {
+                if p.is_comm_in() {
+                    format!("{}_r.real", p.name)
+                } else if p.depth > 0 {
+                    format!("{} as _", p.name)
+                } else {
+                    p.name.clone()
+                }
+            }));
+        let _ = writeln!(s, "        let desc = crate::layer::describe::{}({});", f.name, dargs.join(", "));
+        let _ = writeln!(s, "        hooks::coll_enter(&{first_comm}_r, &desc)?;");
+        if f.kind == Kind::CommNew {
+            let _ = writeln!(s, "        let child_id = hooks::next_child_id(&{first_comm}_r);");
+        }
+    } else {
+        let _ = writeln!(
+            s,
+            "        hooks::enter(hooks::Kind::{}, &{first_comm}_r)?;",
+            f.kind.hook_variant()
+        );
+    }
+    let peer = f.params.iter().find(|p| p.name == "dest" || p.name == "source").map(|p| p.name.clone());
+    if f.kind == Kind::P2pStart && peer.as_deref() == Some("dest") && !f.name.ends_with("_init") {
+        let _ = writeln!(s, "        crate::layer::p2p::count_send({first_comm}, dest);");
+    }
     let args: Vec<String> = f
         .params
         .iter()
@@ -252,22 +280,48 @@ fn generic_body(s: &mut String, f: &Function) {
         })
         .collect();
     let _ = writeln!(s, "        let rc = transport::mpi::{}({});", f.name, args.join(", "));
-    let _ = writeln!(
-        s,
-        "        hooks::leave(hooks::Kind::{}, &{first_comm}_r, rc)?;",
-        f.kind.hook_variant()
-    );
-    for p in &f.params {
-        if p.is_comm_out() {
-            let _ = writeln!(s, "        *{0} = comm::adopt({0}_r, &{1}_r);", p.name, first_comm);
-        } else if p.is_request_out() {
+    match f.kind {
+        Kind::Coll => {
+            let _ = writeln!(s, "        hooks::coll_leave(&{first_comm}_r, rc)?;");
+        }
+        Kind::CommNew => {
+            let outs: Vec<String> =
+                f.params.iter().filter(|p| p.is_comm_out()).map(|p| format!("&mut {}_r", p.name)).collect();
+            let _ = writeln!(s, "        hooks::comm_new_leave(&{first_comm}_r, rc, &mut [{}])?;", outs.join(", "));
+        }
+        _ => {
             let _ = writeln!(
                 s,
-                "        *{0} = request::adopt({0}_r, hooks::Kind::{1}, &{2}_r);",
-                p.name,
-                f.kind.hook_variant(),
-                first_comm
+                "        hooks::leave(hooks::Kind::{}, &{first_comm}_r, rc)?;",
+                f.kind.hook_variant()
             );
+        }
+    }
+    for p in &f.params {
+        if p.is_comm_out() {
+            let _ = writeln!(s, "        *{0} = comm::adopt({0}_r, &{1}_r, child_id);", p.name, first_comm);
+        } else if p.is_request_out() {
+            match (&peer, f.kind) {
+                (Some(peer), Kind::P2pStart) => {
+                    let _ = writeln!(
+                        s,
+                        "        *{0} = request::adopt_p2p({0}_r, hooks::Kind::P2pStart, &{1}_r, {2}, {3});",
+                        p.name,
+                        first_comm,
+                        peer,
+                        peer == "source"
+                    );
+                }
+                _ => {
+                    let _ = writeln!(
+                        s,
+                        "        *{0} = request::adopt({0}_r, hooks::Kind::{1}, &{2}_r);",
+                        p.name,
+                        f.kind.hook_variant(),
+                        first_comm
+                    );
+                }
+            }
         }
     }
     s.push_str("        Ok(())\n");

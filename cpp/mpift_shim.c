@@ -53,3 +53,52 @@ int mpift_create_errhandler_token(MPI_Errhandler *errhandler)
 {
     return MPI_Comm_create_errhandler(mpift_errhandler_token_fn, errhandler);
 }
+
+/* Predefined datatypes and reduction operations, in a fixed order that is the same
+ * in every process of a job: a collective's descriptor names them by index, so a
+ * simulated-dead rank can join the collective with the same type and operation
+ * (src/layer/describe.rs). Types a given MPI lacks are skipped by the #ifdefs, which
+ * keeps the order identical within one job (one MPI). */
+const MPI_Datatype MPIFT_PREDEF_TYPES[] = {
+    MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_WCHAR,
+    MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_INT, MPI_UNSIGNED, MPI_LONG, MPI_UNSIGNED_LONG,
+    MPI_LONG_LONG_INT, MPI_UNSIGNED_LONG_LONG, MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE,
+    MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T,
+    MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T,
+    MPI_C_BOOL, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX,
+    MPI_AINT, MPI_OFFSET, MPI_COUNT, MPI_PACKED,
+    MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT,
+};
+const int MPIFT_PREDEF_TYPES_N = (int)(sizeof MPIFT_PREDEF_TYPES / sizeof MPIFT_PREDEF_TYPES[0]);
+
+const MPI_Op MPIFT_PREDEF_OPS[] = {
+    MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR, MPI_BOR,
+    MPI_LXOR, MPI_BXOR, MPI_MAXLOC, MPI_MINLOC, MPI_REPLACE, MPI_NO_OP,
+};
+const int MPIFT_PREDEF_OPS_N = (int)(sizeof MPIFT_PREDEF_OPS / sizeof MPIFT_PREDEF_OPS[0]);
+
+const MPI_Datatype MPIFT_UINT64 = MPI_UINT64_T;
+const MPI_Op MPIFT_OP_SUM = MPI_SUM;
+const MPI_Op MPIFT_OP_BAND = MPI_BAND;
+const int MPIFT_ANY_SOURCE = MPI_ANY_SOURCE;
+const int MPIFT_ANY_TAG = MPI_ANY_TAG;
+const int MPIFT_UNDEFINED = MPI_UNDEFINED;
+const int MPIFT_ERR_PENDING = MPI_ERR_PENDING;
+const int MPIFT_ERR_TRUNCATE = MPI_ERR_TRUNCATE;
+const int MPIFT_MODE_NOCHECK = MPI_MODE_NOCHECK;
+const int MPIFT_COMM_TYPE_SHARED = MPI_COMM_TYPE_SHARED;
+const MPI_Info MPIFT_INFO_NULL = MPI_INFO_NULL;
+const MPI_Win MPIFT_WIN_NULL = MPI_WIN_NULL;
+
+/* A reduction a simulated-dead rank uses for a user-defined operation it cannot
+ * name: it leaves the result alone (the survivors report MPI_ERR_PROC_FAILED for a
+ * collective a dead rank joined, so the value does not matter). Commutativity
+ * must match the survivors' operation, because MPI picks algorithms by it. */
+static void mpift_noop_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)in; (void)inout; (void)len; (void)dt;
+}
+int mpift_create_noop_op(int commute, MPI_Op *op)
+{
+    return MPI_Op_create(mpift_noop_fn, commute, op);
+}

@@ -38,6 +38,17 @@
 typedef struct Sim_FT_Comm_struct *Sim_FT_MPI_Comm;
 typedef void Sim_FT_MPI_Comm_errhandler_function(Sim_FT_MPI_Comm *, int *, ...);
 
+/* Simulated failures are available: Sim_FT_kill_me() and friends. */
+#define SIM_FT_HAVE_KILL_ME 1
+
+/* SIM_FT_TIMEOUT (seconds, -D at compile time): the simulated detection delay,
+ * applied before MPI_Init reads the SIM_FT_TIMEOUT environment variable (which
+ * wins). Sim_FT_set_timeout() changes it at run time. */
+#if defined(SIM_FT_TIMEOUT) && (defined(__GNUC__) || defined(__clang__))
+void Sim_FT_set_timeout(double seconds);
+__attribute__((constructor)) static void Sim_FT_apply_timeout_(void) { Sim_FT_set_timeout(SIM_FT_TIMEOUT); }
+#endif
+
 /* Predefined handles: address constants (static initialisers work) and null. */
 #define Sim_FT_MPI_COMM_WORLD ((Sim_FT_MPI_Comm)&Sim_FT_COMM_WORLD_OBJ)
 #define Sim_FT_MPI_COMM_SELF ((Sim_FT_MPI_Comm)&Sim_FT_COMM_SELF_OBJ)
@@ -101,6 +112,25 @@ extern int Sim_FT_MPIX_FT_keyval;
  Which MPI libmpift.a was built for, e.g. "MPICH 4.0.2" (NUL-terminated).
  */
 const char *Sim_FT_built_for(void);
+
+/*
+ The calling rank dies (simulated) and never returns to the program. It stays a
+ running process that serves the survivors (answers, drains messages, joins
+ collectives with dummy data) and exits with status 0 when they finalize.
+ Outside `MPI_Init`..`MPI_Finalize` the process just exits with status 0.
+ */
+void Sim_FT_kill_me(void);
+
+/*
+ Sets the simulated failure-detection delay in seconds (`SIM_FT_TIMEOUT`): how
+ long a dying rank waits before the survivors learn of its death.
+ */
+void Sim_FT_set_timeout(double seconds);
+
+/*
+ Is world rank `rank` simulated-dead, as far as this process knows? (1/0)
+ */
+int Sim_FT_is_dead(int rank);
 
 /*
  Redirected `MPI_Init`: implemented by MPIFT.
@@ -372,7 +402,7 @@ int Sim_FT_MPI_Cartdim_get(Sim_FT_MPI_Comm comm,
 int Sim_FT_MPI_Topo_test(Sim_FT_MPI_Comm comm, int *status);
 
 /*
- Redirected `MPI_Send`: blocking point-to-point operation.
+ Redirected `MPI_Send`: implemented by MPIFT.
  */
 int Sim_FT_MPI_Send(const void *buf,
                     int count,
@@ -382,7 +412,7 @@ int Sim_FT_MPI_Send(const void *buf,
                     Sim_FT_MPI_Comm comm);
 
 /*
- Redirected `MPI_Ssend`: blocking point-to-point operation.
+ Redirected `MPI_Ssend`: implemented by MPIFT.
  */
 int Sim_FT_MPI_Ssend(const void *buf,
                      int count,
@@ -392,7 +422,7 @@ int Sim_FT_MPI_Ssend(const void *buf,
                      Sim_FT_MPI_Comm comm);
 
 /*
- Redirected `MPI_Bsend`: blocking point-to-point operation.
+ Redirected `MPI_Bsend`: implemented by MPIFT.
  */
 int Sim_FT_MPI_Bsend(const void *buf,
                      int count,
@@ -402,7 +432,7 @@ int Sim_FT_MPI_Bsend(const void *buf,
                      Sim_FT_MPI_Comm comm);
 
 /*
- Redirected `MPI_Rsend`: blocking point-to-point operation.
+ Redirected `MPI_Rsend`: implemented by MPIFT.
  */
 int Sim_FT_MPI_Rsend(const void *buf,
                      int count,
@@ -412,7 +442,7 @@ int Sim_FT_MPI_Rsend(const void *buf,
                      Sim_FT_MPI_Comm comm);
 
 /*
- Redirected `MPI_Recv`: blocking point-to-point operation.
+ Redirected `MPI_Recv`: implemented by MPIFT.
  */
 int Sim_FT_MPI_Recv(void *buf,
                     int count,
@@ -423,7 +453,7 @@ int Sim_FT_MPI_Recv(void *buf,
                     MPI_Status *status);
 
 /*
- Redirected `MPI_Sendrecv`: blocking point-to-point operation.
+ Redirected `MPI_Sendrecv`: implemented by MPIFT.
  */
 int Sim_FT_MPI_Sendrecv(const void *sendbuf,
                         int sendcount,
@@ -439,7 +469,7 @@ int Sim_FT_MPI_Sendrecv(const void *sendbuf,
                         MPI_Status *status);
 
 /*
- Redirected `MPI_Sendrecv_replace`: blocking point-to-point operation.
+ Redirected `MPI_Sendrecv_replace`: implemented by MPIFT.
  */
 int Sim_FT_MPI_Sendrecv_replace(void *buf,
                                 int count,
@@ -452,12 +482,12 @@ int Sim_FT_MPI_Sendrecv_replace(void *buf,
                                 MPI_Status *status);
 
 /*
- Redirected `MPI_Probe`: blocking point-to-point operation.
+ Redirected `MPI_Probe`: implemented by MPIFT.
  */
 int Sim_FT_MPI_Probe(int source, int tag, Sim_FT_MPI_Comm comm, MPI_Status *status);
 
 /*
- Redirected `MPI_Iprobe`: blocking point-to-point operation.
+ Redirected `MPI_Iprobe`: implemented by MPIFT.
  */
 int Sim_FT_MPI_Iprobe(int source, int tag, Sim_FT_MPI_Comm comm, int *flag, MPI_Status *status);
 

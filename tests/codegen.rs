@@ -67,8 +67,11 @@ fn generic_wrappers_convert_handles_and_run_hooks() {
     let f = table().into_iter().find(|f| f.name == "MPI_Comm_split").unwrap();
     let src = codegen::rust_wrappers(&[f]);
     assert!(src.contains("handles::comm_arg(comm)?"));
-    assert!(src.contains("hooks::enter(hooks::Kind::CommNew"));
-    assert!(src.contains("*newcomm = comm::adopt(newcomm_r, &comm_r)"));
+    // A constructor is a collective: described, logged, checked for failures after.
+    assert!(src.contains("crate::layer::describe::MPI_Comm_split(&comm_r, color, key)"));
+    assert!(src.contains("hooks::coll_enter(&comm_r, &desc)?"));
+    assert!(src.contains("hooks::comm_new_leave(&comm_r, rc, &mut [&mut newcomm_r])?"));
+    assert!(src.contains("*newcomm = comm::adopt(newcomm_r, &comm_r, child_id)"));
 }
 
 #[test]

@@ -62,6 +62,10 @@ pub struct CommRef {
     pub real: MPI_Comm,
     /// Revoked (ULFM): only local calls, agree and shrink remain allowed.
     pub revoked: bool,
+    /// Job-wide communicator id (see `layer::comm::CommState::id`).
+    pub id: u64,
+    pub rank: i32,
+    pub size: i32,
 }
 
 fn err_comm() -> i32 {
@@ -78,7 +82,7 @@ pub fn comm_arg(h: Sim_FT_MPI_Comm) -> Result<CommRef, Failure> {
 /// `MPI_COMM_NULL` where it is not significant (e.g. `peer_comm` off the leader).
 pub fn comm_arg_or_null(h: Sim_FT_MPI_Comm) -> Result<CommRef, Failure> {
     if h.is_null() {
-        return Ok(CommRef { handle: h, real: transport::comm_null(), revoked: false });
+        return Ok(CommRef { handle: h, real: transport::comm_null(), revoked: false, id: 0, rank: -1, size: 0 });
     }
     comm_arg(h)
 }

@@ -24,6 +24,91 @@ pub struct CommState {
     pub failures: Failures,
     /// `MPI_COMM_WORLD` / `MPI_COMM_SELF`: may not be freed.
     pub predefined: bool,
+    /// Job-wide name of this communicator, the same at every member and computed
+    /// without messages: a hash of the parent's id and the parent's creation count.
+    pub id: u64,
+    /// Collectives entered here (real or joined as a dummy): the collective's number
+    /// in the log (docs/ARCHITECTURE.md, "Dead ranks join collectives").
+    pub seq: u64,
+    /// Communicators created from this one (the next child's id input).
+    pub creations: u64,
+    pub rank: i32,
+    /// World rank of every member, by rank in this communicator.
+    pub members: Vec<u32>,
+    /// Messages this rank started sending to / received from each member (a dead
+    /// rank answers "how many did you send me", so earlier messages still arrive).
+    pub sent: Vec<u32>,
+    pub recvd: Vec<u32>,
+    /// Revoked: the last collective number any member entered before the revoke
+    /// reached it, once the revoker published it (catch-up target).
+    pub horizon: Option<u64>,
+}
+
+impl CommState {
+    pub fn size(&self) -> usize {
+        self.members.len()
+    }
+    /// Rank in this communicator of a world rank.
+    pub fn rank_of(&self, world: u32) -> Option<usize> {
+        self.members.iter().position(|w| *w == world)
+    }
+    /// Some member is known to have failed.
+    pub fn has_failed(&self) -> bool {
+        !self.failures.known().is_empty()
+    }
+}
+
+/// The id of the `k`-th communicator created from the one with id `parent`.
+pub fn child_id(parent: u64, k: u64) -> u64 {
+    // splitmix64 of the pair: distinct ids for distinct (parent, k) in practice.
+    let mut z = parent.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ k.wrapping_add(0xD1B5_4A32_D192_ED03);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (z ^ (z >> 31)) | 1
+}
+
+pub const WORLD_ID: u64 = 2;
+pub const SELF_ID: u64 = 4;
+
+/// Rank and world ranks of the members of a real communicator.
+fn membership(real: MPI_Comm) -> (i32, Vec<u32>) {
+    let (mut rank, mut size) = (0, 0);
+    unsafe {
+        mpi::MPI_Comm_rank(real, &mut rank);
+        mpi::MPI_Comm_size(real, &mut size);
+    }
+    let mut g = unsafe { std::mem::zeroed() };
+    let mut wg = unsafe { std::mem::zeroed() };
+    let ranks: Vec<i32> = (0..size).collect();
+    let mut out = vec![0i32; size as usize];
+    unsafe {
+        mpi::MPI_Comm_group(real, &mut g);
+        mpi::MPI_Comm_group(transport::comm_world(), &mut wg);
+        mpi::MPI_Group_translate_ranks(g, size, ranks.as_ptr(), wg, out.as_mut_ptr());
+        mpi::MPI_Group_free(&mut g);
+        mpi::MPI_Group_free(&mut wg);
+    }
+    (rank, out.into_iter().map(|w| w as u32).collect())
+}
+
+fn new_state(real: MPI_Comm, errhandler: Real<MPI_Errhandler>, id: u64, predefined: bool) -> CommState {
+    let (rank, members) = membership(real);
+    let n = members.len();
+    CommState {
+        real: Real(real),
+        errhandler,
+        revoked: false,
+        failures: Failures::new(),
+        predefined,
+        id,
+        seq: 0,
+        creations: 0,
+        rank,
+        members,
+        sent: vec![0; n],
+        recvd: vec![0; n],
+        horizon: None,
+    }
 }
 
 /// Registry keyed by handle address; `None` outside `MPI_Init`..`MPI_Finalize`.
@@ -36,21 +121,12 @@ fn key(h: Sim_FT_MPI_Comm) -> usize {
 /// Sets up `MPI_COMM_WORLD` and `MPI_COMM_SELF` (called by `MPI_Init`).
 pub(crate) fn install_predefined() {
     let mut map = HashMap::new();
-    for (h, real) in [
-        (handles::world_handle(), transport::comm_world()),
-        (handles::self_handle(), transport::comm_self()),
+    for (h, real, id) in [
+        (handles::world_handle(), transport::comm_world(), WORLD_ID),
+        (handles::self_handle(), transport::comm_self(), SELF_ID),
     ] {
         unsafe { mpi::MPI_Comm_set_errhandler(real, transport::errors_return()) };
-        map.insert(
-            key(h),
-            CommState {
-                real: Real(real),
-                errhandler: Real(transport::errors_are_fatal()),
-                revoked: false,
-                failures: Failures::new(),
-                predefined: true,
-            },
-        );
+        map.insert(key(h), new_state(real, Real(transport::errors_are_fatal()), id, true));
     }
     *COMMS.lock().unwrap() = Some(map);
 }
@@ -70,7 +146,14 @@ pub(crate) fn clear() {
 pub fn lookup(h: Sim_FT_MPI_Comm) -> Option<CommRef> {
     let guard = COMMS.lock().unwrap();
     let st = guard.as_ref()?.get(&key(h))?;
-    Some(CommRef { handle: h, real: st.real.0, revoked: st.revoked })
+    Some(CommRef {
+        handle: h,
+        real: st.real.0,
+        revoked: st.revoked,
+        id: st.id,
+        rank: st.rank,
+        size: st.members.len() as i32,
+    })
 }
 
 /// Reads a communicator's state in place (None: unknown handle).
@@ -93,13 +176,13 @@ pub fn update(h: Sim_FT_MPI_Comm, f: impl FnOnce(&mut CommState)) -> bool {
 /// Wraps a communicator the real MPI just created. It inherits the error handler
 /// of `parent` (MPI-3.1 §8.3: new communicators inherit it). `MPI_COMM_NULL`
 /// (e.g. split with `MPI_UNDEFINED`) stays null.
-pub fn adopt(real: MPI_Comm, parent: &CommRef) -> Sim_FT_MPI_Comm {
+pub fn adopt(real: MPI_Comm, parent: &CommRef, id: u64) -> Sim_FT_MPI_Comm {
     if real == transport::comm_null() {
         return std::ptr::null_mut();
     }
     let errhandler = read(parent.handle, |s| s.errhandler).unwrap_or(Real(transport::errors_are_fatal()));
     let h = Box::into_raw(Box::new(Sim_FT_Comm_struct::anchor()));
-    let st = CommState { real: Real(real), errhandler, revoked: false, failures: Failures::new(), predefined: false };
+    let st = new_state(real, errhandler, id, false);
     COMMS.lock().unwrap().as_mut().expect("MPI is initialised").insert(key(h), st);
     h
 }
@@ -114,6 +197,14 @@ pub fn free(comm: *mut Sim_FT_MPI_Comm) -> Outcome {
     if read(h, |st| st.predefined).expect("looked up above") {
         return Err(Failure::on(h, err::get(unsafe { &err::COMM })));
     }
+    // Completion protocol (thesis §5.3.10): on a revoked communicator, first join
+    // the collectives other members are still inside, and drop late messages, so
+    // nothing of this communicator outlives it or reaches a later one.
+    crate::layer::news::refresh();
+    if read(h, |st| st.revoked).unwrap_or(false) {
+        crate::layer::ulfm::catch_up(&c, None)?;
+        drain(c.real);
+    }
     let mut real = c.real;
     let rc = unsafe { mpi::MPI_Comm_free(&mut real) };
     if rc != 0 {
@@ -123,6 +214,65 @@ pub fn free(comm: *mut Sim_FT_MPI_Comm) -> Outcome {
     drop(unsafe { Box::from_raw(h) });
     unsafe { *comm = std::ptr::null_mut() };
     Ok(())
+}
+
+/// Receives and drops the messages waiting on a real communicator.
+pub(crate) fn drain(real: MPI_Comm) {
+    let mut buf = vec![0u8; 0];
+    loop {
+        let mut flag = 0;
+        let mut st: mpi::MPI_Status = unsafe { std::mem::zeroed() };
+        let mut msg: mpi::MPI_Message = unsafe { std::mem::zeroed() };
+        unsafe { mpi::MPI_Improbe(transport::any_source(), transport::any_tag(), real, &mut flag, &mut msg, &mut st) };
+        if flag == 0 {
+            return;
+        }
+        let mut count = 0;
+        unsafe { mpi::MPI_Get_count(&st, transport::dt_byte(), &mut count) };
+        buf.resize(count.max(1) as usize, 0);
+        unsafe { mpi::MPI_Mrecv(buf.as_mut_ptr() as *mut _, count.max(0), transport::dt_byte(), &mut msg, &mut st) };
+    }
+}
+
+/// A copy of every communicator's state (a rank that dies keeps serving them).
+pub fn snapshot() -> Vec<CommState> {
+    COMMS.lock().unwrap().as_ref().map(|m| m.values().cloned().collect()).unwrap_or_default()
+}
+
+/// Revoked communicators (handles), for catch-up at finalize.
+pub fn revoked_handles() -> Vec<Sim_FT_MPI_Comm> {
+    COMMS.lock().unwrap().as_ref().map_or(Vec::new(), |m| {
+        m.iter().filter(|(_, st)| st.revoked).map(|(k, _)| *k as Sim_FT_MPI_Comm).collect()
+    })
+}
+
+/// (communicator id, destination world rank, messages started) for every pair
+/// with messages: what a dying rank reports.
+pub fn sent_summary() -> Vec<(u64, u32, u32)> {
+    let mut v = Vec::new();
+    for st in snapshot() {
+        for (r, n) in st.sent.iter().enumerate() {
+            if *n > 0 {
+                v.push((st.id, st.members[r], *n));
+            }
+        }
+    }
+    v
+}
+
+/// Applies `f` to every communicator's state (news delivery).
+pub fn for_each(mut f: impl FnMut(&mut CommState)) {
+    if let Some(map) = COMMS.lock().unwrap().as_mut() {
+        for st in map.values_mut() {
+            f(st);
+        }
+    }
+}
+
+/// Finds a communicator by job-wide id (a process is in at most one with an id).
+pub fn find_by_id(id: u64) -> Option<Sim_FT_MPI_Comm> {
+    let guard = COMMS.lock().unwrap();
+    guard.as_ref()?.iter().find(|(_, st)| st.id == id).map(|(k, _)| *k as Sim_FT_MPI_Comm)
 }
 
 /// Number of live MPIFT communicators (predefined included).

@@ -1,11 +1,19 @@
 //! What runs around the real MPI call in every generated wrapper, by kind.
 //!
-//! Failure-free, the only rule is ULFM's revoke rule (ULFM-SEMANTICS.md, Revoke):
-//! on a revoked communicator every non-local operation returns `MPI_ERR_REVOKED`.
-//! Failure detection and reporting hook in here (see docs/ARCHITECTURE.md).
+//! Failure-free, a collective costs a few local stores (its log entry) and two
+//! loads (the news counter, before and after); a point-to-point start costs one
+//! load and a counter increment. No message is sent while nothing fails.
+//!
+//! Collectives are always entered for real, even when a member is known dead (the
+//! dead rank joins, so no other survivor is stranded in the collective), and report
+//! `MPI_ERR_PROC_FAILED` afterwards (GUIDE, "Measured facts"). On a revoked
+//! communicator every non-local operation returns `MPI_ERR_REVOKED` without
+//! entering (ULFM-SEMANTICS.md, Revoke).
 
-use crate::ffi::errors::{Failure, Outcome, SIM_FT_ERR_REVOKED};
-use crate::ffi::handles::CommRef;
+use crate::ffi::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_REVOKED};
+use crate::ffi::handles::{CommRef, Sim_FT_MPI_Comm};
+use crate::layer::describe::Desc;
+use crate::layer::{comm, news};
 use std::os::raw::c_int;
 
 /// The kinds of `mpi_functions.tbl`.
@@ -19,10 +27,19 @@ pub enum Kind {
     CommNew,
 }
 
-/// Before the real call.
+/// Before the real call (local and point-to-point kinds).
 pub fn enter(kind: Kind, comm: &CommRef) -> Outcome {
-    if comm.revoked && kind != Kind::Local {
-        return Err(Failure::on(comm.handle, SIM_FT_ERR_REVOKED));
+    if kind == Kind::Local {
+        return Ok(());
+    }
+    p2p_enter(comm.handle)
+}
+
+/// Point-to-point start: revoked communicators refuse.
+pub fn p2p_enter(h: Sim_FT_MPI_Comm) -> Outcome {
+    news::refresh();
+    if comm::read(h, |c| c.revoked).unwrap_or(false) {
+        return Err(Failure::on(h, SIM_FT_ERR_REVOKED));
     }
     Ok(())
 }
@@ -33,4 +50,74 @@ pub fn leave(_kind: Kind, comm: &CommRef, rc: c_int) -> Outcome {
         return Err(Failure::on(comm.handle, rc));
     }
     Ok(())
+}
+
+/// Before a collective (blocking or not, or a communicator constructor): refuse
+/// on a revoked communicator, else log the descriptor, then read the news — in
+/// that order (the Dekker pair with a revoker; see transport::window).
+/// Returns the collective's number.
+pub fn coll_enter(c: &CommRef, d: &Desc) -> Result<u64, Failure> {
+    news::refresh();
+    if c.revoked || comm::read(c.handle, |s| s.revoked).unwrap_or(false) {
+        return Err(Failure::on(c.handle, SIM_FT_ERR_REVOKED));
+    }
+    let mut seq = 0;
+    comm::update(c.handle, |s| {
+        s.seq += 1;
+        seq = s.seq;
+    });
+    news::log_collective(c.id, seq, d);
+    news::refresh();
+    if comm::read(c.handle, |s| s.revoked).unwrap_or(false) {
+        // Not entered after all: take the entry back (a dead rank must not join a
+        // collective this rank will only join later, when it catches up).
+        news::retract_last();
+        comm::update(c.handle, |s| s.seq -= 1);
+        return Err(Failure::on(c.handle, SIM_FT_ERR_REVOKED));
+    }
+    Ok(seq)
+}
+
+/// After a blocking collective: the real error, else `MPI_ERR_PROC_FAILED` if a
+/// member is known dead (its contribution may have been a dummy), else
+/// `MPI_ERR_REVOKED` if the communicator was revoked meanwhile.
+pub fn coll_leave(c: &CommRef, rc: c_int) -> Outcome {
+    news::refresh();
+    if rc != 0 {
+        return Err(Failure::on(c.handle, rc));
+    }
+    let (failed, revoked) = comm::read(c.handle, |s| (s.has_failed(), s.revoked)).unwrap_or((false, false));
+    if failed {
+        return Err(Failure::on(c.handle, SIM_FT_ERR_PROC_FAILED));
+    }
+    if revoked {
+        return Err(Failure::on(c.handle, SIM_FT_ERR_REVOKED));
+    }
+    Ok(())
+}
+
+/// Id of the next communicator created from `c` (counted at every member, in the
+/// same order, so the same everywhere).
+pub fn next_child_id(c: &CommRef) -> u64 {
+    let mut id = 0;
+    comm::update(c.handle, |s| {
+        s.creations += 1;
+        id = comm::child_id(s.id, s.creations);
+    });
+    id
+}
+
+/// After a communicator constructor: on failure or a dead member, the new real
+/// communicator is freed and the error reported (ULFM: creation from a
+/// communicator with a dead member fails).
+pub fn comm_new_leave(c: &CommRef, rc: c_int, created: &mut [&mut crate::transport::mpi::MPI_Comm]) -> Outcome {
+    let r = coll_leave(c, rc);
+    if r.is_err() {
+        for nc in created.iter_mut() {
+            if **nc != crate::transport::comm_null() {
+                unsafe { crate::transport::mpi::MPI_Comm_free(*nc) };
+            }
+        }
+    }
+    r
 }

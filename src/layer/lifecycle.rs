@@ -2,7 +2,7 @@
 
 use crate::ffi::api::Sim_FT_MPIX_FT_keyval;
 use crate::ffi::errors::{Failure, Outcome};
-use crate::layer::{comm, request};
+use crate::layer::{comm, complete, logs, news, request, ulfm};
 use crate::transport::{self, mpi};
 use std::os::raw::{c_char, c_int, c_void};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,6 +25,7 @@ fn check(rc: c_int) -> Outcome {
 }
 
 fn after_init() -> Outcome {
+    check(news::start().err().unwrap_or(0))?;
     comm::install_predefined();
     let mut keyval = -1;
     check(transport::create_ft_keyval(&mut keyval))?;
@@ -65,7 +66,20 @@ pub fn finalized(flag: *mut c_int) -> Outcome {
 
 /// `MPI_Finalize`.
 pub fn finalize() -> Outcome {
+    // Catch up on revoked communicators (members may still be inside a collective
+    // this rank skipped), let abandoned requests finish, then tell the dead ranks:
+    // they finalize once every live rank has got here (layer::zombie).
+    news::refresh();
+    for h in comm::revoked_handles() {
+        if let Some(c) = comm::lookup(h) {
+            let _ = ulfm::catch_up(&c, None);
+        }
+    }
+    complete::settle_orphans();
+    news::set_finalizing();
     ACTIVE.store(false, Ordering::Release);
+    news::stop();
+    logs::clear();
     let rc = unsafe { mpi::MPI_Finalize() };
     request::clear();
     comm::clear();

@@ -4,11 +4,18 @@
 //! every generated wrapper runs around the real MPI call.
 
 pub mod comm;
+pub mod complete;
+pub mod describe;
 pub mod errhandler;
 pub mod hooks;
+pub mod join;
 pub mod lifecycle;
+pub mod logs;
+pub mod news;
+pub mod p2p;
 pub mod request;
 pub mod ulfm;
+pub mod zombie;
 
 /// A real MPI handle kept in MPIFT's tables. Open MPI's handles are pointers, so
 /// they are not `Send`; the tables are only touched under their mutex.

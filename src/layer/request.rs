@@ -23,6 +23,10 @@ pub struct ReqState {
     /// The communicator whose error handler sees this request's errors.
     pub comm: Real<Sim_FT_MPI_Comm>,
     pub kind: Kind,
+    /// Point-to-point: the peer (rank in `comm`, or `MPI_ANY_SOURCE`), and whether
+    /// this is a receive. Collectives: -1.
+    pub peer: c_int,
+    pub recv: bool,
 }
 
 struct Slot {
@@ -48,10 +52,15 @@ fn decode(h: Sim_FT_MPI_Request) -> (usize, u32) {
 
 /// Wraps a request the real MPI just returned.
 pub fn adopt(real: MPI_Request, kind: Kind, comm: &CommRef) -> Sim_FT_MPI_Request {
+    adopt_p2p(real, kind, comm, -1, false)
+}
+
+/// Wraps a point-to-point request (peer: destination or source).
+pub fn adopt_p2p(real: MPI_Request, kind: Kind, comm: &CommRef, peer: c_int, recv: bool) -> Sim_FT_MPI_Request {
     if real == transport::request_null() {
         return std::ptr::null_mut();
     }
-    let st = ReqState { real: Real(real), comm: Real(comm.handle), kind };
+    let st = ReqState { real: Real(real), comm: Real(comm.handle), kind, peer, recv };
     let mut t = TABLE.lock().unwrap();
     let index = match t.free.pop() {
         Some(i) => i,
@@ -94,6 +103,16 @@ fn settle(h: Sim_FT_MPI_Request, real: MPI_Request) -> Sim_FT_MPI_Request {
     }
 }
 
+/// Hands every outstanding real request over (a rank that dies keeps
+/// progressing them) and forgets the handles.
+pub(crate) fn take_all() -> Vec<MPI_Request> {
+    let mut t = TABLE.lock().unwrap();
+    let v = t.slots.iter().filter_map(|s| s.state.map(|st| st.real.0)).collect();
+    t.slots.clear();
+    t.free.clear();
+    v
+}
+
 /// Forgets every request (called by `MPI_Finalize`).
 pub(crate) fn clear() {
     let mut t = TABLE.lock().unwrap();
@@ -106,11 +125,11 @@ pub fn count() -> usize {
     TABLE.lock().unwrap().slots.iter().filter(|s| s.state.is_some()).count()
 }
 
-fn arg_error() -> Failure {
+pub(crate) fn arg_error() -> Failure {
     Failure::on_world(err::get(unsafe { &err::ARG }))
 }
 
-fn fail_on(st: Option<&ReqState>, rc: c_int) -> Outcome {
+pub(crate) fn fail_on(st: Option<&ReqState>, rc: c_int) -> Outcome {
     if rc == 0 {
         return Ok(());
     }
@@ -121,7 +140,7 @@ fn fail_on(st: Option<&ReqState>, rc: c_int) -> Outcome {
 }
 
 /// One request argument: (state, real handle); a null handle is `MPI_REQUEST_NULL`.
-fn one(request: *mut Sim_FT_MPI_Request) -> Result<(Option<ReqState>, MPI_Request), Failure> {
+pub(crate) fn one(request: *mut Sim_FT_MPI_Request) -> Result<(Option<ReqState>, MPI_Request), Failure> {
     if request.is_null() {
         return Err(arg_error());
     }
@@ -133,153 +152,12 @@ fn one(request: *mut Sim_FT_MPI_Request) -> Result<(Option<ReqState>, MPI_Reques
     Ok((Some(st), st.real.0))
 }
 
-/// The requests of an array argument, converted in one pass.
-struct Batch {
-    states: Vec<Option<ReqState>>,
-    reals: Vec<MPI_Request>,
+/// After a completion: the user's new handle (released if the real one is gone).
+pub(crate) fn settle_handle(h: Sim_FT_MPI_Request, real: MPI_Request) -> Sim_FT_MPI_Request {
+    settle(h, real)
 }
 
-impl Batch {
-    fn new(count: c_int, reqs: *mut Sim_FT_MPI_Request) -> Result<Batch, Failure> {
-        if count < 0 || (count > 0 && reqs.is_null()) {
-            return Err(arg_error());
-        }
-        let n = count as usize;
-        let mut b = Batch { states: Vec::with_capacity(n), reals: Vec::with_capacity(n) };
-        for i in 0..n {
-            let (st, real) = one(unsafe { reqs.add(i) })?;
-            b.states.push(st);
-            b.reals.push(real);
-        }
-        Ok(b)
-    }
-
-    /// Writes the outcome back to the user's array.
-    fn settle(&self, reqs: *mut Sim_FT_MPI_Request) {
-        for (i, st) in self.states.iter().enumerate() {
-            if st.is_some() {
-                unsafe { *reqs.add(i) = settle(*reqs.add(i), self.reals[i]) };
-            }
-        }
-    }
-
-    /// The request whose communicator reports an array call's error: the first
-    /// with an error in its status, else the first non-null one.
-    fn reporter(&self, statuses: *mut MPI_Status) -> Option<&ReqState> {
-        if !statuses.is_null() && statuses != transport::status_ignore() {
-            for (i, st) in self.states.iter().enumerate() {
-                if st.is_some() && unsafe { (*statuses.add(i)).MPI_ERROR } != 0 {
-                    return st.as_ref();
-                }
-            }
-        }
-        self.states.iter().flatten().next()
-    }
-}
-
-/// `MPI_Wait`.
-pub fn wait(request: *mut Sim_FT_MPI_Request, status: *mut MPI_Status) -> Outcome {
-    let (st, mut real) = one(request)?;
-    let rc = unsafe { mpi::MPI_Wait(&mut real, status) };
-    if st.is_some() {
-        unsafe { *request = settle(*request, real) };
-    }
-    fail_on(st.as_ref(), rc)
-}
-
-/// `MPI_Test`.
-pub fn test(request: *mut Sim_FT_MPI_Request, flag: *mut c_int, status: *mut MPI_Status) -> Outcome {
-    let (st, mut real) = one(request)?;
-    let rc = unsafe { mpi::MPI_Test(&mut real, flag, status) };
-    if st.is_some() {
-        unsafe { *request = settle(*request, real) };
-    }
-    fail_on(st.as_ref(), rc)
-}
-
-/// `MPI_Waitall`.
-pub fn waitall(count: c_int, reqs: *mut Sim_FT_MPI_Request, statuses: *mut MPI_Status) -> Outcome {
-    let mut b = Batch::new(count, reqs)?;
-    let rc = unsafe { mpi::MPI_Waitall(count, b.reals.as_mut_ptr(), statuses) };
-    b.settle(reqs);
-    fail_on(b.reporter(statuses), rc)
-}
-
-/// `MPI_Testall`.
-pub fn testall(
-    count: c_int,
-    reqs: *mut Sim_FT_MPI_Request,
-    flag: *mut c_int,
-    statuses: *mut MPI_Status,
-) -> Outcome {
-    let mut b = Batch::new(count, reqs)?;
-    let rc = unsafe { mpi::MPI_Testall(count, b.reals.as_mut_ptr(), flag, statuses) };
-    b.settle(reqs);
-    fail_on(b.reporter(statuses), rc)
-}
-
-/// `MPI_Waitany`.
-pub fn waitany(
-    count: c_int,
-    reqs: *mut Sim_FT_MPI_Request,
-    index: *mut c_int,
-    status: *mut MPI_Status,
-) -> Outcome {
-    let mut b = Batch::new(count, reqs)?;
-    let rc = unsafe { mpi::MPI_Waitany(count, b.reals.as_mut_ptr(), index, status) };
-    b.settle(reqs);
-    fail_on(any_reporter(&b, index), rc)
-}
-
-/// `MPI_Testany`.
-pub fn testany(
-    count: c_int,
-    reqs: *mut Sim_FT_MPI_Request,
-    index: *mut c_int,
-    flag: *mut c_int,
-    status: *mut MPI_Status,
-) -> Outcome {
-    let mut b = Batch::new(count, reqs)?;
-    let rc = unsafe { mpi::MPI_Testany(count, b.reals.as_mut_ptr(), index, flag, status) };
-    b.settle(reqs);
-    fail_on(any_reporter(&b, index), rc)
-}
-
-fn any_reporter(b: &Batch, index: *mut c_int) -> Option<&ReqState> {
-    let i = if index.is_null() { -1 } else { unsafe { *index } };
-    usize::try_from(i)
-        .ok()
-        .and_then(|i| b.states.get(i).and_then(|s| s.as_ref()))
-        .or_else(|| b.states.iter().flatten().next())
-}
-
-/// `MPI_Waitsome`.
-pub fn waitsome(
-    incount: c_int,
-    reqs: *mut Sim_FT_MPI_Request,
-    outcount: *mut c_int,
-    indices: *mut c_int,
-    statuses: *mut MPI_Status,
-) -> Outcome {
-    let mut b = Batch::new(incount, reqs)?;
-    let rc = unsafe { mpi::MPI_Waitsome(incount, b.reals.as_mut_ptr(), outcount, indices, statuses) };
-    b.settle(reqs);
-    fail_on(b.states.iter().flatten().next(), rc)
-}
-
-/// `MPI_Testsome`.
-pub fn testsome(
-    incount: c_int,
-    reqs: *mut Sim_FT_MPI_Request,
-    outcount: *mut c_int,
-    indices: *mut c_int,
-    statuses: *mut MPI_Status,
-) -> Outcome {
-    let mut b = Batch::new(incount, reqs)?;
-    let rc = unsafe { mpi::MPI_Testsome(incount, b.reals.as_mut_ptr(), outcount, indices, statuses) };
-    b.settle(reqs);
-    fail_on(b.states.iter().flatten().next(), rc)
-}
+pub use crate::layer::complete::{testall, testany, testsome, test, waitall, waitany, waitsome, wait};
 
 /// `MPI_Request_free`.
 pub fn free(request: *mut Sim_FT_MPI_Request) -> Outcome {
@@ -312,10 +190,19 @@ pub fn cancel(request: *mut Sim_FT_MPI_Request) -> Outcome {
     fail_on(Some(&st), rc)
 }
 
+/// A persistent send is about to start: count the message for its destination.
+fn count_start(st: &ReqState) {
+    if st.kind == Kind::P2pStart && !st.recv {
+        crate::layer::p2p::count_send(st.comm.0, st.peer);
+    }
+}
+
 /// `MPI_Start` (persistent requests).
 pub fn start(request: *mut Sim_FT_MPI_Request) -> Outcome {
     let (st, mut real) = one(request)?;
     let Some(st) = st else { return Err(Failure::on_world(err::get(unsafe { &err::REQUEST }))) };
+    crate::layer::hooks::p2p_enter(st.comm.0)?;
+    count_start(&st);
     let rc = unsafe { mpi::MPI_Start(&mut real) };
     unsafe { *request = settle(*request, real) };
     fail_on(Some(&st), rc)
@@ -323,10 +210,13 @@ pub fn start(request: *mut Sim_FT_MPI_Request) -> Outcome {
 
 /// `MPI_Startall`.
 pub fn startall(count: c_int, reqs: *mut Sim_FT_MPI_Request) -> Outcome {
-    let mut b = Batch::new(count, reqs)?;
-    let rc = unsafe { mpi::MPI_Startall(count, b.reals.as_mut_ptr()) };
-    b.settle(reqs);
-    fail_on(b.states.iter().flatten().next(), rc)
+    if count < 0 || (count > 0 && reqs.is_null()) {
+        return Err(arg_error());
+    }
+    for i in 0..count as usize {
+        start(unsafe { reqs.add(i) })?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -345,7 +235,7 @@ mod tests {
 
     #[test]
     fn stale_and_garbage_handles_are_rejected() {
-        let c = CommRef { handle: handles::world_handle(), real: transport::comm_null(), revoked: false };
+        let c = CommRef { handle: handles::world_handle(), real: transport::comm_null(), revoked: false, id: 0, rank: 0, size: 1 };
         let h = adopt(fake_real(), Kind::P2pStart, &c);
         assert!(!h.is_null());
         assert!(lookup(h).is_ok());

@@ -5,6 +5,8 @@
 
 pub use mpi_sys as mpi;
 
+pub mod window;
+
 use mpi_sys::{MPI_Comm, MPI_Datatype, MPI_Errhandler, MPI_Group, MPI_Request};
 use std::os::raw::{c_int, c_void};
 
@@ -13,6 +15,13 @@ extern "C" {
     static MPIFT_INT: MPI_Datatype;
     static MPIFT_BYTE: MPI_Datatype;
     static MPIFT_MAX_ERROR_STRING: c_int;
+    static MPIFT_UINT64: MPI_Datatype;
+    static MPIFT_ANY_SOURCE: c_int;
+    static MPIFT_ANY_TAG: c_int;
+    static MPIFT_UNDEFINED: c_int;
+    static MPIFT_INFO_NULL: mpi::MPI_Info;
+    static MPIFT_COMM_TYPE_SHARED: c_int;
+    fn mpift_create_noop_op(commute: c_int, op: *mut mpi::MPI_Op) -> c_int;
     static MPIFT_ERRORS_ABORT: MPI_Errhandler;
     fn mpift_create_ft_keyval(keyval: *mut c_int) -> c_int;
     fn mpift_create_errhandler_token(errhandler: *mut MPI_Errhandler) -> c_int;
@@ -37,6 +46,8 @@ pub mod err {
         pub static INTERN: c_int;
         #[link_name = "MPIFT_ERR_IN_STATUS"]
         pub static IN_STATUS: c_int;
+        #[link_name = "MPIFT_ERR_PENDING"]
+        pub static PENDING: c_int;
     }
     /// Reads one of the statics above (they are immutable C constants).
     pub fn get(c: &'static c_int) -> c_int {
@@ -77,6 +88,45 @@ pub fn dt_int() -> MPI_Datatype {
 }
 pub fn dt_byte() -> MPI_Datatype {
     unsafe { MPIFT_BYTE }
+}
+pub fn dt_uint64() -> MPI_Datatype {
+    unsafe { MPIFT_UINT64 }
+}
+pub fn any_source() -> c_int {
+    unsafe { MPIFT_ANY_SOURCE }
+}
+pub fn any_tag() -> c_int {
+    unsafe { MPIFT_ANY_TAG }
+}
+pub fn undefined() -> c_int {
+    unsafe { MPIFT_UNDEFINED }
+}
+pub fn info_null() -> mpi::MPI_Info {
+    unsafe { MPIFT_INFO_NULL }
+}
+pub fn comm_type_shared() -> c_int {
+    unsafe { MPIFT_COMM_TYPE_SHARED }
+}
+/// A do-nothing reduction with the given commutativity (for dead ranks' dummies).
+pub fn noop_op(commute: bool) -> mpi::MPI_Op {
+    struct Ops(mpi::MPI_Op, mpi::MPI_Op);
+    unsafe impl Send for Ops {}
+    static OPS: std::sync::Mutex<Option<Ops>> = std::sync::Mutex::new(None);
+    let mut g = OPS.lock().unwrap();
+    let ops = g.get_or_insert_with(|| {
+        let mut a: mpi::MPI_Op = unsafe { std::mem::zeroed() };
+        let mut b: mpi::MPI_Op = unsafe { std::mem::zeroed() };
+        unsafe {
+            mpift_create_noop_op(1, &mut a);
+            mpift_create_noop_op(0, &mut b);
+        }
+        Ops(a, b)
+    });
+    if commute {
+        ops.0
+    } else {
+        ops.1
+    }
 }
 pub fn op_band() -> mpi::MPI_Op {
     unsafe { mpi::RSMPI_BAND }

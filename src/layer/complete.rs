@@ -1,0 +1,603 @@
+//! The completion calls (MPI-3.1 §3.7.3-5) with ULFM's failure semantics
+//! (ULFM-SEMANTICS.md, Point-to-point).
+//!
+//! Every blocking wait is a real `MPI_Waitany`/`MPI_Waitsome` over the program's
+//! requests plus the layer's always-posted wake receive, so failure or revoke news
+//! interrupts it; failure-free that is the only difference from the real call. After
+//! a wake, each pending request gets a verdict:
+//! - revoked communicator: `MPI_ERR_REVOKED` (receives cancelled);
+//! - receive from a dead rank that has received everything the dead rank sent
+//!   before dying (its count is in this process's window): `MPI_ERR_PROC_FAILED`;
+//! - wildcard receive while the communicator has an unacknowledged failure:
+//!   `MPI_ERR_PROC_FAILED_PENDING`, and the request stays valid (a blocking receive
+//!   gets `MPI_ERR_PROC_FAILED` and no request is left);
+//! - send to a dead rank: `MPI_ERR_PROC_FAILED` (the dead rank drains it);
+//! - collective: waits for completion (dead ranks join it), then
+//!   `MPI_ERR_PROC_FAILED` if any member is dead, so a result that depends on a dead
+//!   rank's dummy contribution is never a success, and no buffer is written after
+//!   the request was handed back.
+
+use crate::ffi::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_PROC_FAILED_PENDING, SIM_FT_ERR_REVOKED};
+use crate::ffi::handles::Sim_FT_MPI_Request;
+use crate::layer::hooks::Kind;
+use crate::layer::request::{self, arg_error, one, settle_handle, ReqState};
+use crate::layer::{comm, news, zombie, Real};
+use crate::transport::{self, err, mpi};
+use mpi_sys::{MPI_Request, MPI_Status};
+use std::os::raw::c_int;
+use std::sync::Mutex;
+
+/// Requests MPIFT gave up on for the program (sends to dead ranks, operations on
+/// revoked communicators): progressed in the background, completed at finalize.
+static ORPHANS: Mutex<Vec<Real<MPI_Request>>> = Mutex::new(Vec::new());
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Action {
+    /// Cancel the real receive.
+    Cancel,
+    /// Keep the real request running in the background.
+    Orphan,
+    /// Leave the request to the program (PENDING).
+    Keep,
+}
+
+fn zero_status() -> MPI_Status {
+    unsafe { std::mem::zeroed() }
+}
+
+/// What news means for a pending request, if anything.
+fn verdict(st: &ReqState) -> Option<(c_int, Action)> {
+    comm::read(st.comm.0, |c| {
+        if c.revoked {
+            return Some((SIM_FT_ERR_REVOKED, if st.recv { Action::Cancel } else { Action::Orphan }));
+        }
+        if st.kind != Kind::P2pStart {
+            return None;
+        }
+        if st.recv && st.peer == transport::any_source() {
+            return c.failures.has_unacknowledged().then_some((SIM_FT_ERR_PROC_FAILED_PENDING, Action::Keep));
+        }
+        if st.peer < 0 || st.peer as usize >= c.size() {
+            return None;
+        }
+        let peer = st.peer as usize;
+        if !c.failures.is_failed(peer as u32) {
+            return None;
+        }
+        if st.recv {
+            let sent = zombie::sent_by_dead(c.members[peer], c.id).unwrap_or(0);
+            (c.recvd[peer] >= sent).then_some((SIM_FT_ERR_PROC_FAILED, Action::Cancel))
+        } else {
+            Some((SIM_FT_ERR_PROC_FAILED, Action::Orphan))
+        }
+    })
+    .flatten()
+}
+
+/// After the real request completed: bookkeeping and the error to report.
+fn finish(st: &ReqState, status: &MPI_Status, rc: c_int) -> c_int {
+    if rc != 0 && rc != err::get(unsafe { &err::IN_STATUS }) {
+        return rc;
+    }
+    if status.MPI_ERROR != 0 && rc != 0 {
+        return status.MPI_ERROR;
+    }
+    if st.kind == Kind::P2pStart && st.recv {
+        let src = status.MPI_SOURCE;
+        if src >= 0 {
+            comm::update(st.comm.0, |c| {
+                if let Some(x) = c.recvd.get_mut(src as usize) {
+                    *x += 1;
+                }
+            });
+        }
+        return 0;
+    }
+    if st.kind == Kind::CollStart {
+        news::refresh();
+        return comm::read(st.comm.0, |c| {
+            if c.has_failed() {
+                SIM_FT_ERR_PROC_FAILED
+            } else if c.revoked {
+                SIM_FT_ERR_REVOKED
+            } else {
+                0
+            }
+        })
+        .unwrap_or(0);
+    }
+    0
+}
+
+/// Applies a verdict's action; returns the final code (a cancel that came too late
+/// means the request completed normally).
+fn apply(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status, code: c_int, act: Action) -> c_int {
+    match act {
+        Action::Keep => code,
+        Action::Orphan => {
+            orphan(*real);
+            *real = transport::request_null();
+            code
+        }
+        Action::Cancel => {
+            let mut cancelled = 0;
+            unsafe {
+                mpi::MPI_Cancel(real);
+                mpi::MPI_Wait(real, status);
+                mpi::MPI_Test_cancelled(status, &mut cancelled);
+            }
+            if cancelled != 0 {
+                code
+            } else {
+                finish(st, status, 0)
+            }
+        }
+    }
+}
+
+pub(crate) fn orphan(real: MPI_Request) {
+    if real != transport::request_null() {
+        ORPHANS.lock().unwrap().push(Real(real));
+    }
+}
+
+/// Tests the orphans once.
+pub(crate) fn progress_orphans() {
+    let mut o = ORPHANS.lock().unwrap();
+    o.retain_mut(|r| {
+        let mut flag = 0;
+        unsafe { mpi::MPI_Test(&mut r.0, &mut flag, transport::status_ignore()) };
+        flag == 0 && r.0 != transport::request_null()
+    });
+}
+
+/// At finalize: gives the orphans a bounded time to complete, then lets them go.
+pub(crate) fn settle_orphans() {
+    let t0 = std::time::Instant::now();
+    loop {
+        progress_orphans();
+        if ORPHANS.lock().unwrap().is_empty() || t0.elapsed() > std::time::Duration::from_secs(2) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
+    for mut r in ORPHANS.lock().unwrap().drain(..) {
+        unsafe {
+            mpi::MPI_Cancel(&mut r.0);
+            mpi::MPI_Request_free(&mut r.0);
+        }
+    }
+}
+
+/// Waits for one request with failure semantics. `blocking_recv`: the caller is a
+/// blocking receive, for which a wildcard verdict is `MPI_ERR_PROC_FAILED` and no
+/// request may be left behind. Returns the error code (0: success).
+pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status, blocking_recv: bool) -> c_int {
+    loop {
+        news::refresh();
+        progress_orphans();
+        if let Some((code, mut act)) = verdict(st) {
+            let mut flag = 0;
+            unsafe { mpi::MPI_Test(real, &mut flag, status) };
+            if flag != 0 {
+                return finish(st, status, 0);
+            }
+            let mut code = code;
+            if blocking_recv && act == Action::Keep {
+                code = SIM_FT_ERR_PROC_FAILED;
+                act = Action::Cancel;
+            }
+            return apply(st, real, status, code, act);
+        }
+        let mut pair = [*real, news::wake_request()];
+        let mut idx: c_int = -1;
+        let rc = unsafe { mpi::MPI_Waitany(2, pair.as_mut_ptr(), &mut idx, status) };
+        *real = pair[0];
+        if idx == 1 {
+            news::rearm_wake(pair[1]);
+            continue;
+        }
+        return finish(st, status, rc);
+    }
+}
+
+fn user_status(statuses: *mut MPI_Status) -> bool {
+    !statuses.is_null() && statuses != transport::status_ignore()
+}
+
+/// `MPI_Wait`.
+pub fn wait(request: *mut Sim_FT_MPI_Request, status: *mut MPI_Status) -> Outcome {
+    let (st, mut real) = one(request)?;
+    let mut s = zero_status();
+    let Some(st) = st else {
+        if user_status(status) {
+            unsafe { mpi::MPI_Wait(&mut real, status) };
+        }
+        return Ok(());
+    };
+    let code = wait_one(&st, &mut real, &mut s, false);
+    unsafe { *request = settle_handle(*request, real) };
+    if user_status(status) {
+        unsafe { *status = s };
+    }
+    request::fail_on(Some(&st), code)
+}
+
+/// `MPI_Test`.
+pub fn test(request: *mut Sim_FT_MPI_Request, flag: *mut c_int, status: *mut MPI_Status) -> Outcome {
+    if flag.is_null() {
+        return Err(arg_error());
+    }
+    let (st, mut real) = one(request)?;
+    let Some(st) = st else {
+        return request::fail_on(None, unsafe { mpi::MPI_Test(&mut real, flag, status) });
+    };
+    news::refresh();
+    let mut s = zero_status();
+    let rc = unsafe { mpi::MPI_Test(&mut real, flag, &mut s) };
+    let code = if unsafe { *flag } != 0 {
+        finish(&st, &s, rc)
+    } else if let Some((code, act)) = verdict(&st) {
+        unsafe { *flag = (act != Action::Keep) as c_int };
+        if act == Action::Keep {
+            // PENDING: the request is not complete; report the error, keep it.
+            unsafe { *flag = 0 };
+        }
+        apply(&st, &mut real, &mut s, code, act)
+    } else {
+        0
+    };
+    unsafe { *request = settle_handle(*request, real) };
+    if user_status(status) && (unsafe { *flag } != 0 || code != 0) {
+        unsafe { *status = s };
+    }
+    request::fail_on(Some(&st), code)
+}
+
+/// The requests of an array argument.
+struct Batch {
+    states: Vec<Option<ReqState>>,
+    reals: Vec<MPI_Request>,
+    statuses: Vec<MPI_Status>,
+    codes: Vec<c_int>,
+    done: Vec<bool>,
+}
+
+impl Batch {
+    fn new(count: c_int, reqs: *mut Sim_FT_MPI_Request) -> Result<Batch, Failure> {
+        if count < 0 || (count > 0 && reqs.is_null()) {
+            return Err(arg_error());
+        }
+        let n = count as usize;
+        let mut b = Batch {
+            states: Vec::with_capacity(n),
+            reals: Vec::with_capacity(n),
+            statuses: vec![zero_status(); n],
+            codes: vec![0; n],
+            done: vec![false; n],
+        };
+        for i in 0..n {
+            let (st, real) = one(unsafe { reqs.add(i) })?;
+            b.done[i] = st.is_none();
+            b.states.push(st);
+            b.reals.push(real);
+        }
+        Ok(b)
+    }
+
+    fn settle(&self, reqs: *mut Sim_FT_MPI_Request) {
+        for (i, st) in self.states.iter().enumerate() {
+            if st.is_some() {
+                unsafe { *reqs.add(i) = settle_handle(*reqs.add(i), self.reals[i]) };
+            }
+        }
+    }
+
+    /// Verdicts for every pending request; true if any request got an error.
+    fn verdicts(&mut self) -> Vec<usize> {
+        let mut hit = Vec::new();
+        for i in 0..self.states.len() {
+            if self.done[i] {
+                continue;
+            }
+            let st = self.states[i].unwrap();
+            if let Some((code, act)) = verdict(&st) {
+                let mut flag = 0;
+                unsafe { mpi::MPI_Test(&mut self.reals[i], &mut flag, &mut self.statuses[i]) };
+                self.codes[i] =
+                    if flag != 0 { finish(&st, &self.statuses[i], 0) } else { apply(&st, &mut self.reals[i], &mut self.statuses[i], code, act) };
+                self.statuses[i].MPI_ERROR = self.codes[i];
+                self.done[i] = true;
+                hit.push(i);
+            }
+        }
+        hit
+    }
+
+    fn complete(&mut self, i: usize, rc: c_int) {
+        let st = self.states[i].unwrap();
+        self.codes[i] = finish(&st, &self.statuses[i], rc);
+        self.statuses[i].MPI_ERROR = self.codes[i];
+        self.done[i] = true;
+    }
+
+    fn pending(&self) -> Vec<usize> {
+        (0..self.states.len()).filter(|i| !self.done[*i]).collect()
+    }
+
+    /// Blocks until at least one pending request completes or news arrives.
+    /// Returns the indices completed.
+    fn block(&mut self) -> Vec<usize> {
+        let idx = self.pending();
+        let mut reals: Vec<MPI_Request> = idx.iter().map(|i| self.reals[*i]).collect();
+        reals.push(news::wake_request());
+        let k = reals.len();
+        let mut outcount: c_int = 0;
+        let mut which = vec![0 as c_int; k];
+        let mut sts = vec![zero_status(); k];
+        let rc = unsafe { mpi::MPI_Waitsome(k as c_int, reals.as_mut_ptr(), &mut outcount, which.as_mut_ptr(), sts.as_mut_ptr()) };
+        let mut got = Vec::new();
+        for j in 0..outcount.max(0) as usize {
+            let w = which[j] as usize;
+            if w == k - 1 {
+                news::rearm_wake(reals[w]);
+                continue;
+            }
+            let i = idx[w];
+            self.reals[i] = reals[w];
+            self.statuses[i] = sts[w];
+            self.complete(i, if rc != 0 { sts[w].MPI_ERROR } else { 0 });
+            got.push(i);
+        }
+        for (w, i) in idx.iter().enumerate() {
+            self.reals[*i] = reals[w];
+        }
+        got
+    }
+
+    /// Like [`Batch::block`] but completes at most one request (`MPI_Waitany`).
+    fn block_one(&mut self) -> Option<usize> {
+        let idx = self.pending();
+        let mut reals: Vec<MPI_Request> = idx.iter().map(|i| self.reals[*i]).collect();
+        reals.push(news::wake_request());
+        let k = reals.len();
+        let mut which: c_int = -1;
+        let mut st = zero_status();
+        let rc = unsafe { mpi::MPI_Waitany(k as c_int, reals.as_mut_ptr(), &mut which, &mut st) };
+        for (w, i) in idx.iter().enumerate() {
+            self.reals[*i] = reals[w];
+        }
+        if which < 0 {
+            return None;
+        }
+        let w = which as usize;
+        if w == k - 1 {
+            news::rearm_wake(reals[w]);
+            return None;
+        }
+        let i = idx[w];
+        self.statuses[i] = st;
+        self.complete(i, rc);
+        Some(i)
+    }
+
+    fn copy_statuses(&self, statuses: *mut MPI_Status) {
+        if user_status(statuses) {
+            for (i, s) in self.statuses.iter().enumerate() {
+                unsafe { *statuses.add(i) = *s };
+            }
+        }
+    }
+
+    /// The outcome of an array call: `MPI_ERR_IN_STATUS` (or the one error when the
+    /// program ignores statuses), reported on the first failing request's comm.
+    fn outcome(&self, statuses: *mut MPI_Status, only: Option<&[usize]>) -> Outcome {
+        let all: Vec<usize> = (0..self.codes.len()).collect();
+        let set = only.unwrap_or(&all);
+        let first = set.iter().find(|i| self.codes[**i] != 0 && self.codes[**i] != err::get(unsafe { &err::PENDING }));
+        let Some(&i) = first else { return Ok(()) };
+        let code = if user_status(statuses) { err::get(unsafe { &err::IN_STATUS }) } else { self.codes[i] };
+        request::fail_on(self.states[i].as_ref(), code)
+    }
+
+    /// After an error: what is still pending is reported as `MPI_ERR_PENDING`.
+    fn mark_pending(&mut self) {
+        for i in self.pending() {
+            self.statuses[i].MPI_ERROR = err::get(unsafe { &err::PENDING });
+        }
+    }
+}
+
+/// `MPI_Waitall`.
+pub fn waitall(count: c_int, reqs: *mut Sim_FT_MPI_Request, statuses: *mut MPI_Status) -> Outcome {
+    let mut b = Batch::new(count, reqs)?;
+    loop {
+        news::refresh();
+        progress_orphans();
+        // Failed requests are done; the others are still waited for (as in ULFM).
+        b.verdicts();
+        if b.pending().is_empty() {
+            break;
+        }
+        b.block();
+    }
+    b.settle(reqs);
+    b.copy_statuses(statuses);
+    b.outcome(statuses, None)
+}
+
+/// `MPI_Testall`: completes all or none (MPI-3.1 §3.7.5), unless news fails one.
+pub fn testall(count: c_int, reqs: *mut Sim_FT_MPI_Request, flag: *mut c_int, statuses: *mut MPI_Status) -> Outcome {
+    if flag.is_null() {
+        return Err(arg_error());
+    }
+    let mut b = Batch::new(count, reqs)?;
+    news::refresh();
+    let idx = b.pending();
+    let mut reals: Vec<MPI_Request> = idx.iter().map(|i| b.reals[*i]).collect();
+    let mut sts = vec![zero_status(); reals.len()];
+    let rc = unsafe { mpi::MPI_Testall(reals.len() as c_int, reals.as_mut_ptr(), flag, sts.as_mut_ptr()) };
+    for (w, i) in idx.iter().enumerate() {
+        b.reals[*i] = reals[w];
+        b.statuses[*i] = sts[w];
+    }
+    if unsafe { *flag } != 0 {
+        for i in idx {
+            b.complete(i, if rc != 0 { b.statuses[i].MPI_ERROR } else { 0 });
+        }
+    } else if !b.verdicts().is_empty() {
+        b.mark_pending();
+        unsafe { *flag = 1 };
+    }
+    b.settle(reqs);
+    if unsafe { *flag } != 0 {
+        b.copy_statuses(statuses);
+    }
+    b.outcome(statuses, None)
+}
+
+fn undefined() -> c_int {
+    transport::undefined()
+}
+
+/// `MPI_Waitany`.
+pub fn waitany(count: c_int, reqs: *mut Sim_FT_MPI_Request, index: *mut c_int, status: *mut MPI_Status) -> Outcome {
+    if index.is_null() {
+        return Err(arg_error());
+    }
+    let mut b = Batch::new(count, reqs)?;
+    let mut got = None;
+    while got.is_none() {
+        news::refresh();
+        progress_orphans();
+        if let Some(i) = b.verdicts().first() {
+            got = Some(*i);
+            break;
+        }
+        if b.pending().is_empty() {
+            break;
+        }
+        got = b.block_one();
+    }
+    b.settle(reqs);
+    let Some(i) = got else {
+        unsafe { *index = undefined() };
+        return Ok(());
+    };
+    unsafe { *index = i as c_int };
+    if user_status(status) {
+        unsafe { *status = b.statuses[i] };
+    }
+    request::fail_on(b.states[i].as_ref(), b.codes[i])
+}
+
+/// `MPI_Testany`.
+pub fn testany(
+    count: c_int,
+    reqs: *mut Sim_FT_MPI_Request,
+    index: *mut c_int,
+    flag: *mut c_int,
+    status: *mut MPI_Status,
+) -> Outcome {
+    if index.is_null() || flag.is_null() {
+        return Err(arg_error());
+    }
+    let mut b = Batch::new(count, reqs)?;
+    news::refresh();
+    let idx = b.pending();
+    let mut got = None;
+    for i in &idx {
+        let mut f = 0;
+        let rc = unsafe { mpi::MPI_Test(&mut b.reals[*i], &mut f, &mut b.statuses[*i]) };
+        if f != 0 {
+            b.complete(*i, rc);
+            got = Some(*i);
+            break;
+        }
+    }
+    if got.is_none() {
+        got = b.verdicts().first().copied();
+    }
+    b.settle(reqs);
+    unsafe {
+        *flag = (got.is_some() || idx.is_empty()) as c_int;
+        *index = got.map_or(undefined(), |i| i as c_int);
+    }
+    let Some(i) = got else { return Ok(()) };
+    if user_status(status) {
+        unsafe { *status = b.statuses[i] };
+    }
+    request::fail_on(b.states[i].as_ref(), b.codes[i])
+}
+
+fn some_out(b: &Batch, got: &[usize], outcount: *mut c_int, indices: *mut c_int, statuses: *mut MPI_Status, none_active: bool) {
+    unsafe { *outcount = if none_active { undefined() } else { got.len() as c_int } };
+    for (k, i) in got.iter().enumerate() {
+        unsafe { *indices.add(k) = *i as c_int };
+        if user_status(statuses) {
+            unsafe { *statuses.add(k) = b.statuses[*i] };
+        }
+    }
+}
+
+fn some_outcome(b: &Batch, got: &[usize], statuses: *mut MPI_Status) -> Outcome {
+    let Some(&i) = got.iter().find(|i| b.codes[**i] != 0) else { return Ok(()) };
+    let code = if user_status(statuses) { err::get(unsafe { &err::IN_STATUS }) } else { b.codes[i] };
+    request::fail_on(b.states[i].as_ref(), code)
+}
+
+/// `MPI_Waitsome`.
+pub fn waitsome(
+    incount: c_int,
+    reqs: *mut Sim_FT_MPI_Request,
+    outcount: *mut c_int,
+    indices: *mut c_int,
+    statuses: *mut MPI_Status,
+) -> Outcome {
+    if outcount.is_null() || (incount > 0 && indices.is_null()) {
+        return Err(arg_error());
+    }
+    let mut b = Batch::new(incount, reqs)?;
+    let none_active = b.pending().is_empty();
+    let mut got = Vec::new();
+    while got.is_empty() && !b.pending().is_empty() {
+        news::refresh();
+        progress_orphans();
+        got = b.verdicts();
+        if got.is_empty() {
+            got = b.block();
+        }
+    }
+    b.settle(reqs);
+    some_out(&b, &got, outcount, indices, statuses, none_active);
+    some_outcome(&b, &got, statuses)
+}
+
+/// `MPI_Testsome`.
+pub fn testsome(
+    incount: c_int,
+    reqs: *mut Sim_FT_MPI_Request,
+    outcount: *mut c_int,
+    indices: *mut c_int,
+    statuses: *mut MPI_Status,
+) -> Outcome {
+    if outcount.is_null() || (incount > 0 && indices.is_null()) {
+        return Err(arg_error());
+    }
+    let mut b = Batch::new(incount, reqs)?;
+    news::refresh();
+    let idx = b.pending();
+    let mut got = Vec::new();
+    for i in &idx {
+        let mut f = 0;
+        let rc = unsafe { mpi::MPI_Test(&mut b.reals[*i], &mut f, &mut b.statuses[*i]) };
+        if f != 0 {
+            b.complete(*i, rc);
+            got.push(*i);
+        }
+    }
+    got.extend(b.verdicts());
+    b.settle(reqs);
+    some_out(&b, &got, outcount, indices, statuses, idx.is_empty());
+    some_outcome(&b, &got, statuses)
+}

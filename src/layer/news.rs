@@ -1,0 +1,409 @@
+//! Failure and revoke news: the process-wide runtime behind failure detection.
+//!
+//! Knowledge arrives by push into this process's region of the window
+//! ([`crate::transport::window`]): a dying rank writes "I am dead" into every
+//! region, a revoker writes "communicator X revoked" (then its horizon) into the
+//! regions of X's members, each followed by a bump of `NEWS_GEN`. The failure-free
+//! check is therefore one load and one compare ([`refresh`]); only when the counter
+//! moved does this module read the news and apply it to the communicators.
+//!
+//! Wake-ups: a rank blocked in a point-to-point wait is woken by a zero-byte
+//! message on the layer's one communicator (`shadow`, a duplicate of
+//! `MPI_COMM_WORLD`: the only extra communicator MPIFT ever creates), which the
+//! waits include in their `MPI_Waitany` ([`crate::layer::request`]).
+
+use crate::layer::comm;
+use crate::layer::describe::Desc;
+use crate::transport::window::{self, Window};
+use crate::transport::{self, mpi};
+use std::collections::HashMap;
+use std::os::raw::{c_int, c_void};
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// Tags on the shadow communicator.
+pub const TAG_WAKE: c_int = 1;
+
+pub struct Runtime {
+    pub win: Window,
+    pub shadow: mpi::MPI_Comm,
+    wake_req: mpi::MPI_Request,
+    wake_buf: Box<[u64; 4]>,
+    /// World ranks known dead, and in which order they became known.
+    pub dead: Vec<bool>,
+    pub dead_order: Vec<u32>,
+    /// Revoked communicator ids, with the horizon once published.
+    pub revoked: HashMap<u64, Option<u64>>,
+    ring_next: u64,
+    /// Collective log entries written by this process.
+    log_count: u64,
+    pub zombie: bool,
+}
+
+unsafe impl Send for Runtime {}
+
+static RT: Mutex<Option<Runtime>> = Mutex::new(None);
+/// This process's `NEWS_GEN` word and the value last acted on: the fast path.
+static NEWS_WORD: AtomicPtr<u64> = AtomicPtr::new(std::ptr::null_mut());
+static NEWS_SEEN: AtomicU64 = AtomicU64::new(0);
+/// Simulated detection delay in microseconds (`SIM_FT_TIMEOUT`).
+static TIMEOUT_US: AtomicU64 = AtomicU64::new(0);
+
+pub fn with<R>(f: impl FnOnce(&mut Runtime) -> R) -> Option<R> {
+    RT.lock().unwrap().as_mut().map(f)
+}
+
+pub fn timeout() -> Duration {
+    Duration::from_micros(TIMEOUT_US.load(Ordering::Relaxed))
+}
+pub fn set_timeout(seconds: f64) {
+    let us = if seconds.is_finite() && seconds > 0.0 { (seconds * 1e6) as u64 } else { 0 };
+    TIMEOUT_US.store(us, Ordering::Relaxed);
+}
+
+/// Called by `MPI_Init` after the real init (collective over the world).
+pub fn start() -> Result<(), c_int> {
+    if let Ok(v) = std::env::var("SIM_FT_TIMEOUT") {
+        if let Ok(s) = v.trim().parse::<f64>() {
+            set_timeout(s);
+        }
+    }
+    let world = transport::comm_world();
+    let win = Window::create(world)?;
+    let mut shadow = transport::comm_null();
+    let rc = unsafe { mpi::MPI_Comm_dup(world, &mut shadow) };
+    if rc != 0 {
+        return Err(rc);
+    }
+    unsafe { mpi::MPI_Comm_set_errhandler(shadow, transport::errors_return()) };
+    let mut rt = Runtime {
+        dead: vec![false; win.n],
+        dead_order: Vec::new(),
+        revoked: HashMap::new(),
+        ring_next: 0,
+        log_count: 0,
+        zombie: false,
+        win,
+        shadow,
+        wake_req: transport::request_null(),
+        wake_buf: Box::new([0; 4]),
+    };
+    unsafe {
+        mpi::MPI_Recv_init(
+            rt.wake_buf.as_mut_ptr() as *mut c_void,
+            4,
+            transport::dt_uint64(),
+            transport::any_source(),
+            TAG_WAKE,
+            rt.shadow,
+            &mut rt.wake_req,
+        );
+        mpi::MPI_Start(&mut rt.wake_req);
+    }
+    NEWS_WORD.store(unsafe { (rt.win.base_ptr()).add(window::NEWS_GEN) }, Ordering::Release);
+    NEWS_SEEN.store(0, Ordering::Release);
+    *RT.lock().unwrap() = Some(rt);
+    Ok(())
+}
+
+/// Called by `MPI_Finalize` (every process, zombies included): collective.
+pub fn stop() {
+    NEWS_WORD.store(std::ptr::null_mut(), Ordering::Release);
+    if let Some(mut rt) = RT.lock().unwrap().take() {
+        unsafe {
+            mpi::MPI_Cancel(&mut rt.wake_req);
+            mpi::MPI_Wait(&mut rt.wake_req, transport::status_ignore());
+            mpi::MPI_Request_free(&mut rt.wake_req);
+        }
+        rt.win.free();
+        // Wake-ups nobody waited for: receive them, so none is left unmatched.
+        crate::layer::comm::drain(rt.shadow);
+        unsafe { mpi::MPI_Comm_free(&mut rt.shadow) };
+    }
+}
+
+/// The wake request (for waits to include), or null before init.
+pub fn wake_request() -> mpi::MPI_Request {
+    with(|rt| rt.wake_req).unwrap_or_else(transport::request_null)
+}
+/// The wake request completed: re-arm it (the news itself is in the window).
+pub fn rearm_wake(req: mpi::MPI_Request) {
+    with(|rt| {
+        rt.wake_req = req;
+        unsafe { mpi::MPI_Start(&mut rt.wake_req) };
+    });
+}
+/// Consumes every wake message already here (after news was handled).
+pub fn drain_wakes() {
+    with(|rt| loop {
+        let mut flag = 0;
+        unsafe { mpi::MPI_Test(&mut rt.wake_req, &mut flag, transport::status_ignore()) };
+        if flag == 0 {
+            break;
+        }
+        unsafe { mpi::MPI_Start(&mut rt.wake_req) };
+    });
+}
+
+/// Fast check: did news arrive since the last [`refresh`]?
+#[inline]
+pub fn pending() -> bool {
+    let p = NEWS_WORD.load(Ordering::Acquire);
+    if p.is_null() {
+        return false;
+    }
+    std::sync::atomic::fence(Ordering::SeqCst);
+    let v = unsafe { std::ptr::read_volatile(p) };
+    v != NEWS_SEEN.load(Ordering::Relaxed)
+}
+
+/// Reads any new news and applies it to every communicator. Cheap when nothing
+/// changed. Returns true if something new was applied.
+pub fn refresh() -> bool {
+    if !pending() {
+        return false;
+    }
+    let (newly_dead, revokes) = match with(|rt| {
+        rt.win.sync();
+        let gen = rt.win.load(window::NEWS_GEN);
+        NEWS_SEEN.store(gen, Ordering::Relaxed);
+        let mut newly = Vec::new();
+        for w in 0..rt.win.n {
+            if !rt.dead[w] && rt.win.load(window::DEAD + w) != 0 {
+                rt.dead[w] = true;
+                rt.dead_order.push(w as u32);
+                newly.push(w as u32);
+            }
+        }
+        let mut revokes = Vec::new();
+        let head = rt.win.load(window::REVOKE_HEAD);
+        while rt.ring_next < head {
+            let at = rt.win.ring() + 2 * (rt.ring_next as usize % window::RING_LEN);
+            let id = rt.win.load(at);
+            if id == 0 {
+                // Slot taken but not written yet: look again at the next refresh.
+                NEWS_SEEN.store(gen.wrapping_sub(1), Ordering::Relaxed);
+                break;
+            }
+            let h = rt.win.load(at + 1);
+            rt.win.store(at, 0);
+            rt.win.store(at + 1, 0);
+            rt.ring_next += 1;
+            let horizon = if h == 0 { None } else { Some(h - 1) };
+            let e = rt.revoked.entry(id).or_insert(None);
+            if horizon.is_some() {
+                *e = horizon.max(*e);
+            }
+            revokes.push((id, horizon));
+        }
+        (newly, revokes)
+    }) {
+        Some(x) => x,
+        None => return false,
+    };
+    if newly_dead.is_empty() && revokes.is_empty() {
+        return false;
+    }
+    comm::for_each(|st| {
+        for w in &newly_dead {
+            if let Some(r) = st.rank_of(*w) {
+                st.failures.learn(r as u32);
+            }
+        }
+        for (id, h) in &revokes {
+            if st.id == *id {
+                st.revoked = true;
+                if h.is_some() {
+                    st.horizon = (*h).max(st.horizon);
+                }
+            }
+        }
+    });
+    true
+}
+
+/// Is world rank `w` known dead here?
+pub fn is_dead(w: u32) -> bool {
+    with(|rt| rt.dead.get(w as usize).copied().unwrap_or(false)).unwrap_or(false)
+}
+
+/// Writes this process's log entry for collective number `seq` on communicator
+/// `id`, then makes it visible before the caller reads its news (the Dekker pair:
+/// see the window module).
+pub fn log_collective(id: u64, seq: u64, d: &Desc) {
+    with(|rt| {
+        let w = &rt.win;
+        let k = rt.log_count;
+        let at = w.entry_at(k);
+        let stamp = k + 1;
+        let e = w.entry_words();
+        w.store(at, 0);
+        w.store(at + 1, id);
+        w.store(at + 2, seq);
+        w.store(at + 3, d.fcode as u64);
+        w.store(at + 4, d.root as u32 as u64);
+        w.store(at + 5, d.send.pack());
+        w.store(at + 6, d.recv.pack());
+        w.store(at + 7, d.op as u64);
+        for (i, x) in d.extra.iter().enumerate() {
+            w.store(at + 8 + i, *x);
+        }
+        w.store(at + 12, d.peers.len() as u64);
+        w.store(at + 13, d.peer_types.len() as u64);
+        let n = w.n;
+        for (i, x) in d.peers.iter().take(n).enumerate() {
+            w.store(at + window::ENTRY_HEAD + i, *x);
+        }
+        for (i, x) in d.peer_types.iter().take(n).enumerate() {
+            w.store(at + window::ENTRY_HEAD + n + i, *x);
+        }
+        w.store(at + e - 1, stamp);
+        w.store(at, stamp);
+        rt.log_count = stamp;
+        w.store(window::LOG_HEAD, stamp);
+        w.sync();
+    });
+}
+
+/// Invalidates the entry written last (the collective was not entered after all).
+pub fn retract_last() {
+    with(|rt| {
+        if rt.log_count > 0 {
+            let at = rt.win.entry_at(rt.log_count - 1);
+            rt.win.store(at, 0);
+            rt.win.sync();
+        }
+    });
+}
+
+/// One collective log entry as read from some process's region.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub comm: u64,
+    pub seq: u64,
+    pub desc: Desc,
+}
+
+/// Parses raw entry words (None: empty or torn).
+pub fn parse_entry(words: &[u64], n: usize) -> Option<Entry> {
+    let e = words.len();
+    if words[0] == 0 || words[0] != words[e - 1] {
+        return None;
+    }
+    use crate::layer::describe::Spec;
+    let np = (words[12] as usize).min(n);
+    let nt = (words[13] as usize).min(n);
+    let h = window::ENTRY_HEAD;
+    Some(Entry {
+        comm: words[1],
+        seq: words[2],
+        desc: Desc {
+            fcode: words[3] as u32,
+            root: words[4] as u32 as i32,
+            send: Spec::unpack(words[5]),
+            recv: Spec::unpack(words[6]),
+            op: words[7] as u32,
+            extra: [words[8], words[9], words[10], words[11]],
+            peers: words[h..h + np].to_vec(),
+            peer_types: words[h + n..h + n + nt].to_vec(),
+        },
+    })
+}
+
+/// Zero-byte wake message to every other process (non-blocking, fire and forget:
+/// the receive is always posted, so they complete promptly).
+pub fn wake_all() {
+    with(|rt| {
+        let me = rt.win.me;
+        let mut reqs = Vec::new();
+        for p in 0..rt.win.n {
+            if p == me {
+                continue;
+            }
+            let mut r = transport::request_null();
+            unsafe {
+                mpi::MPI_Isend(std::ptr::null(), 0, transport::dt_uint64(), p as c_int, TAG_WAKE, rt.shadow, &mut r);
+            }
+            reqs.push(r);
+        }
+        for mut r in reqs {
+            unsafe { mpi::MPI_Request_free(&mut r) };
+        }
+    });
+}
+
+/// Publishes "communicator `id` revoked" (horizon None) or its horizon to the
+/// given world ranks.
+pub fn announce_revoke(id: u64, horizon: Option<u64>, to: &[u32]) {
+    with(|rt| {
+        let me = rt.win.me as u32;
+        for &p in to {
+            let p = p as usize;
+            let val = horizon.map_or(0, |h| h + 1);
+            if p as u32 == me {
+                continue;
+            }
+            let slot = rt.win.fetch_add(p, window::REVOKE_HEAD, 1);
+            let at = rt.win.ring() + 2 * (slot as usize % window::RING_LEN);
+            rt.win.put(p, at + 1, &[val]);
+            rt.win.flush(p);
+            rt.win.put(p, at, &[id]);
+            rt.win.flush(p);
+            rt.win.add(p, window::NEWS_GEN, 1);
+            rt.win.flush(p);
+        }
+    });
+}
+
+/// Reads the collective log of world rank `p`: entries with stamp > `after`.
+pub fn read_log(p: usize, after: u64) -> (u64, Vec<Entry>) {
+    with(|rt| {
+        let w = &rt.win;
+        let mut head = [0u64];
+        w.get(p, window::LOG_HEAD, &mut head);
+        let head = head[0];
+        let first = after.max(head.saturating_sub(window::LOG_LEN as u64));
+        let e = w.entry_words();
+        let mut out = Vec::new();
+        let mut buf = vec![0u64; e];
+        for k in first..head {
+            w.get(p, w.entry_at(k), &mut buf);
+            if let Some(en) = parse_entry(&buf, w.n) {
+                out.push(en);
+            }
+        }
+        (head, out)
+    })
+    .unwrap_or((after, Vec::new()))
+}
+
+/// Whether world rank `p` has entered `MPI_Finalize`.
+pub fn is_finalizing(p: usize) -> bool {
+    with(|rt| {
+        let mut v = [0u64];
+        rt.win.get(p, window::FINALIZING, &mut v);
+        v[0] != 0
+    })
+    .unwrap_or(false)
+}
+
+pub fn set_finalizing() {
+    with(|rt| {
+        rt.win.store(window::FINALIZING, 1);
+        rt.win.sync();
+    });
+}
+
+pub fn world_size() -> usize {
+    with(|rt| rt.win.n).unwrap_or(1)
+}
+pub fn world_rank() -> usize {
+    with(|rt| rt.win.me).unwrap_or(0)
+}
+pub fn is_zombie() -> bool {
+    with(|rt| rt.zombie).unwrap_or(false)
+}
+pub fn shadow() -> mpi::MPI_Comm {
+    with(|rt| rt.shadow).unwrap_or_else(transport::comm_null)
+}

@@ -1,0 +1,249 @@
+//! Blocking point-to-point calls (MPI-3.1 §3.2-3.4, §3.8) with ULFM semantics.
+//!
+//! Each is its non-blocking twin plus the interruptible wait of
+//! [`crate::layer::complete`], so failure and revoke news can end it; failure-free
+//! that is one `MPI_Waitany` over two requests instead of the blocking call.
+//! Known failures are decided locally before anything is posted: a send to a dead
+//! rank fails at once, and so does a receive from a dead rank that has already
+//! received every message the dead rank sent before dying.
+
+use crate::ffi::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
+use crate::ffi::handles::{self, CommRef, Sim_FT_MPI_Comm};
+use crate::layer::complete::wait_one;
+use crate::layer::hooks::{self, Kind};
+use crate::layer::request::ReqState;
+use crate::layer::{comm, news, zombie, Real};
+use crate::transport::{self, mpi};
+use mpi_sys::{MPI_Datatype, MPI_Request, MPI_Status};
+use std::os::raw::{c_int, c_void};
+
+/// Counts a message started towards `dest` (a dead rank reports these counts).
+pub fn count_send(c: Sim_FT_MPI_Comm, dest: c_int) {
+    if dest >= 0 {
+        comm::update(c, |s| {
+            if let Some(x) = s.sent.get_mut(dest as usize) {
+                *x += 1;
+            }
+        });
+    }
+}
+
+/// What is known locally about a peer: dead, and for receives whether everything
+/// it sent before dying has arrived.
+fn dead_and_drained(c: &CommRef, peer: c_int, recv: bool) -> bool {
+    if peer < 0 {
+        return false;
+    }
+    comm::read(c.handle, |s| {
+        let p = peer as usize;
+        if p >= s.size() || !s.failures.is_failed(p as u32) {
+            return false;
+        }
+        if !recv {
+            return true;
+        }
+        s.recvd[p] >= zombie::sent_by_dead(s.members[p], s.id).unwrap_or(0)
+    })
+    .unwrap_or(false)
+}
+
+fn state(c: &CommRef, peer: c_int, recv: bool) -> ReqState {
+    ReqState { real: Real(transport::request_null()), comm: Real(c.handle), kind: Kind::P2pStart, peer, recv }
+}
+
+fn result(c: &CommRef, code: c_int) -> Outcome {
+    if code == 0 {
+        Ok(())
+    } else {
+        Err(Failure::on(c.handle, code))
+    }
+}
+
+type Isend = unsafe extern "C" fn(*const c_void, c_int, MPI_Datatype, c_int, c_int, mpi::MPI_Comm, *mut MPI_Request) -> c_int;
+
+fn send_with(
+    start: Isend,
+    buf: *const c_void,
+    count: c_int,
+    dt: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: Sim_FT_MPI_Comm,
+) -> Outcome {
+    let c = handles::comm_arg(comm)?;
+    hooks::p2p_enter(comm)?;
+    if dead_and_drained(&c, dest, false) {
+        return Err(Failure::on(comm, SIM_FT_ERR_PROC_FAILED));
+    }
+    count_send(comm, dest);
+    let mut req = transport::request_null();
+    let rc = unsafe { start(buf, count, dt, dest, tag, c.real, &mut req) };
+    if rc != 0 {
+        return Err(Failure::on(comm, rc));
+    }
+    let mut st: MPI_Status = unsafe { std::mem::zeroed() };
+    let code = wait_one(&state(&c, dest, false), &mut req, &mut st, true);
+    result(&c, code)
+}
+
+/// `MPI_Send`.
+pub fn send(buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: Sim_FT_MPI_Comm) -> Outcome {
+    send_with(mpi::MPI_Isend, buf, count, dt, dest, tag, comm)
+}
+/// `MPI_Ssend`.
+pub fn ssend(buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: Sim_FT_MPI_Comm) -> Outcome {
+    send_with(mpi::MPI_Issend, buf, count, dt, dest, tag, comm)
+}
+/// `MPI_Bsend`.
+pub fn bsend(buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: Sim_FT_MPI_Comm) -> Outcome {
+    send_with(mpi::MPI_Ibsend, buf, count, dt, dest, tag, comm)
+}
+/// `MPI_Rsend`.
+pub fn rsend(buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: Sim_FT_MPI_Comm) -> Outcome {
+    send_with(mpi::MPI_Irsend, buf, count, dt, dest, tag, comm)
+}
+
+fn copy_status(out: *mut MPI_Status, st: &MPI_Status) {
+    if !out.is_null() && out != transport::status_ignore() {
+        unsafe { *out = *st };
+    }
+}
+
+/// Blocking wildcard receive with an unacknowledged failure: `MPI_ERR_PROC_FAILED`
+/// (ULFM-SEMANTICS.md, Point-to-point).
+fn wildcard_blocked(c: &CommRef, source: c_int) -> bool {
+    source == transport::any_source()
+        && comm::read(c.handle, |s| s.failures.has_unacknowledged()).unwrap_or(false)
+}
+
+/// `MPI_Recv`.
+pub fn recv(
+    buf: *mut c_void,
+    count: c_int,
+    dt: MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: Sim_FT_MPI_Comm,
+    status: *mut MPI_Status,
+) -> Outcome {
+    let c = handles::comm_arg(comm)?;
+    hooks::p2p_enter(comm)?;
+    if dead_and_drained(&c, source, true) || wildcard_blocked(&c, source) {
+        return Err(Failure::on(comm, SIM_FT_ERR_PROC_FAILED));
+    }
+    let mut req = transport::request_null();
+    let rc = unsafe { mpi::MPI_Irecv(buf, count, dt, source, tag, c.real, &mut req) };
+    if rc != 0 {
+        return Err(Failure::on(comm, rc));
+    }
+    let mut st: MPI_Status = unsafe { std::mem::zeroed() };
+    let code = wait_one(&state(&c, source, true), &mut req, &mut st, true);
+    copy_status(status, &st);
+    result(&c, code)
+}
+
+/// `MPI_Sendrecv`: both halves posted, then waited for with failure semantics.
+#[allow(clippy::too_many_arguments)]
+pub fn sendrecv(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    dest: c_int,
+    sendtag: c_int,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    source: c_int,
+    recvtag: c_int,
+    comm: Sim_FT_MPI_Comm,
+    status: *mut MPI_Status,
+) -> Outcome {
+    let c = handles::comm_arg(comm)?;
+    hooks::p2p_enter(comm)?;
+    if dead_and_drained(&c, dest, false) || dead_and_drained(&c, source, true) || wildcard_blocked(&c, source) {
+        return Err(Failure::on(comm, SIM_FT_ERR_PROC_FAILED));
+    }
+    let mut rreq = transport::request_null();
+    let mut sreq = transport::request_null();
+    let rc = unsafe { mpi::MPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, c.real, &mut rreq) };
+    if rc != 0 {
+        return Err(Failure::on(comm, rc));
+    }
+    count_send(comm, dest);
+    let rc = unsafe { mpi::MPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, c.real, &mut sreq) };
+    if rc != 0 {
+        return Err(Failure::on(comm, rc));
+    }
+    let mut st: MPI_Status = unsafe { std::mem::zeroed() };
+    let mut st2: MPI_Status = unsafe { std::mem::zeroed() };
+    let rcode = wait_one(&state(&c, source, true), &mut rreq, &mut st, true);
+    let scode = wait_one(&state(&c, dest, false), &mut sreq, &mut st2, true);
+    copy_status(status, &st);
+    result(&c, if rcode != 0 { rcode } else { scode })
+}
+
+/// `MPI_Sendrecv_replace`: the message comes in as `MPI_PACKED` into a buffer of
+/// ours and is unpacked into the user's after the send has completed.
+#[allow(clippy::too_many_arguments)]
+pub fn sendrecv_replace(
+    buf: *mut c_void,
+    count: c_int,
+    dt: MPI_Datatype,
+    dest: c_int,
+    sendtag: c_int,
+    source: c_int,
+    recvtag: c_int,
+    comm: Sim_FT_MPI_Comm,
+    status: *mut MPI_Status,
+) -> Outcome {
+    let c = handles::comm_arg(comm)?;
+    let mut size: c_int = 0;
+    unsafe { mpi::MPI_Pack_size(count, dt, c.real, &mut size) };
+    let mut tmp = vec![0u8; size.max(1) as usize];
+    let packed = crate::layer::describe::type_for(31).0; // MPI_PACKED (index in the shim's table)
+    let mut st: MPI_Status = unsafe { std::mem::zeroed() };
+    sendrecv(buf, count, dt, dest, sendtag, tmp.as_mut_ptr() as *mut c_void, size, packed, source, recvtag, comm, &mut st)?;
+    let mut got: c_int = 0;
+    unsafe { mpi::MPI_Get_count(&st, packed, &mut got) };
+    let mut pos: c_int = 0;
+    if got > 0 {
+        unsafe { mpi::MPI_Unpack(tmp.as_ptr() as *const c_void, got, &mut pos, buf, count, dt, c.real) };
+    }
+    copy_status(status, &st);
+    Ok(())
+}
+
+/// `MPI_Iprobe`: from a dead rank with nothing left to arrive, `MPI_ERR_PROC_FAILED`.
+pub fn iprobe(source: c_int, tag: c_int, comm: Sim_FT_MPI_Comm, flag: *mut c_int, status: *mut MPI_Status) -> Outcome {
+    let c = handles::comm_arg(comm)?;
+    handles::check_out_ptr(flag, &c)?;
+    hooks::p2p_enter(comm)?;
+    let rc = unsafe { mpi::MPI_Iprobe(source, tag, c.real, flag, status) };
+    if rc != 0 {
+        return Err(Failure::on(comm, rc));
+    }
+    if unsafe { *flag } == 0 && (dead_and_drained(&c, source, true) || wildcard_blocked(&c, source)) {
+        return Err(Failure::on(comm, SIM_FT_ERR_PROC_FAILED));
+    }
+    Ok(())
+}
+
+/// `MPI_Probe`: `MPI_Iprobe` until a message or a failure verdict; yields the CPU
+/// while waiting (a probe has no request to block on).
+pub fn probe(source: c_int, tag: c_int, comm: Sim_FT_MPI_Comm, status: *mut MPI_Status) -> Outcome {
+    let mut flag = 0;
+    let mut spins = 0u32;
+    loop {
+        iprobe(source, tag, comm, &mut flag, status)?;
+        if flag != 0 {
+            return Ok(());
+        }
+        news::drain_wakes();
+        spins += 1;
+        if spins > 100 {
+            std::thread::sleep(std::time::Duration::from_micros(20));
+        } else {
+            std::thread::yield_now();
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! `Sim_FT_kill_me` and the life of a simulated-dead rank (thesis §5.3; GUIDE
+//! principle 3).
+//!
+//! A dead rank never returns to the program. In order:
+//! 1. waits the simulated detection delay (`SIM_FT_TIMEOUT`);
+//! 2. tells every process, by RMA puts into its window region, how many messages it
+//!    sent there per communicator, then that it is dead (puts flushed before
+//!    anything else happens, so no survivor can be released from a collective by
+//!    this rank before the news is in its memory), then wakes them;
+//! 3. serves until every live process has entered `MPI_Finalize`: joins, with dummy
+//!    data, each collective once every live member has logged it (so a join never
+//!    waits for a member that needs this rank elsewhere), progresses its own
+//!    outstanding requests, and drains messages sent to it (which also releases
+//!    senders blocked in rendezvous sends). It sleeps with exponential back-off
+//!    (yielding for 2 ms after activity, then sleeping 50 µs doubling up to 20 ms)
+//!    while nothing happens, so it does not keep a core busy;
+//! 4. frees the window with the others, finalizes, and exits with status 0.
+
+use crate::layer::describe::{fcode, Desc};
+use crate::layer::join::{self, Joined, Pending, Who};
+use crate::layer::{comm, logs, news, request};
+use crate::transport::window;
+use crate::transport::{self, mpi};
+use std::os::raw::c_int;
+use std::time::Duration;
+
+/// What a zombie keeps per communicator it is in.
+struct ZComm {
+    id: u64,
+    real: mpi::MPI_Comm,
+    rank: usize,
+    members: Vec<u32>,
+    seq: u64,
+}
+
+/// `Sim_FT_kill_me`: never returns.
+pub fn kill_me() -> ! {
+    // Outstanding requests of the program: progressed below until complete.
+    let mut own = request::take_all();
+    let comms: Vec<ZComm> = comm::snapshot()
+        .into_iter()
+        .map(|st| ZComm { id: st.id, real: st.real.0, rank: st.rank as usize, members: st.members, seq: st.seq })
+        .collect();
+    let sent = comm::sent_summary();
+    news::with(|rt| rt.zombie = true);
+    std::thread::sleep(news::timeout());
+    announce(&sent);
+    serve(comms, &mut own);
+    news::stop();
+    logs::clear();
+    unsafe { mpi::MPI_Finalize() };
+    std::process::exit(0)
+}
+
+/// Step 2: per-peer sent counts, the death flag, the news counter, a wake-up.
+fn announce(sent: &[(u64, u32, u32)]) {
+    news::with(|rt| {
+        let me = rt.win.me;
+        rt.dead[me] = true;
+        for p in 0..rt.win.n {
+            if p == me {
+                continue;
+            }
+            let mut words = vec![0u64; 2 * window::SENT_SLOTS];
+            let mut k = 0;
+            for (id, world, count) in sent {
+                if *world as usize == p && *count > 0 && k < window::SENT_SLOTS {
+                    words[2 * k] = *id;
+                    words[2 * k + 1] = *count as u64;
+                    k += 1;
+                }
+            }
+            rt.win.put(p, rt.win.sent(me), &words);
+            rt.win.put(p, window::DEAD + me, &[1]);
+            rt.win.flush(p);
+            rt.win.add(p, window::NEWS_GEN, 1);
+            rt.win.flush(p);
+        }
+    });
+    news::wake_all();
+}
+
+/// Step 3.
+fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>) {
+    let mut pending: Vec<Pending> = Vec::new();
+    let mut idle = Duration::from_micros(50);
+    let mut last_busy = std::time::Instant::now();
+    let n = news::world_size();
+    let me = news::world_rank();
+    let everyone: Vec<u32> = (0..n as u32).filter(|p| *p as usize != me).collect();
+    let mut scratch = vec![0u8; 1 << 16];
+    loop {
+        let mut busy = false;
+        news::refresh();
+        news::drain_wakes();
+        // Own and dummy non-blocking operations.
+        own.retain_mut(|r| !test(r));
+        pending.retain_mut(|p| {
+            let done = test(&mut p.req);
+            busy |= done;
+            !done
+        });
+        // Messages sent to this rank: receive and drop them.
+        for c in &comms {
+            busy |= drain(c.real, &mut scratch);
+        }
+        // Collectives to join.
+        logs::with(|cache| cache.poll(&everyone));
+        for c in comms.iter_mut() {
+            while let Some(j) = next_join(c) {
+                busy = true;
+                match j {
+                    Joined::Pending(p) => pending.push(p),
+                    Joined::Done | Joined::Unsupported => {}
+                }
+            }
+        }
+        if all_live_finalizing(me, n) && pending.is_empty() {
+            break;
+        }
+        if busy {
+            idle = Duration::from_micros(50);
+            last_busy = std::time::Instant::now();
+        } else if last_busy.elapsed() < Duration::from_millis(2) {
+            // Just worked: the next collective usually follows at once; yield
+            // rather than sleep (a sleep costs a scheduler tick when oversubscribed).
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(idle);
+            idle = (idle * 2).min(Duration::from_millis(20));
+        }
+    }
+    for mut r in own.drain(..) {
+        unsafe {
+            mpi::MPI_Cancel(&mut r);
+            mpi::MPI_Request_free(&mut r);
+        }
+    }
+}
+
+fn test(r: &mut mpi::MPI_Request) -> bool {
+    if *r == transport::request_null() {
+        return true;
+    }
+    let mut flag = 0;
+    unsafe { mpi::MPI_Test(r, &mut flag, transport::status_ignore()) };
+    flag != 0 || *r == transport::request_null()
+}
+
+/// Receives and drops every message waiting on `real`. True if there was one.
+fn drain(real: mpi::MPI_Comm, scratch: &mut Vec<u8>) -> bool {
+    let mut any = false;
+    loop {
+        let mut flag = 0;
+        let mut st: mpi::MPI_Status = unsafe { std::mem::zeroed() };
+        let mut msg: mpi::MPI_Message = unsafe { std::mem::zeroed() };
+        unsafe { mpi::MPI_Improbe(transport::any_source(), transport::any_tag(), real, &mut flag, &mut msg, &mut st) };
+        if flag == 0 {
+            return any;
+        }
+        any = true;
+        let mut count = 0;
+        unsafe { mpi::MPI_Get_count(&st, transport::dt_byte(), &mut count) };
+        if count as usize > scratch.len() {
+            scratch.resize(count as usize, 0);
+        }
+        unsafe {
+            mpi::MPI_Mrecv(scratch.as_mut_ptr() as *mut _, count.max(0), transport::dt_byte(), &mut msg, &mut st)
+        };
+    }
+}
+
+/// The next collective this dead rank must join on `c`, joined; None if not yet.
+fn next_join(c: &mut ZComm) -> Option<Joined> {
+    let s = c.seq + 1;
+    let (d, per) = logs::with(|cache| {
+        let found = cache.get(c.id, s)?;
+        // Every member not known dead must have logged it: then nobody in it waits
+        // for a member that is elsewhere, and the join completes at once.
+        for (r, w) in c.members.iter().enumerate() {
+            if r != c.rank && !news::is_dead(*w) && !found.contains_key(w) {
+                return None;
+            }
+        }
+        logs::by_member(found, &c.members)
+    })?;
+    let who = Who { real: c.real, rank: c.rank, size: c.members.len() };
+    let words = if logs::is_ft(&d) { zombie_ft_words(&d, c.rank) } else { Vec::new() };
+    let j = join::join(&who, &d, &per, &words);
+    if matches!(j, Joined::Unsupported) && d.fcode & !fcode::NB != fcode::OPAQUE {
+        eprintln!("MPIFT: dead rank cannot join collective {} on a communicator", d.fcode);
+    }
+    c.seq = s;
+    logs::with(|cache| cache.prune(c.id, s));
+    Some(j)
+}
+
+/// A dead rank's contribution to agree/shrink: flag all ones, itself not alive,
+/// everything acknowledged (see `layer::ulfm` for the layout).
+fn zombie_ft_words(d: &Desc, me: usize) -> Vec<u64> {
+    let words = d.send.count.max(1) as usize;
+    let mut v = vec![!0u64; words];
+    let bit = 1 + me / 64;
+    if bit < words {
+        v[bit] &= !(1u64 << (me % 64));
+    }
+    v
+}
+
+fn all_live_finalizing(me: usize, n: usize) -> bool {
+    (0..n).filter(|p| *p != me && !news::is_dead(*p as u32)).all(news::is_finalizing)
+}
+
+/// The count-of-messages record a dead rank left for this process about `comm`.
+pub fn sent_by_dead(dead_world: u32, comm_id: u64) -> Option<u32> {
+    news::with(|rt| {
+        let at = rt.win.sent(dead_world as usize);
+        for k in 0..window::SENT_SLOTS {
+            if rt.win.load(at + 2 * k) == comm_id {
+                return Some(rt.win.load(at + 2 * k + 1) as u32);
+            }
+        }
+        None
+    })
+    .flatten()
+}
+
+/// C: `Sim_FT_kill_me`.
+pub fn ffi_kill_me() -> c_int {
+    kill_me()
+}

@@ -1,0 +1,216 @@
+//! The layer's public memory: one RMA window over `MPI_COMM_WORLD`, one region per
+//! process, read and written with passive-target RMA (MPI-3.1 §11.5.4) inside a
+//! `lock_all` epoch that lasts from `MPI_Init` to `MPI_Finalize`.
+//!
+//! Why a window and not messages (GUIDE, "Measured facts"): a rank blocked inside a
+//! real collective cannot receive anything, but its window can still be read and
+//! written. So the failure-free path costs a few local stores per collective (the
+//! log entry below) and no message, and failure news reaches a rank even while it
+//! is blocked.
+//!
+//! Region layout, in 64-bit words (`n` = world size):
+//!
+//! | words | written by | meaning |
+//! |---|---|---|
+//! | `NEWS_GEN` | others (accumulate) | bumped after every news item |
+//! | `FINALIZING` | owner | the owner entered `MPI_Finalize` |
+//! | `REVOKE_HEAD` | others (fetch-and-op) | slots taken in the revoke ring |
+//! | `LOG_HEAD` | owner | collective log entries written so far |
+//! | `DEAD + w` | rank w | rank w is (simulated) dead |
+//! | `RING + 2i` | others | revoke ring: (comm id, horizon + 1 or 0) |
+//! | `SENT + z` | rank z | messages z sent here per communicator before it died |
+//! | `LOG + k*E` | owner | the owner's last `LOG_LEN` collective descriptors |
+//!
+//! Memory-order rule (the Dekker pair behind revoke and death, docs/ARCHITECTURE.md):
+//! the owner writes its log entry, fences, then reads its news; a writer of news puts
+//! and flushes, then reads logs. One of the two always sees the other.
+
+use crate::transport::mpi;
+use std::os::raw::{c_int, c_void};
+use std::sync::atomic::{fence, Ordering};
+
+pub const NEWS_GEN: usize = 0;
+pub const FINALIZING: usize = 1;
+pub const REVOKE_HEAD: usize = 2;
+pub const LOG_HEAD: usize = 3;
+pub const DEAD: usize = 8;
+/// Revoke ring slots (pairs).
+pub const RING_LEN: usize = 64;
+/// Communicators per dead rank whose message counts it can report.
+pub const SENT_SLOTS: usize = 8;
+/// Collective log entries kept per process.
+pub const LOG_LEN: usize = 32;
+/// Fixed header words of a log entry; `2n` per-peer words follow.
+pub const ENTRY_HEAD: usize = 16;
+
+extern "C" {
+    static MPIFT_UINT64: mpi::MPI_Datatype;
+    static MPIFT_OP_SUM: mpi::MPI_Op;
+    static MPIFT_MODE_NOCHECK: c_int;
+    static MPIFT_INFO_NULL: mpi::MPI_Info;
+}
+
+pub struct Window {
+    win: mpi::MPI_Win,
+    base: *mut u64,
+    pub n: usize,
+    pub me: usize,
+}
+
+// The window is only used from the thread that calls MPI (MPI_THREAD_SINGLE/FUNNELED).
+unsafe impl Send for Window {}
+unsafe impl Sync for Window {}
+
+impl Window {
+    pub fn ring(&self) -> usize {
+        DEAD + self.n
+    }
+    pub fn entry_words(&self) -> usize {
+        ENTRY_HEAD + 2 * self.n + 1
+    }
+    /// Per dead rank `z`: what it sent here before dying, `SENT_SLOTS` pairs
+    /// (communicator id, messages) starting at `sent(z)`.
+    pub fn sent(&self, z: usize) -> usize {
+        self.ring() + 2 * RING_LEN + z * 2 * SENT_SLOTS
+    }
+    pub fn log(&self) -> usize {
+        self.ring() + 2 * RING_LEN + self.n * 2 * SENT_SLOTS
+    }
+    fn words(&self) -> usize {
+        self.log() + LOG_LEN * self.entry_words()
+    }
+    /// Offset of log entry number `k` (0-based count of entries written).
+    pub fn entry_at(&self, k: u64) -> usize {
+        self.log() + (k as usize % LOG_LEN) * self.entry_words()
+    }
+
+    /// Collective over `world`: allocates the window and opens the epoch.
+    pub fn create(world: mpi::MPI_Comm) -> Result<Window, c_int> {
+        let (mut n, mut me) = (0, 0);
+        unsafe {
+            mpi::MPI_Comm_size(world, &mut n);
+            mpi::MPI_Comm_rank(world, &mut me);
+        }
+        let mut w = Window { win: unsafe { std::mem::zeroed() }, base: std::ptr::null_mut(), n: n as usize, me: me as usize };
+        let bytes = (w.words() * 8) as mpi::MPI_Aint;
+        let mut base: *mut c_void = std::ptr::null_mut();
+        let rc = unsafe {
+            mpi::MPI_Win_allocate(bytes, 8, MPIFT_INFO_NULL, world, &mut base as *mut _ as *mut c_void, &mut w.win)
+        };
+        if rc != 0 {
+            return Err(rc);
+        }
+        w.base = base as *mut u64;
+        unsafe { std::ptr::write_bytes(w.base, 0, w.words()) };
+        unsafe { mpi::MPI_Win_set_errhandler(w.win, crate::transport::errors_return()) };
+        // Everyone's region is zero before anyone reads or writes it.
+        unsafe { mpi::MPI_Barrier(world) };
+        let rc = unsafe { mpi::MPI_Win_lock_all(MPIFT_MODE_NOCHECK, w.win) };
+        if rc != 0 {
+            return Err(rc);
+        }
+        Ok(w)
+    }
+
+    /// Collective: closes the epoch and frees the window (in `MPI_Finalize`).
+    pub fn free(&mut self) {
+        unsafe {
+            mpi::MPI_Win_unlock_all(self.win);
+            mpi::MPI_Win_free(&mut self.win);
+        }
+    }
+
+    /// Base of this process's own region.
+    pub fn base_ptr(&self) -> *mut u64 {
+        self.base
+    }
+
+    // --- the owner's own region: plain loads and stores ------------------------
+
+    pub fn load(&self, at: usize) -> u64 {
+        unsafe { std::ptr::read_volatile(self.base.add(at)) }
+    }
+    pub fn store(&self, at: usize, v: u64) {
+        unsafe { std::ptr::write_volatile(self.base.add(at), v) }
+    }
+    /// Makes the owner's stores visible before its following loads (and, in MPI's
+    /// separate memory model, synchronises public and private copies).
+    pub fn sync(&self) {
+        fence(Ordering::SeqCst);
+        unsafe { mpi::MPI_Win_sync(self.win) };
+        fence(Ordering::SeqCst);
+    }
+
+    // --- other processes' regions: RMA --------------------------------------
+
+    pub fn put(&self, target: usize, at: usize, vals: &[u64]) {
+        unsafe {
+            mpi::MPI_Put(
+                vals.as_ptr() as *const c_void,
+                vals.len() as c_int,
+                MPIFT_UINT64,
+                target as c_int,
+                at as mpi::MPI_Aint,
+                vals.len() as c_int,
+                MPIFT_UINT64,
+                self.win,
+            );
+        }
+    }
+    pub fn add(&self, target: usize, at: usize, v: u64) {
+        unsafe {
+            mpi::MPI_Accumulate(
+                &v as *const u64 as *const c_void,
+                1,
+                MPIFT_UINT64,
+                target as c_int,
+                at as mpi::MPI_Aint,
+                1,
+                MPIFT_UINT64,
+                MPIFT_OP_SUM,
+                self.win,
+            );
+        }
+    }
+    pub fn fetch_add(&self, target: usize, at: usize, v: u64) -> u64 {
+        let mut old = 0u64;
+        unsafe {
+            mpi::MPI_Fetch_and_op(
+                &v as *const u64 as *const c_void,
+                &mut old as *mut u64 as *mut c_void,
+                MPIFT_UINT64,
+                target as c_int,
+                at as mpi::MPI_Aint,
+                MPIFT_OP_SUM,
+                self.win,
+            );
+            mpi::MPI_Win_flush(target as c_int, self.win);
+        }
+        old
+    }
+    pub fn get(&self, target: usize, at: usize, out: &mut [u64]) {
+        if target == self.me {
+            for (i, o) in out.iter_mut().enumerate() {
+                *o = self.load(at + i);
+            }
+            return;
+        }
+        unsafe {
+            mpi::MPI_Get(
+                out.as_mut_ptr() as *mut c_void,
+                out.len() as c_int,
+                MPIFT_UINT64,
+                target as c_int,
+                at as mpi::MPI_Aint,
+                out.len() as c_int,
+                MPIFT_UINT64,
+                self.win,
+            );
+            mpi::MPI_Win_flush(target as c_int, self.win);
+        }
+    }
+    /// Completes this process's puts and accumulates at `target`.
+    pub fn flush(&self, target: usize) {
+        unsafe { mpi::MPI_Win_flush(target as c_int, self.win) };
+    }
+}
