@@ -174,7 +174,11 @@ fn drain(real: mpi::MPI_Comm, scratch: &mut Vec<u8>) -> bool {
 fn next_join(c: &mut ZComm) -> Option<Joined> {
     let s = c.seq + 1;
     let (d, per) = logs::with(|cache| {
-        let found = cache.get(c.id, s)?;
+        let found = cache.get(c.id, s);
+        if debug() {
+            eprintln!("MPIFT zombie {}: comm {:x} waits for #{} found {:?}", news::world_rank(), c.id, s, found.map(|f| f.keys().collect::<Vec<_>>()));
+        }
+        let found = found?;
         // Every member not known dead must have logged it: then nobody in it waits
         // for a member that is elsewhere, and the join completes at once.
         for (r, w) in c.members.iter().enumerate() {
@@ -223,6 +227,10 @@ pub fn sent_by_dead(dead_world: u32, comm_id: u64) -> Option<u32> {
         None
     })
     .flatten()
+}
+
+fn debug() -> bool {
+    std::env::var_os("MPIFT_DEBUG").is_some()
 }
 
 /// C: `Sim_FT_kill_me`.

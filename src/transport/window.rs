@@ -92,7 +92,10 @@ impl Window {
             mpi::MPI_Comm_rank(world, &mut me);
         }
         let mut w = Window { win: unsafe { std::mem::zeroed() }, base: std::ptr::null_mut(), n: n as usize, me: me as usize };
-        let bytes = (w.words() * 8) as mpi::MPI_Aint;
+        // A multiple of the page size: MPICH 4.0 (ch4, shared memory) misplaces
+        // odd ranks' regions when the size is not (peers then read zeros; found
+        // with master_worker, reproduced with a 20-line program).
+        let bytes = ((w.words() * 8).div_ceil(4096) * 4096) as mpi::MPI_Aint;
         let mut base: *mut c_void = std::ptr::null_mut();
         let rc = unsafe {
             mpi::MPI_Win_allocate(bytes, 8, MPIFT_INFO_NULL, world, &mut base as *mut _ as *mut c_void, &mut w.win)
