@@ -11,6 +11,8 @@
 //! - [`rbcast`]: the reliable broadcast that revoke and failure propagation are thin
 //!   clients of (as in Open MPI's ULFM, `ompi/communicator/ft`).
 
+pub mod agree;
+pub mod colljoin;
 pub mod failures;
 pub mod rbcast;
 pub mod sim;
