@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# tests/ulfm/run.sh <mpicc> <mpiexec> <np>
+#
+# Builds every program in examples/ulfm/ with <mpicc> and runs each on <np> ranks
+# (np >= 3; written for 4 and 8) under `timeout -k 5 $ULFM_TIMEOUT` (60 s). A
+# program passes when the exit status is as expected (0; nonzero for errh_fatal,
+# whose default MPI_ERRORS_ARE_FATAL must abort the job) and every rank 0..np-1
+# printed exactly one final line "rank R: OK ..." or "rank R: DIES ..." (the
+# victim's last words) and no rank printed FAIL. errh_fatal: nonzero exit and no
+# rank line other than DIES. Prints "PASS|FAIL <prog> <why>" per program and exits
+# nonzero if any failed.
+#
+# <mpiexec>: mpiexec.mpich, mpiexec.openmpi, a path to the ulfm-oracle script
+# (its `run` subcommand is added), or several words ("ulfm-oracle run").
+# Environment:
+#   ULFM_CFLAGS   extra compile flags, e.g. for MPIFT
+#                 "-I/work/main/include/compat -I/work/main/include -I<config include>"
+#   ULFM_LIBS     extra link flags, e.g. the libmpift.a link line
+#   ULFM_ONLY     space-separated program names to run (default: all)
+#   ULFM_TIMEOUT  seconds per run (default 60)
+#   ULFM_BUILD    directory for binaries and logs (default: a fresh mktemp -d)
+#   ULFM_KEEP=1   keep the build directory even if everything passed
+set -u
+if [ $# -ne 3 ]; then
+    echo "usage: $0 <mpicc> <mpiexec> <np>" >&2
+    exit 2
+fi
+MPICC=$1
+read -r -a MPIEXEC <<<"$2"
+NP=$3
+case "${MPIEXEC[0]}" in
+    *ulfm-oracle) [ "${MPIEXEC[1]:-}" = run ] || MPIEXEC+=(run) ;;
+esac
+HERE=$(cd "$(dirname "$0")" && pwd)
+SRC=$(cd "$HERE/../../examples/ulfm" && pwd)
+BUILD=${ULFM_BUILD:-$(mktemp -d /tmp/ulfm-run.XXXXXX)}
+mkdir -p "$BUILD"
+TIMEOUT=${ULFM_TIMEOUT:-60}
+# Open MPI as root, oversubscribed (harmless for MPICH).
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+
+# Expected job exit status: "zero" or "nonzero".
+expect_exit() {
+    case "$1" in
+        errh_fatal) echo nonzero ;;
+        *) echo zero ;;
+    esac
+}
+
+if [ -n "${ULFM_ONLY:-}" ]; then
+    PROGS=$ULFM_ONLY
+else
+    PROGS=$(cd "$SRC" && ls *.c | sed 's/\.c$//')
+fi
+
+nfail=0
+for p in $PROGS; do
+    log=$BUILD/$p
+    # shellcheck disable=SC2086  # ULFM_CFLAGS / ULFM_LIBS are word lists
+    if ! "$MPICC" -std=c99 -O1 -g ${ULFM_CFLAGS:-} -I"$SRC" "$SRC/$p.c" -o "$BUILD/$p" \
+        ${ULFM_LIBS:-} >"$log.build" 2>&1; then
+        echo "FAIL $p build failed (see $log.build)"
+        nfail=$((nfail + 1))
+        continue
+    fi
+    # (The outer 2>/dev/null hides bash's "Killed" notice after timeout -k.)
+    { (cd "$BUILD" && timeout -k 5 "$TIMEOUT" "${MPIEXEC[@]}" -n "$NP" "./$p") \
+        >"$log.out" 2>"$log.err" </dev/null; } 2>/dev/null
+    status=$?
+    why=""
+    want=$(expect_exit "$p")
+    if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+        why="timeout after ${TIMEOUT}s (exit $status)"
+    elif [ "$want" = zero ] && [ "$status" -ne 0 ]; then
+        why="exit $status (want 0)"
+    elif [ "$want" = nonzero ] && [ "$status" -eq 0 ]; then
+        why="exit 0 (want nonzero)"
+    fi
+    # Per-rank final lines.
+    lines=$(grep -aE '^rank [0-9]+: (OK|FAIL|DIES)' "$log.out")
+    bad=$(grep -aE '^rank [0-9]+: FAIL' <<<"$lines" | head -n 3 | tr '\n' ';')
+    [ -n "$bad" ] && why="${why:+$why; }$bad"
+    if [ "$want" = zero ]; then
+        for ((r = 0; r < NP; r++)); do
+            n=$(grep -acE "^rank $r: (OK|FAIL|DIES)" <<<"$lines")
+            if [ "$n" -ne 1 ]; then
+                why="${why:+$why; }rank $r printed $n final lines"
+            fi
+        done
+    else
+        ok=$(grep -acE '^rank [0-9]+: OK' <<<"$lines")
+        [ "$ok" -ne 0 ] && why="${why:+$why; }$ok rank(s) printed OK"
+    fi
+    if [ -z "$why" ]; then
+        echo "PASS $p"
+    else
+        echo "FAIL $p $why (logs: $log.out $log.err)"
+        nfail=$((nfail + 1))
+    fi
+done
+
+if [ "$nfail" -eq 0 ] && [ -z "${ULFM_KEEP:-}" ] && [ -z "${ULFM_BUILD:-}" ]; then
+    rm -rf "$BUILD"
+else
+    echo "logs and binaries: $BUILD" >&2
+fi
+[ "$nfail" -eq 0 ]
