@@ -203,7 +203,7 @@ pub fn free(comm: *mut Sim_FT_MPI_Comm) -> Outcome {
     crate::layer::news::refresh();
     if read(h, |st| st.revoked).unwrap_or(false) {
         crate::layer::ulfm::catch_up(&c, None)?;
-        drain(c.real);
+        drain(c.real, &mut Vec::new());
     }
     let mut real = c.real;
     let rc = unsafe { mpi::MPI_Comm_free(&mut real) };
@@ -216,21 +216,25 @@ pub fn free(comm: *mut Sim_FT_MPI_Comm) -> Outcome {
     Ok(())
 }
 
-/// Receives and drops the messages waiting on a real communicator.
-pub(crate) fn drain(real: MPI_Comm) {
-    let mut buf = vec![0u8; 0];
+/// Receives and drops the messages waiting on a real communicator, into `scratch`
+/// (grown as needed). True if there was one.
+pub(crate) fn drain(real: MPI_Comm, scratch: &mut Vec<u8>) -> bool {
+    let mut any = false;
     loop {
         let mut flag = 0;
         let mut st: mpi::MPI_Status = unsafe { std::mem::zeroed() };
         let mut msg: mpi::MPI_Message = unsafe { std::mem::zeroed() };
         unsafe { mpi::MPI_Improbe(transport::any_source(), transport::any_tag(), real, &mut flag, &mut msg, &mut st) };
         if flag == 0 {
-            return;
+            return any;
         }
+        any = true;
         let mut count = 0;
         unsafe { mpi::MPI_Get_count(&st, transport::dt_byte(), &mut count) };
-        buf.resize(count.max(1) as usize, 0);
-        unsafe { mpi::MPI_Mrecv(buf.as_mut_ptr() as *mut _, count.max(0), transport::dt_byte(), &mut msg, &mut st) };
+        if count.max(1) as usize > scratch.len() {
+            scratch.resize(count.max(1) as usize, 0);
+        }
+        unsafe { mpi::MPI_Mrecv(scratch.as_mut_ptr() as *mut _, count.max(0), transport::dt_byte(), &mut msg, &mut st) };
     }
 }
 

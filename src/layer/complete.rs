@@ -20,7 +20,7 @@
 use crate::ffi::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_PROC_FAILED_PENDING, SIM_FT_ERR_REVOKED};
 use crate::ffi::handles::Sim_FT_MPI_Request;
 use crate::layer::hooks::Kind;
-use crate::layer::request::{self, arg_error, one, settle_handle, ReqState};
+use crate::layer::request::{self, arg_error, one, ReqState};
 use crate::layer::{comm, news, zombie, Real};
 use crate::transport::{self, err, mpi};
 use mpi_sys::{MPI_Request, MPI_Status};
@@ -65,8 +65,7 @@ fn verdict(st: &ReqState) -> Option<(c_int, Action)> {
             return None;
         }
         if st.recv {
-            let sent = zombie::sent_by_dead(c.members[peer], c.id).unwrap_or(0);
-            (c.recvd[peer] >= sent).then_some((SIM_FT_ERR_PROC_FAILED, Action::Cancel))
+            zombie::all_received_from(c, peer).then_some((SIM_FT_ERR_PROC_FAILED, Action::Cancel))
         } else {
             Some((SIM_FT_ERR_PROC_FAILED, Action::Orphan))
         }
@@ -216,7 +215,7 @@ pub fn wait(request: *mut Sim_FT_MPI_Request, status: *mut MPI_Status) -> Outcom
         return Ok(());
     };
     let code = wait_one(&st, &mut real, &mut s, false);
-    unsafe { *request = settle_handle(*request, real) };
+    unsafe { *request = request::settle(*request, real) };
     if user_status(status) {
         unsafe { *status = s };
     }
@@ -238,16 +237,13 @@ pub fn test(request: *mut Sim_FT_MPI_Request, flag: *mut c_int, status: *mut MPI
     let code = if unsafe { *flag } != 0 {
         finish(&st, &s, rc)
     } else if let Some((code, act)) = verdict(&st) {
+        // PENDING (Keep): the request is not complete; the error is reported, it stays.
         unsafe { *flag = (act != Action::Keep) as c_int };
-        if act == Action::Keep {
-            // PENDING: the request is not complete; report the error, keep it.
-            unsafe { *flag = 0 };
-        }
         apply(&st, &mut real, &mut s, code, act)
     } else {
         0
     };
-    unsafe { *request = settle_handle(*request, real) };
+    unsafe { *request = request::settle(*request, real) };
     if user_status(status) && (unsafe { *flag } != 0 || code != 0) {
         unsafe { *status = s };
     }
@@ -288,7 +284,7 @@ impl Batch {
     fn settle(&self, reqs: *mut Sim_FT_MPI_Request) {
         for (i, st) in self.states.iter().enumerate() {
             if st.is_some() {
-                unsafe { *reqs.add(i) = settle_handle(*reqs.add(i), self.reals[i]) };
+                unsafe { *reqs.add(i) = request::settle(*reqs.add(i), self.reals[i]) };
             }
         }
     }
@@ -540,10 +536,12 @@ fn some_out(b: &Batch, got: &[usize], outcount: *mut c_int, indices: *mut c_int,
     }
 }
 
-fn some_outcome(b: &Batch, got: &[usize], statuses: *mut MPI_Status) -> Outcome {
-    let Some(&i) = got.iter().find(|i| b.codes[**i] != 0) else { return Ok(()) };
-    let code = if user_status(statuses) { err::get(unsafe { &err::IN_STATUS }) } else { b.codes[i] };
-    request::fail_on(b.states[i].as_ref(), code)
+/// Arguments of `MPI_Waitsome` / `MPI_Testsome` besides the requests.
+fn some_args(incount: c_int, outcount: *mut c_int, indices: *mut c_int) -> Outcome {
+    if outcount.is_null() || (incount > 0 && indices.is_null()) {
+        return Err(arg_error());
+    }
+    Ok(())
 }
 
 /// `MPI_Waitsome`.
@@ -554,9 +552,7 @@ pub fn waitsome(
     indices: *mut c_int,
     statuses: *mut MPI_Status,
 ) -> Outcome {
-    if outcount.is_null() || (incount > 0 && indices.is_null()) {
-        return Err(arg_error());
-    }
+    some_args(incount, outcount, indices)?;
     let mut b = Batch::new(incount, reqs)?;
     let none_active = b.pending().is_empty();
     let mut got = Vec::new();
@@ -570,7 +566,7 @@ pub fn waitsome(
     }
     b.settle(reqs);
     some_out(&b, &got, outcount, indices, statuses, none_active);
-    some_outcome(&b, &got, statuses)
+    b.outcome(statuses, Some(&got))
 }
 
 /// `MPI_Testsome`.
@@ -581,9 +577,7 @@ pub fn testsome(
     indices: *mut c_int,
     statuses: *mut MPI_Status,
 ) -> Outcome {
-    if outcount.is_null() || (incount > 0 && indices.is_null()) {
-        return Err(arg_error());
-    }
+    some_args(incount, outcount, indices)?;
     let mut b = Batch::new(incount, reqs)?;
     news::refresh();
     let idx = b.pending();
@@ -599,5 +593,5 @@ pub fn testsome(
     got.extend(b.verdicts());
     b.settle(reqs);
     some_out(&b, &got, outcount, indices, statuses, idx.is_empty());
-    some_outcome(&b, &got, statuses)
+    b.outcome(statuses, Some(&got))
 }

@@ -58,17 +58,11 @@ pub fn leave(_kind: Kind, comm: &CommRef, rc: c_int) -> Outcome {
 /// Returns the collective's number.
 pub fn coll_enter(c: &CommRef, d: &Desc) -> Result<u64, Failure> {
     news::refresh();
-    if c.revoked || comm::read(c.handle, |s| s.revoked).unwrap_or(false) {
+    let Some(seq) = log_entry(c, d, true) else {
         return Err(Failure::on(c.handle, SIM_FT_ERR_REVOKED));
-    }
-    let mut seq = 0;
-    comm::update(c.handle, |s| {
-        s.seq += 1;
-        seq = s.seq;
-    });
-    news::log_collective(c.id, seq, d);
-    news::refresh();
-    if comm::read(c.handle, |s| s.revoked).unwrap_or(false) {
+    };
+    // Only news applied by this refresh can have revoked it since the check above.
+    if news::refresh() && comm::read(c.handle, |s| s.revoked).unwrap_or(false) {
         // Not entered after all: take the entry back (a dead rank must not join a
         // collective this rank will only join later, when it catches up).
         news::retract_last();
@@ -76,6 +70,21 @@ pub fn coll_enter(c: &CommRef, d: &Desc) -> Result<u64, Failure> {
         return Err(Failure::on(c.handle, SIM_FT_ERR_REVOKED));
     }
     Ok(seq)
+}
+
+/// Numbers the next collective on `c` and logs its descriptor; returns the number.
+/// With `refuse_revoked`, a revoked communicator gets no number (None).
+pub fn log_entry(c: &CommRef, d: &Desc, refuse_revoked: bool) -> Option<u64> {
+    let mut seq = None;
+    comm::update(c.handle, |s| {
+        if !(refuse_revoked && s.revoked) {
+            s.seq += 1;
+            seq = Some(s.seq);
+        }
+    });
+    let seq = seq?;
+    news::log_collective(c.id, seq, d);
+    Some(seq)
 }
 
 /// After a blocking collective: the real error, else `MPI_ERR_PROC_FAILED` if a

@@ -186,9 +186,7 @@ pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>], ft_words: &[u64]) -> 
             let ty = entries
                 .iter()
                 .enumerate()
-                .flatten_pairs()
-                .map(|(i, e)| if (i == root) == gather { e.recv.ty } else { e.send.ty })
-                .next()
+                .find_map(|(i, e)| e.as_ref().map(|e| if (i == root) == gather { e.recv.ty } else { e.send.ty }))
                 .unwrap_or(e0.send.ty);
             let (t, m) = dt(ty);
             let mut mine = 0;
@@ -204,14 +202,7 @@ pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>], ft_words: &[u64]) -> 
                     mine = if gather { peer_recv(*w) } else { peer_send(*w) } * m;
                 }
             }
-            let displs: Vec<c_int> = counts
-                .iter()
-                .scan(0, |acc, x| {
-                    let d = *acc;
-                    *acc += x;
-                    Some(d)
-                })
-                .collect();
+            let displs = prefix(&counts);
             let total: i32 = counts.iter().sum();
             let mut one = buf(mine.max(1), ty);
             let mut all = buf(total.max(1), ty);
@@ -452,14 +443,4 @@ fn prefix_bytes(counts: &[c_int], types: &[mpi::MPI_Datatype]) -> Vec<c_int> {
 
 fn total_bytes(counts: &[c_int], types: &[mpi::MPI_Datatype]) -> usize {
     counts.iter().zip(types).map(|(c, t)| (*c).max(0) as usize * elem(*t)).sum()
-}
-
-/// `enumerate()` over `Option`s, keeping only the `Some`s.
-trait FlattenPairs<'a, T: 'a> {
-    fn flatten_pairs(self) -> Box<dyn Iterator<Item = (usize, &'a T)> + 'a>;
-}
-impl<'a, T: 'a, I: Iterator<Item = (usize, &'a Option<T>)> + 'a> FlattenPairs<'a, T> for I {
-    fn flatten_pairs(self) -> Box<dyn Iterator<Item = (usize, &'a T)> + 'a> {
-        Box::new(self.filter_map(|(i, e)| e.as_ref().map(|e| (i, e))))
-    }
 }

@@ -41,12 +41,12 @@ impl LogCache {
         for &p in ranks {
             let p = p as usize;
             let (head, got) = news::read_log(p, self.after[p]);
-            if std::env::var_os("MPIFT_DEBUG").is_some() && head != self.after[p] {
+            if news::debug() && head != self.after[p] {
                 eprintln!("MPIFT logs: rank {} head {} -> {} ({} parsed)", p, self.after[p], head, got.len());
             }
             self.after[p] = head;
             for e in got {
-                if std::env::var_os("MPIFT_DEBUG").is_some() {
+                if news::debug() {
                     eprintln!("MPIFT logs: from {} comm {:x} #{} f{}", p, e.comm, e.seq, e.desc.fcode);
                 }
                 self.entries.entry((e.comm, e.seq)).or_default().insert(p as u32, e.desc);

@@ -50,6 +50,12 @@ static NEWS_SEEN: AtomicU64 = AtomicU64::new(0);
 /// Simulated detection delay in microseconds (`SIM_FT_TIMEOUT`).
 static TIMEOUT_US: AtomicU64 = AtomicU64::new(0);
 
+/// `MPIFT_DEBUG` is set: dead ranks report what they read and wait for (read once).
+pub fn debug() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("MPIFT_DEBUG").is_some())
+}
+
 pub fn with<R>(f: impl FnOnce(&mut Runtime) -> R) -> Option<R> {
     RT.lock().unwrap().as_mut().map(f)
 }
@@ -118,7 +124,7 @@ pub fn stop() {
         }
         rt.win.free();
         // Wake-ups nobody waited for: receive them, so none is left unmatched.
-        crate::layer::comm::drain(rt.shadow);
+        crate::layer::comm::drain(rt.shadow, &mut Vec::new());
         unsafe { mpi::MPI_Comm_free(&mut rt.shadow) };
     }
 }

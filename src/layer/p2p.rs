@@ -42,13 +42,22 @@ fn dead_and_drained(c: &CommRef, peer: c_int, recv: bool) -> bool {
         if !recv {
             return true;
         }
-        s.recvd[p] >= zombie::sent_by_dead(s.members[p], s.id).unwrap_or(0)
+        zombie::all_received_from(s, p)
     })
     .unwrap_or(false)
 }
 
 fn state(c: &CommRef, peer: c_int, recv: bool) -> ReqState {
     ReqState { real: Real(transport::request_null()), comm: Real(c.handle), kind: Kind::P2pStart, peer, recv }
+}
+
+/// The return code of a real start call, as an outcome on `comm`.
+fn started(comm: Sim_FT_MPI_Comm, rc: c_int) -> Outcome {
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(Failure::on(comm, rc))
+    }
 }
 
 fn result(c: &CommRef, code: c_int) -> Outcome {
@@ -77,10 +86,7 @@ fn send_with(
     }
     count_send(comm, dest);
     let mut req = transport::request_null();
-    let rc = unsafe { start(buf, count, dt, dest, tag, c.real, &mut req) };
-    if rc != 0 {
-        return Err(Failure::on(comm, rc));
-    }
+    started(comm, unsafe { start(buf, count, dt, dest, tag, c.real, &mut req) })?;
     let mut st: MPI_Status = unsafe { std::mem::zeroed() };
     let code = wait_one(&state(&c, dest, false), &mut req, &mut st, true);
     result(&c, code)
@@ -132,10 +138,7 @@ pub fn recv(
         return Err(Failure::on(comm, SIM_FT_ERR_PROC_FAILED));
     }
     let mut req = transport::request_null();
-    let rc = unsafe { mpi::MPI_Irecv(buf, count, dt, source, tag, c.real, &mut req) };
-    if rc != 0 {
-        return Err(Failure::on(comm, rc));
-    }
+    started(comm, unsafe { mpi::MPI_Irecv(buf, count, dt, source, tag, c.real, &mut req) })?;
     let mut st: MPI_Status = unsafe { std::mem::zeroed() };
     let code = wait_one(&state(&c, source, true), &mut req, &mut st, true);
     copy_status(status, &st);
@@ -165,15 +168,9 @@ pub fn sendrecv(
     }
     let mut rreq = transport::request_null();
     let mut sreq = transport::request_null();
-    let rc = unsafe { mpi::MPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, c.real, &mut rreq) };
-    if rc != 0 {
-        return Err(Failure::on(comm, rc));
-    }
+    started(comm, unsafe { mpi::MPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, c.real, &mut rreq) })?;
     count_send(comm, dest);
-    let rc = unsafe { mpi::MPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, c.real, &mut sreq) };
-    if rc != 0 {
-        return Err(Failure::on(comm, rc));
-    }
+    started(comm, unsafe { mpi::MPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, c.real, &mut sreq) })?;
     let mut st: MPI_Status = unsafe { std::mem::zeroed() };
     let mut st2: MPI_Status = unsafe { std::mem::zeroed() };
     let rcode = wait_one(&state(&c, source, true), &mut rreq, &mut st, true);
@@ -200,7 +197,7 @@ pub fn sendrecv_replace(
     let mut size: c_int = 0;
     unsafe { mpi::MPI_Pack_size(count, dt, c.real, &mut size) };
     let mut tmp = vec![0u8; size.max(1) as usize];
-    let packed = crate::layer::describe::type_for(31).0; // MPI_PACKED (index in the shim's table)
+    let packed = transport::dt_packed();
     let mut st: MPI_Status = unsafe { std::mem::zeroed() };
     sendrecv(buf, count, dt, dest, sendtag, tmp.as_mut_ptr() as *mut c_void, size, packed, source, recvtag, comm, &mut st)?;
     let mut got: c_int = 0;
@@ -218,10 +215,7 @@ pub fn iprobe(source: c_int, tag: c_int, comm: Sim_FT_MPI_Comm, flag: *mut c_int
     let c = handles::comm_arg(comm)?;
     handles::check_out_ptr(flag, &c)?;
     hooks::p2p_enter(comm)?;
-    let rc = unsafe { mpi::MPI_Iprobe(source, tag, c.real, flag, status) };
-    if rc != 0 {
-        return Err(Failure::on(comm, rc));
-    }
+    started(comm, unsafe { mpi::MPI_Iprobe(source, tag, c.real, flag, status) })?;
     if unsafe { *flag } == 0 && (dead_and_drained(&c, source, true) || wildcard_blocked(&c, source)) {
         return Err(Failure::on(comm, SIM_FT_ERR_PROC_FAILED));
     }

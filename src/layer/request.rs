@@ -86,7 +86,7 @@ pub fn lookup(h: Sim_FT_MPI_Request) -> Result<ReqState, Failure> {
 
 /// After a real completion call: release the handle if the real request is gone,
 /// else remember its (possibly changed) real value. Returns the user's new handle.
-fn settle(h: Sim_FT_MPI_Request, real: MPI_Request) -> Sim_FT_MPI_Request {
+pub(crate) fn settle(h: Sim_FT_MPI_Request, real: MPI_Request) -> Sim_FT_MPI_Request {
     let (index, _) = decode(h);
     let mut t = TABLE.lock().unwrap();
     if real == transport::request_null() {
@@ -150,11 +150,6 @@ pub(crate) fn one(request: *mut Sim_FT_MPI_Request) -> Result<(Option<ReqState>,
     }
     let st = lookup(h)?;
     Ok((Some(st), st.real.0))
-}
-
-/// After a completion: the user's new handle (released if the real one is gone).
-pub(crate) fn settle_handle(h: Sim_FT_MPI_Request, real: MPI_Request) -> Sim_FT_MPI_Request {
-    settle(h, real)
 }
 
 pub use crate::layer::complete::{testall, testany, testsome, test, waitall, waitany, waitsome, wait};

@@ -8,12 +8,11 @@
 //! catches up on the collectives it skipped ([`catch_up`]).
 
 use crate::ffi::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
-use crate::layer::describe::{fcode, Desc, Spec};
-use crate::layer::join::{self, Joined, Who};
-use crate::layer::{logs, news};
 use crate::ffi::handles::{self, CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
-use crate::layer::hooks::Kind;
-use crate::layer::{comm, request};
+use crate::layer::describe::{fcode, Desc, Spec};
+use crate::layer::hooks::{self, Kind};
+use crate::layer::join::{self, Joined, Who};
+use crate::layer::{comm, logs, news, request};
 use crate::protocol::failures::Failures;
 use crate::protocol::Rank;
 use crate::transport::{self, mpi};
@@ -154,12 +153,8 @@ fn ft_reduce(cr: &CommRef, fc: u32, flag: c_int) -> Result<(u32, Vec<u32>, bool,
         words[1 + w + r / 64] |= 1 << (r % 64);
     }
     let desc = Desc { fcode: fc, send: Spec { count: words.len() as i32, ty: 0 }, ..Desc::default() };
-    let mut seq = 0;
-    comm::update(cr.handle, |s| {
-        s.seq += 1;
-        seq = s.seq;
-    });
-    news::log_collective(cr.id, seq, &desc);
+    // Allowed on a revoked communicator (agree/shrink are the way out).
+    let seq = hooks::log_entry(cr, &desc, false).ok_or_else(|| Failure::on(cr.handle, transport::err::get(unsafe { &transport::err::COMM })))?;
     let mut out = vec![0u64; words.len()];
     let rc = unsafe {
         mpi::MPI_Allreduce(

@@ -21,7 +21,6 @@ use crate::layer::join::{self, Joined, Pending, Who};
 use crate::layer::{comm, logs, news, request};
 use crate::transport::window;
 use crate::transport::{self, mpi};
-use std::os::raw::c_int;
 use std::time::Duration;
 
 /// What a zombie keeps per communicator it is in.
@@ -102,7 +101,7 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>) {
         });
         // Messages sent to this rank: receive and drop them.
         for c in &comms {
-            busy |= drain(c.real, &mut scratch);
+            busy |= comm::drain(c.real, &mut scratch);
         }
         // Collectives to join.
         logs::with(|cache| cache.poll(&everyone));
@@ -147,35 +146,12 @@ fn test(r: &mut mpi::MPI_Request) -> bool {
     flag != 0 || *r == transport::request_null()
 }
 
-/// Receives and drops every message waiting on `real`. True if there was one.
-fn drain(real: mpi::MPI_Comm, scratch: &mut Vec<u8>) -> bool {
-    let mut any = false;
-    loop {
-        let mut flag = 0;
-        let mut st: mpi::MPI_Status = unsafe { std::mem::zeroed() };
-        let mut msg: mpi::MPI_Message = unsafe { std::mem::zeroed() };
-        unsafe { mpi::MPI_Improbe(transport::any_source(), transport::any_tag(), real, &mut flag, &mut msg, &mut st) };
-        if flag == 0 {
-            return any;
-        }
-        any = true;
-        let mut count = 0;
-        unsafe { mpi::MPI_Get_count(&st, transport::dt_byte(), &mut count) };
-        if count as usize > scratch.len() {
-            scratch.resize(count as usize, 0);
-        }
-        unsafe {
-            mpi::MPI_Mrecv(scratch.as_mut_ptr() as *mut _, count.max(0), transport::dt_byte(), &mut msg, &mut st)
-        };
-    }
-}
-
 /// The next collective this dead rank must join on `c`, joined; None if not yet.
 fn next_join(c: &mut ZComm) -> Option<Joined> {
     let s = c.seq + 1;
     let (d, per) = logs::with(|cache| {
         let found = cache.get(c.id, s);
-        if debug() {
+        if news::debug() {
             eprintln!("MPIFT zombie {}: comm {:x} waits for #{} found {:?}", news::world_rank(), c.id, s, found.map(|f| f.keys().collect::<Vec<_>>()));
         }
         let found = found?;
@@ -215,8 +191,14 @@ fn all_live_finalizing(me: usize, n: usize) -> bool {
     (0..n).filter(|p| *p != me && !news::is_dead(*p as u32)).all(news::is_finalizing)
 }
 
+/// Every message dead member `peer` of `c` sent here before dying has been
+/// received (its count is in this process's window; no record counts as none).
+pub fn all_received_from(c: &comm::CommState, peer: usize) -> bool {
+    c.recvd[peer] >= sent_by_dead(c.members[peer], c.id).unwrap_or(0)
+}
+
 /// The count-of-messages record a dead rank left for this process about `comm`.
-pub fn sent_by_dead(dead_world: u32, comm_id: u64) -> Option<u32> {
+fn sent_by_dead(dead_world: u32, comm_id: u64) -> Option<u32> {
     news::with(|rt| {
         let at = rt.win.sent(dead_world as usize);
         for k in 0..window::SENT_SLOTS {
@@ -227,13 +209,4 @@ pub fn sent_by_dead(dead_world: u32, comm_id: u64) -> Option<u32> {
         None
     })
     .flatten()
-}
-
-fn debug() -> bool {
-    std::env::var_os("MPIFT_DEBUG").is_some()
-}
-
-/// C: `Sim_FT_kill_me`.
-pub fn ffi_kill_me() -> c_int {
-    kill_me()
 }

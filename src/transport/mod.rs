@@ -16,6 +16,7 @@ extern "C" {
     static MPIFT_BYTE: MPI_Datatype;
     static MPIFT_MAX_ERROR_STRING: c_int;
     static MPIFT_UINT64: MPI_Datatype;
+    static MPIFT_PACKED: MPI_Datatype;
     static MPIFT_ANY_SOURCE: c_int;
     static MPIFT_ANY_TAG: c_int;
     static MPIFT_UNDEFINED: c_int;
@@ -88,6 +89,9 @@ pub fn dt_int() -> MPI_Datatype {
 }
 pub fn dt_byte() -> MPI_Datatype {
     unsafe { MPIFT_BYTE }
+}
+pub fn dt_packed() -> MPI_Datatype {
+    unsafe { MPIFT_PACKED }
 }
 pub fn dt_uint64() -> MPI_Datatype {
     unsafe { MPIFT_UINT64 }
