@@ -42,6 +42,9 @@ pub struct CommState {
     /// Revoked: the last collective number any member entered before the revoke
     /// reached it, once the revoker published it (catch-up target).
     pub horizon: Option<u64>,
+    /// The program freed it while requests on it were outstanding: the real
+    /// communicator is freed when the last of them completes (MPI-3.1 §6.4.3).
+    pub free_pending: bool,
 }
 
 impl CommState {
@@ -108,6 +111,7 @@ fn new_state(real: MPI_Comm, errhandler: Real<MPI_Errhandler>, id: u64, predefin
         sent: vec![0; n],
         recvd: vec![0; n],
         horizon: None,
+        free_pending: false,
     }
 }
 
@@ -205,15 +209,37 @@ pub fn free(comm: *mut Sim_FT_MPI_Comm) -> Outcome {
         crate::layer::ulfm::catch_up(&c, None)?;
         drain(c.real, &mut Vec::new());
     }
-    let mut real = c.real;
+    // MPI marks a communicator with pending operations for deallocation; Open MPI
+    // 4.1 instead frees it under a pending non-blocking collective and crashes in
+    // its progress engine later. So the real free waits for the last request.
+    if crate::layer::request::on_comm(h) {
+        update(h, |st| st.free_pending = true);
+    } else {
+        release(h).map_err(|rc| Failure::on(h, rc))?;
+    }
+    unsafe { *comm = std::ptr::null_mut() };
+    Ok(())
+}
+
+/// Frees the real communicator of `h` and forgets `h`; the real error code if MPI
+/// refuses.
+fn release(h: Sim_FT_MPI_Comm) -> Result<(), std::os::raw::c_int> {
+    let Some(mut real) = read(h, |st| st.real.0) else { return Ok(()) };
     let rc = unsafe { mpi::MPI_Comm_free(&mut real) };
     if rc != 0 {
-        return Err(Failure::on(h, rc));
+        return Err(rc);
     }
     COMMS.lock().unwrap().as_mut().unwrap().remove(&key(h));
     drop(unsafe { Box::from_raw(h) });
-    unsafe { *comm = std::ptr::null_mut() };
     Ok(())
+}
+
+/// A request on `h` was released: if the program freed `h` meanwhile and no other
+/// request is left on it, free it now.
+pub(crate) fn request_gone(h: Sim_FT_MPI_Comm) {
+    if read(h, |st| st.free_pending).unwrap_or(false) && !crate::layer::request::on_comm(h) {
+        let _ = release(h);
+    }
 }
 
 /// Receives and drops the messages waiting on a real communicator, into `scratch`

@@ -59,7 +59,7 @@ pub fn leave(_kind: Kind, comm: &CommRef, rc: c_int) -> Outcome {
 pub fn coll_enter(c: &CommRef, d: &Desc) -> Result<u64, Failure> {
     news::refresh();
     let Some(seq) = log_entry(c, d, true) else {
-        return Err(Failure::on(c.handle, SIM_FT_ERR_REVOKED));
+        return Err(refused(c));
     };
     // Only news applied by this refresh can have revoked it since the check above.
     if news::refresh() && comm::read(c.handle, |s| s.revoked).unwrap_or(false) {
@@ -67,9 +67,24 @@ pub fn coll_enter(c: &CommRef, d: &Desc) -> Result<u64, Failure> {
         // collective this rank will only join later, when it catches up).
         news::retract_last();
         comm::update(c.handle, |s| s.seq -= 1);
-        return Err(Failure::on(c.handle, SIM_FT_ERR_REVOKED));
+        return Err(refused(c));
     }
     Ok(seq)
+}
+
+/// A collective refused because `c` is revoked: before returning
+/// `MPI_ERR_REVOKED`, join (with dummy data) every collective on `c` that members
+/// already entered and this rank has not, up to the revoke horizon. Joining here,
+/// at the point of the program where the skipped collective was called, keeps this
+/// rank's order of collectives across communicators the program's order: a member
+/// stuck in the skipped collective is released now, not when this rank next frees,
+/// shrinks or agrees on `c` — by then it may wait in another communicator for that
+/// stuck member (docs/ARCHITECTURE.md, "Revoke").
+fn refused(c: &CommRef) -> Failure {
+    match crate::layer::ulfm::catch_up(c, None) {
+        Err(f) => f,
+        Ok(()) => Failure::on(c.handle, SIM_FT_ERR_REVOKED),
+    }
 }
 
 /// Numbers the next collective on `c` and logs its descriptor; returns the number.

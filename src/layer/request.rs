@@ -91,9 +91,13 @@ pub(crate) fn settle(h: Sim_FT_MPI_Request, real: MPI_Request) -> Sim_FT_MPI_Req
     let mut t = TABLE.lock().unwrap();
     if real == transport::request_null() {
         let slot = &mut t.slots[index];
-        slot.state = None;
+        let comm = slot.state.take().map(|st| st.comm.0);
         slot.generation = slot.generation.wrapping_add(1);
         t.free.push(index);
+        drop(t);
+        if let Some(c) = comm {
+            crate::layer::comm::request_gone(c);
+        }
         std::ptr::null_mut()
     } else {
         if let Some(st) = t.slots[index].state.as_mut() {
@@ -101,6 +105,11 @@ pub(crate) fn settle(h: Sim_FT_MPI_Request, real: MPI_Request) -> Sim_FT_MPI_Req
         }
         h
     }
+}
+
+/// Is some outstanding request on communicator `h`?
+pub(crate) fn on_comm(h: Sim_FT_MPI_Comm) -> bool {
+    TABLE.lock().unwrap().slots.iter().any(|s| matches!(s.state, Some(st) if st.comm.0 == h))
 }
 
 /// Hands every outstanding real request over (a rank that dies keeps
