@@ -5,6 +5,7 @@
 
 use crate::layer::describe::{fcode, Desc};
 use crate::layer::news;
+use crate::transport::{self, mpi, window};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -18,6 +19,33 @@ pub struct LogCache {
     after: Vec<u64>,
     /// (comm id, seq) -> world rank -> descriptor.
     entries: HashMap<(u64, u64), HashMap<u32, Desc>>,
+    /// Per world rank: the read in flight of [`LogCache::poll_async`].
+    fetch: Vec<Fetch>,
+    /// Per world rank: its `FINALIZING` word was set when last read.
+    finalizing: Vec<bool>,
+}
+
+/// A non-blocking read of one process's log (see [`LogCache::poll_async`]).
+#[derive(Default)]
+enum Fetch {
+    #[default]
+    Idle,
+    /// The words `FINALIZING..=LOG_HEAD`.
+    Head(mpi::MPI_Request, Box<[u64; 3]>),
+    /// Entries up to the given head.
+    Entries(Vec<(mpi::MPI_Request, Box<[u64]>)>, u64),
+}
+
+// Requests and buffers are only touched by the thread that calls MPI.
+unsafe impl Send for Fetch {}
+
+fn done(r: &mut mpi::MPI_Request) -> bool {
+    if *r == transport::request_null() {
+        return true;
+    }
+    let mut flag = 0;
+    unsafe { mpi::MPI_Test(r, &mut flag, transport::status_ignore()) };
+    flag != 0
 }
 
 static CACHE: Mutex<Option<LogCache>> = Mutex::new(None);
@@ -50,6 +78,91 @@ impl LogCache {
                     eprintln!("MPIFT logs: from {} comm {:x} #{} f{}", p, e.comm, e.seq, e.desc.fcode);
                 }
                 self.entries.entry((e.comm, e.seq)).or_default().insert(p as u32, e.desc);
+            }
+        }
+    }
+
+    /// Like [`LogCache::poll`], but never waits: each call advances, per rank, a
+    /// read started by an earlier call (`MPI_Rget` + `MPI_Test`). For a dead rank,
+    /// which sleeps between polls: with MPICH, RMA to a process computing outside
+    /// MPI completes only when it next enters MPI, and a blocking flush would spin
+    /// on a core until then. Also tracks each rank's `FINALIZING` word.
+    pub fn poll_async(&mut self, ranks: &[u32]) {
+        let n = news::world_size();
+        // (`poll` may have sized `after` already.)
+        self.after.resize(n.max(self.after.len()), 0);
+        self.fetch.resize_with(n, Fetch::default);
+        self.finalizing.resize(n, false);
+        for &p in ranks {
+            let p = p as usize;
+            loop {
+                match std::mem::take(&mut self.fetch[p]) {
+                    Fetch::Idle => {
+                        let mut b = Box::new([0u64; 3]);
+                        let Some(r) = news::with(|rt| rt.win.rget(p, window::FINALIZING, &mut b[..])) else { return };
+                        self.fetch[p] = Fetch::Head(r, b);
+                    }
+                    Fetch::Head(mut r, b) => {
+                        if !done(&mut r) {
+                            self.fetch[p] = Fetch::Head(r, b);
+                            break;
+                        }
+                        self.finalizing[p] = b[0] != 0;
+                        let head = b[2];
+                        if head <= self.after[p] {
+                            break; // Idle: a new read starts next time
+                        }
+                        let first = self.after[p].max(head.saturating_sub(window::LOG_LEN as u64));
+                        let reads = news::with(|rt| {
+                            (first..head)
+                                .map(|k| {
+                                    let mut buf = vec![0u64; rt.win.entry_words()].into_boxed_slice();
+                                    let r = rt.win.rget(p, rt.win.entry_at(k), &mut buf);
+                                    (r, buf)
+                                })
+                                .collect()
+                        });
+                        let Some(reads) = reads else { return };
+                        self.fetch[p] = Fetch::Entries(reads, head);
+                    }
+                    Fetch::Entries(mut reads, head) => {
+                        if !reads.iter_mut().all(|(r, _)| done(r)) {
+                            self.fetch[p] = Fetch::Entries(reads, head);
+                            break;
+                        }
+                        self.after[p] = head;
+                        for (_, buf) in &reads {
+                            if let Some(e) = news::parse_entry(buf, n) {
+                                self.entries.entry((e.comm, e.seq)).or_default().insert(p as u32, e.desc);
+                            }
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether world rank `p` had entered `MPI_Finalize` when
+    /// [`LogCache::poll_async`] last read its region.
+    pub fn finalizing(&self, p: usize) -> bool {
+        self.finalizing.get(p).copied().unwrap_or(false)
+    }
+
+    /// Waits for every read [`LogCache::poll_async`] has in flight (before the
+    /// window is freed).
+    pub fn settle(&mut self) {
+        for f in self.fetch.iter_mut() {
+            match std::mem::take(f) {
+                Fetch::Idle => {}
+                Fetch::Head(mut r, _b) => unsafe {
+                    mpi::MPI_Wait(&mut r, transport::status_ignore());
+                },
+                Fetch::Entries(mut reads, _) => {
+                    for (r, _b) in reads.iter_mut() {
+                        unsafe { mpi::MPI_Wait(r, transport::status_ignore()) };
+                    }
+                }
             }
         }
     }

@@ -14,6 +14,7 @@
 
 use crate::layer::comm;
 use crate::layer::describe::Desc;
+use crate::transport::script::{Scripts, Update};
 use crate::transport::window::{self, Window};
 use crate::transport::{self, mpi};
 use std::collections::HashMap;
@@ -320,46 +321,81 @@ pub fn parse_entry(words: &[u64], n: usize) -> Option<Entry> {
 /// Zero-byte wake message to every other process (non-blocking, fire and forget:
 /// the receive is always posted, so they complete promptly).
 pub fn wake_all() {
+    let n = world_size();
+    let me = world_rank();
+    for p in (0..n).filter(|p| *p != me) {
+        wake(p);
+    }
+}
+
+/// Sends world rank `p` a wake-up (zero bytes on the shadow communicator).
+pub fn wake(p: usize) {
     with(|rt| {
-        let me = rt.win.me;
-        let mut reqs = Vec::new();
-        for p in 0..rt.win.n {
-            if p == me {
-                continue;
-            }
-            let mut r = transport::request_null();
-            unsafe {
-                mpi::MPI_Isend(std::ptr::null(), 0, transport::dt_uint64(), p as c_int, TAG_WAKE, rt.shadow, &mut r);
-            }
-            reqs.push(r);
-        }
-        for mut r in reqs {
-            unsafe { mpi::MPI_Request_free(&mut r) };
+        let mut r = transport::request_null();
+        unsafe {
+            mpi::MPI_Isend(std::ptr::null(), 0, transport::dt_uint64(), p as c_int, TAG_WAKE, rt.shadow, &mut r);
+            mpi::MPI_Request_free(&mut r);
         }
     });
 }
 
-/// Publishes "communicator `id` revoked" (horizon None) or its horizon to the
-/// given world ranks.
-pub fn announce_revoke(id: u64, horizon: Option<u64>, to: &[u32]) {
-    with(|rt| {
-        let me = rt.win.me as u32;
-        for &p in to {
-            let p = p as usize;
-            let val = horizon.map_or(0, |h| h + 1);
-            if p as u32 == me {
-                continue;
-            }
-            let slot = rt.win.fetch_add(p, window::REVOKE_HEAD, 1);
-            let at = rt.win.ring() + 2 * (slot as usize % window::RING_LEN);
-            rt.win.put(p, at + 1, &[val]);
-            rt.win.flush(p);
-            rt.win.put(p, at, &[id]);
-            rt.win.flush(p);
-            rt.win.add(p, window::NEWS_GEN, 1);
-            rt.win.flush(p);
+/// Advances `s` (see transport::script); returns the targets that completed.
+pub fn progress_scripts(s: &mut Scripts) -> Vec<usize> {
+    with(|rt| s.progress(&rt.win)).unwrap_or_default()
+}
+
+/// Runs `s` to completion: spins briefly (every target inside MPI answers within
+/// microseconds), then sleeps with back-off while some target is away from MPI.
+pub fn run_scripts(s: &mut Scripts) {
+    let start = std::time::Instant::now();
+    let mut nap = Duration::from_micros(20);
+    loop {
+        progress_scripts(s);
+        if s.done() {
+            return;
         }
-    });
+        if start.elapsed() < Duration::from_micros(500) {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(nap);
+            nap = (nap * 2).min(Duration::from_millis(2));
+        }
+    }
+}
+
+/// Publishes "communicator `id` revoked" (horizon None) or its horizon to the
+/// given world ranks: per target, take a slot of its revoke ring, fill it (value,
+/// then id: a reader takes a slot whose id is set as complete), then bump its news
+/// counter — all targets at once, returning when every update has been applied.
+pub fn announce_revoke(id: u64, horizon: Option<u64>, to: &[u32]) {
+    let Some((me, ring)) = with(|rt| (rt.win.me, rt.win.ring())) else { return };
+    let val = horizon.map_or(0, |h| h + 1);
+    let mut s = Scripts::default();
+    for &p in to {
+        let p = p as usize;
+        if p == me {
+            continue;
+        }
+        let mut stage = 0;
+        let mut at = 0;
+        s.add(
+            p,
+            Box::new(move |old: &[u64]| {
+                stage += 1;
+                match stage {
+                    1 => Some(Update { at: window::REVOKE_HEAD, vals: vec![1], sum: true }),
+                    2 => {
+                        at = ring + 2 * (old[0] as usize % window::RING_LEN);
+                        Some(Update { at: at + 1, vals: vec![val], sum: false })
+                    }
+                    3 => Some(Update { at, vals: vec![id], sum: false }),
+                    4 => Some(Update { at: window::NEWS_GEN, vals: vec![1], sum: true }),
+                    _ => None,
+                }
+            }),
+        );
+    }
+    run_scripts(&mut s);
 }
 
 /// Reads the collective log of world rank `p`: entries with stamp > `after`.

@@ -19,6 +19,7 @@
 use crate::layer::describe::{fcode, Desc};
 use crate::layer::join::{self, Joined, Pending, Who};
 use crate::layer::{comm, logs, news, request};
+use crate::transport::script::{self, Scripts, Update};
 use crate::transport::window;
 use crate::transport::{self, mpi};
 use std::time::Duration;
@@ -43,44 +44,51 @@ pub fn kill_me() -> ! {
     let sent = comm::sent_summary();
     news::with(|rt| rt.zombie = true);
     std::thread::sleep(news::timeout());
-    announce(&sent);
-    serve(comms, &mut own);
+    let news_out = announce(&sent);
+    serve(comms, &mut own, news_out);
     news::stop();
     logs::clear();
     unsafe { mpi::MPI_Finalize() };
     std::process::exit(0)
 }
 
-/// Step 2: per-peer sent counts, the death flag, the news counter, a wake-up.
-fn announce(sent: &[(u64, u32, u32)]) {
-    news::with(|rt| {
+/// Step 2, started: per peer, its sent counts, then the death flag, then the news
+/// counter, each applied before the next (transport::script). Returns the
+/// sequences in flight; [`serve`] completes them and wakes each peer as its news
+/// lands, so a peer computing outside MPI delays nobody else's news.
+fn announce(sent: &[(u64, u32, u32)]) -> Scripts {
+    let mut s = Scripts::default();
+    let Some((me, n, at_sent)) = news::with(|rt| {
         let me = rt.win.me;
         rt.dead[me] = true;
-        for p in 0..rt.win.n {
-            if p == me {
-                continue;
+        (me, rt.win.n, rt.win.sent(me))
+    }) else {
+        return s;
+    };
+    for p in (0..n).filter(|p| *p != me) {
+        let mut words = vec![0u64; 2 * window::SENT_SLOTS];
+        let mut k = 0;
+        for (id, world, count) in sent {
+            if *world as usize == p && *count > 0 && k < window::SENT_SLOTS {
+                words[2 * k] = *id;
+                words[2 * k + 1] = *count as u64;
+                k += 1;
             }
-            let mut words = vec![0u64; 2 * window::SENT_SLOTS];
-            let mut k = 0;
-            for (id, world, count) in sent {
-                if *world as usize == p && *count > 0 && k < window::SENT_SLOTS {
-                    words[2 * k] = *id;
-                    words[2 * k + 1] = *count as u64;
-                    k += 1;
-                }
-            }
-            rt.win.put(p, rt.win.sent(me), &words);
-            rt.win.put(p, window::DEAD + me, &[1]);
-            rt.win.flush(p);
-            rt.win.add(p, window::NEWS_GEN, 1);
-            rt.win.flush(p);
         }
-    });
-    news::wake_all();
+        s.add(
+            p,
+            script::fixed(vec![
+                Update { at: at_sent, vals: words, sum: false },
+                Update { at: window::DEAD + me, vals: vec![1], sum: false },
+                Update { at: window::NEWS_GEN, vals: vec![1], sum: true },
+            ]),
+        );
+    }
+    s
 }
 
 /// Step 3.
-fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>) {
+fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>, mut news_out: Scripts) {
     let mut pending: Vec<Pending> = Vec::new();
     let mut idle = Duration::from_micros(50);
     let mut last_busy = std::time::Instant::now();
@@ -92,6 +100,11 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>) {
         let mut busy = false;
         news::refresh();
         news::drain_wakes();
+        // This death's news, to each peer as soon as it can take it.
+        for p in news::progress_scripts(&mut news_out) {
+            news::wake(p);
+            busy = true;
+        }
         // Own and dummy non-blocking operations.
         own.retain_mut(|r| !test(r));
         pending.retain_mut(|p| {
@@ -104,7 +117,7 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>) {
             busy |= comm::drain(c.real, &mut scratch);
         }
         // Collectives to join.
-        logs::with(|cache| cache.poll(&everyone));
+        logs::with(|cache| cache.poll_async(&everyone));
         for c in comms.iter_mut() {
             while let Some(j) = next_join(c) {
                 busy = true;
@@ -114,7 +127,8 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>) {
                 }
             }
         }
-        if all_live_finalizing(me, n) && pending.is_empty() {
+        if all_live_finalizing(me, n) && pending.is_empty() && news_out.done() {
+            logs::with(|cache| cache.settle());
             break;
         }
         if busy {
@@ -188,7 +202,7 @@ fn zombie_ft_words(d: &Desc, me: usize) -> Vec<u64> {
 }
 
 fn all_live_finalizing(me: usize, n: usize) -> bool {
-    (0..n).filter(|p| *p != me && !news::is_dead(*p as u32)).all(news::is_finalizing)
+    logs::with(|cache| (0..n).filter(|p| *p != me && !news::is_dead(*p as u32)).all(|p| cache.finalizing(p)))
 }
 
 /// Every message dead member `peer` of `c` sent here before dying has been

@@ -46,6 +46,7 @@ pub const ENTRY_HEAD: usize = 16;
 extern "C" {
     static MPIFT_UINT64: mpi::MPI_Datatype;
     static MPIFT_OP_SUM: mpi::MPI_Op;
+    static MPIFT_OP_REPLACE: mpi::MPI_Op;
     static MPIFT_MODE_NOCHECK: c_int;
     static MPIFT_INFO_NULL: mpi::MPI_Info;
 }
@@ -211,6 +212,66 @@ impl Window {
             );
             mpi::MPI_Win_flush(target as c_int, self.win);
         }
+    }
+    /// Starts reading `out.len()` words of `target`'s region at `at`; the returned
+    /// request completes the read (`MPI_REQUEST_NULL` when `target` is this
+    /// process: read at once). `out` must stay in place until then.
+    pub fn rget(&self, target: usize, at: usize, out: &mut [u64]) -> mpi::MPI_Request {
+        if target == self.me {
+            for (i, o) in out.iter_mut().enumerate() {
+                *o = self.load(at + i);
+            }
+            return crate::transport::request_null();
+        }
+        let mut req = crate::transport::request_null();
+        unsafe {
+            mpi::MPI_Rget(
+                out.as_mut_ptr() as *mut c_void,
+                out.len() as c_int,
+                MPIFT_UINT64,
+                target as c_int,
+                at as mpi::MPI_Aint,
+                out.len() as c_int,
+                MPIFT_UINT64,
+                self.win,
+                &mut req,
+            );
+        }
+        req
+    }
+    /// Starts an atomic update of `vals.len()` words of `target`'s region at `at`
+    /// (replace, or add with `sum`), fetching the old values into `old`. When the
+    /// returned request completes, the update has been applied at the target — a
+    /// non-blocking put-and-flush (MPI-3.1 §11.3.4, §11.7.2: accumulates to the
+    /// same location are ordered). `MPI_REQUEST_NULL`: `target` is this process,
+    /// done at once. `vals` and `old` must stay in place until completion.
+    pub fn rupdate(&self, target: usize, at: usize, vals: &[u64], sum: bool, old: &mut [u64]) -> mpi::MPI_Request {
+        if target == self.me {
+            for (i, v) in vals.iter().enumerate() {
+                old[i] = self.load(at + i);
+                self.store(at + i, if sum { old[i].wrapping_add(*v) } else { *v });
+            }
+            return crate::transport::request_null();
+        }
+        let mut req = crate::transport::request_null();
+        unsafe {
+            mpi::MPI_Rget_accumulate(
+                vals.as_ptr() as *const c_void,
+                vals.len() as c_int,
+                MPIFT_UINT64,
+                old.as_mut_ptr() as *mut c_void,
+                old.len() as c_int,
+                MPIFT_UINT64,
+                target as c_int,
+                at as mpi::MPI_Aint,
+                vals.len() as c_int,
+                MPIFT_UINT64,
+                if sum { MPIFT_OP_SUM } else { MPIFT_OP_REPLACE },
+                self.win,
+                &mut req,
+            );
+        }
+        req
     }
     /// Completes this process's puts and accumulates at `target`.
     pub fn flush(&self, target: usize) {
