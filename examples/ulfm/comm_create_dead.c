@@ -1,11 +1,15 @@
 /* comm_create_dead: with a known dead member (rank 1), Comm_dup and Comm_split
- * (and Comm_create_group over the live ranks only) fail with PROC_FAILED; after
- * shrink they work, and creating + freeing 2000 communicators in a loop on the
- * shrunk communicator works. */
+ * (and Comm_create_group over the live ranks only) fail with PROC_FAILED, also
+ * DEAD_LOOPS times in a row (each failed creation must release its context id);
+ * after shrink they work, and creating + freeing LOOPS communicators in a loop on
+ * the shrunk communicator works. */
 #include "ulfm_common.h"
 
 #ifndef LOOPS
 #define LOOPS 2000
+#endif
+#ifndef DEAD_LOOPS
+#define DEAD_LOOPS 2000
 #endif
 
 int main(int argc, char **argv)
@@ -25,6 +29,12 @@ int main(int argc, char **argv)
     rc = MPI_Comm_split(MPI_COMM_WORLD, 0, u_rank, &c);
     CHECK_RC("Comm_split", rc, MPIX_ERR_PROC_FAILED);
     if (rc == MPI_SUCCESS && c != MPI_COMM_NULL) MPI_Comm_free(&c);
+    for (i = 0; i < DEAD_LOOPS; i++) {
+        rc = (i % 2) ? MPI_Comm_split(MPI_COMM_WORLD, 0, u_rank, &c) : MPI_Comm_dup(MPI_COMM_WORLD, &c);
+        if (u_class(rc) != MPIX_ERR_PROC_FAILED) break;
+        if (c != MPI_COMM_NULL) MPI_Comm_free(&c);
+    }
+    CHECK(i == DEAD_LOOPS, "failing create loop stopped at %d: %s", i, u_name(rc));
     MPI_Comm_group(MPI_COMM_WORLD, &wg);
     MPI_Group_excl(wg, 1, &victim, &lg);
     rc = MPI_Comm_create_group(MPI_COMM_WORLD, lg, 5, &c);
@@ -59,6 +69,6 @@ int main(int argc, char **argv)
     CHECK(rc == MPI_SUCCESS && sum == u_size - 1 && n == u_size - 1,
           "Allreduce(shrunk)=%s sum %d size %d", u_name(rc), sum, n);
     MPI_Comm_free(&s);
-    u_note("loops=%d", i);
+    u_note("loops=%d dead_loops=%d", i, DEAD_LOOPS);
     return u_finish();
 }
