@@ -3,13 +3,14 @@
 //!
 //! A dead rank never returns to the program. In order:
 //! 1. waits the simulated detection delay (`SIM_FT_TIMEOUT`);
-//! 2. tells every process, by RMA puts into its window region, how many messages it
-//!    sent there per communicator, then that it is dead (puts flushed before
-//!    anything else happens, so no survivor can be released from a collective by
-//!    this rank before the news is in its memory), then wakes them;
+//! 2. starts telling every process, by atomic RMA updates of its window region, how
+//!    many messages it sent there per communicator, then that it is dead, then bumps
+//!    its news counter and wakes it — all processes concurrently, each as fast as it
+//!    takes them (transport::script: one computing outside MPI delays nobody else);
 //! 3. serves until every live process has entered `MPI_Finalize`: joins, with dummy
 //!    data, each collective once every live member has logged it (so a join never
-//!    waits for a member that needs this rank elsewhere), progresses its own
+//!    waits for a member that needs this rank elsewhere) and has the news (so no
+//!    survivor is released by a dummy before it can see the death), progresses its own
 //!    outstanding requests, and drains messages sent to it (which also releases
 //!    senders blocked in rendezvous sends). It sleeps with exponential back-off
 //!    (yielding for 2 ms after activity, then sleeping 50 µs doubling up to 20 ms)
@@ -96,6 +97,9 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>, mut news_out: S
     let me = news::world_rank();
     let everyone: Vec<u32> = (0..n as u32).filter(|p| *p as usize != me).collect();
     let mut scratch = vec![0u8; 1 << 16];
+    // Peers that have this death's news in their memory.
+    let mut told = vec![false; n];
+    told[me] = true;
     loop {
         let mut busy = false;
         news::refresh();
@@ -103,6 +107,7 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>, mut news_out: S
         // This death's news, to each peer as soon as it can take it.
         for p in news::progress_scripts(&mut news_out) {
             news::wake(p);
+            told[p] = true;
             busy = true;
         }
         // Own and dummy non-blocking operations.
@@ -119,7 +124,7 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>, mut news_out: S
         // Collectives to join.
         logs::with(|cache| cache.poll_async(&everyone));
         for c in comms.iter_mut() {
-            while let Some(j) = next_join(c) {
+            while let Some(j) = next_join(c, &told) {
                 busy = true;
                 match j {
                     Joined::Pending(p) => pending.push(p),
@@ -161,7 +166,14 @@ fn test(r: &mut mpi::MPI_Request) -> bool {
 }
 
 /// The next collective this dead rank must join on `c`, joined; None if not yet.
-fn next_join(c: &mut ZComm) -> Option<Joined> {
+/// Never before every member has this death's news (`told`): a member released by
+/// the dummy contribution must see the death when its call returns, and report
+/// `MPI_ERR_PROC_FAILED` rather than success with dummy data. A member that logged
+/// the collective is inside MPI, so its news lands promptly.
+fn next_join(c: &mut ZComm, told: &[bool]) -> Option<Joined> {
+    if c.members.iter().any(|w| !told[*w as usize]) {
+        return None;
+    }
     let s = c.seq + 1;
     let (d, per) = logs::with(|cache| {
         let found = cache.get(c.id, s);
