@@ -26,6 +26,14 @@ fn check(rc: c_int) -> Outcome {
 
 fn after_init() -> Outcome {
     check(news::start().err().unwrap_or(0))?;
+    if let Err(why) = crate::inject::start(news::shadow(), news::world_rank() as u32, news::world_size() as u32) {
+        // Every rank read the same (rank 0's) policy, so every rank stops here, with
+        // the same message, and the job ends cleanly with a nonzero status.
+        eprintln!("MPIFT: rank {}: MPI_Init: {why}", news::world_rank());
+        news::stop();
+        unsafe { mpi::MPI_Finalize() };
+        std::process::exit(1);
+    }
     comm::install_predefined();
     let mut keyval = -1;
     check(transport::create_ft_keyval(&mut keyval))?;
@@ -78,6 +86,8 @@ pub fn finalize() -> Outcome {
     complete::settle_orphans();
     news::set_finalizing();
     ACTIVE.store(false, Ordering::Release);
+    // The report's gather: dead ranks join it once every live rank is here.
+    crate::inject::finalize();
     news::stop();
     logs::clear();
     let rc = unsafe { mpi::MPI_Finalize() };
