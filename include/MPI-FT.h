@@ -192,6 +192,19 @@ long long Sim_FT_Manipulate_bytes(void *buf, size_t len, double p);
 double Sim_FT_process_failure_probability(double p_c, double p_f, double k);
 
 /*
+ `raise` under `-DMPIFT_MAP_SIGNALS`: SIGKILL and SIGTERM between `MPI_Init`
+ and `MPI_Finalize` are `Sim_FT_kill_me()` (cause `signal`); otherwise `raise`.
+ */
+int Sim_FT_raise(int sig);
+
+/*
+ `kill` under `-DMPIFT_MAP_SIGNALS`: SIGKILL and SIGTERM sent to the calling
+ process itself between `MPI_Init` and `MPI_Finalize` are `Sim_FT_kill_me()`
+ (cause `signal`); anything else is the real `kill`.
+ */
+int Sim_FT_kill(int pid, int sig);
+
+/*
  Redirected `MPI_Init`: implemented by MPIFT.
  */
 int Sim_FT_MPI_Init(int *argc, char ***argv);
@@ -1173,3 +1186,17 @@ int Sim_FT_MPIX_Comm_ack_failed(Sim_FT_MPI_Comm comm, int num_to_ack, int *num_a
 #endif  // __cplusplus
 
 #endif  /* MPIFT_MPI_FT_H */
+
+/* Legacy injection (docs/INJECTION.md), opt-in with -DMPIFT_MAP_SIGNALS: programs
+ * written for a real ULFM MPI kill a rank with raise(SIGKILL) or
+ * kill(getpid(), SIGTERM). With the option those calls become Sim_FT_kill_me()
+ * (other signals, other processes and calls outside MPI_Init..MPI_Finalize behave
+ * as usual). Function-like macros: they change calls `raise(...)`/`kill(...)`,
+ * so a program that has its own `kill` (a method, a member) should not use it. */
+#ifdef MPIFT_MAP_SIGNALS
+#include <signal.h>
+#undef raise
+#undef kill
+#define raise(sig) Sim_FT_raise(sig)
+#define kill(pid, sig) Sim_FT_kill(pid, sig)
+#endif

@@ -133,3 +133,18 @@ pub extern "C" fn Sim_FT_Manipulate_bytes(buf: *mut c_void, len: usize, p: f64) 
 pub extern "C" fn Sim_FT_process_failure_probability(p_c: f64, p_f: f64, k: f64) -> f64 {
     crate::inject::model::process_failure_probability(p_c, p_f, k)
 }
+
+/// `raise` under `-DMPIFT_MAP_SIGNALS`: SIGKILL and SIGTERM between `MPI_Init`
+/// and `MPI_Finalize` are `Sim_FT_kill_me()` (cause `signal`); otherwise `raise`.
+#[no_mangle]
+pub extern "C" fn Sim_FT_raise(sig: c_int) -> c_int {
+    crate::inject::legacy::raise(sig)
+}
+
+/// `kill` under `-DMPIFT_MAP_SIGNALS`: SIGKILL and SIGTERM sent to the calling
+/// process itself between `MPI_Init` and `MPI_Finalize` are `Sim_FT_kill_me()`
+/// (cause `signal`); anything else is the real `kill`.
+#[no_mangle]
+pub extern "C" fn Sim_FT_kill(pid: c_int, sig: c_int) -> c_int {
+    crate::inject::legacy::kill(pid, sig)
+}

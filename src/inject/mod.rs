@@ -6,6 +6,7 @@
 //! - [`plan`]: a rank's deadlines, drawn once at `MPI_Init` (pure);
 //! - [`model`]: the thesis's process-failure model p_p(p_c, p_f, k);
 //! - [`bitflip`]: flipping bits in buffers and outgoing messages;
+//! - [`legacy`]: `raise`/`kill`/`exit` mapped to simulated deaths;
 //! - [`report`]: counters, the JSON report and the summary.
 //!
 //! This module holds the process's injection state and `Sim_FT_decide_kill`
@@ -24,6 +25,7 @@
 //! how many calls a rank has made.
 
 pub mod bitflip;
+pub mod legacy;
 pub mod model;
 pub mod plan;
 pub mod policy;
@@ -459,6 +461,7 @@ pub fn start(shadow: mpi::MPI_Comm, me: u32, size: u32) -> Result<(), String> {
         death: None,
     });
     rearm();
+    legacy::start();
     Ok(())
 }
 
