@@ -16,7 +16,7 @@
 //! | `FINALIZING` | owner | the owner entered `MPI_Finalize` |
 //! | `REVOKE_HEAD` | others (fetch-and-op) | slots taken in the revoke ring |
 //! | `LOG_HEAD` | owner | collective log entries written so far |
-//! | `KILL_TICKETS` | others (compare-and-swap) | rank 0's only: injected deaths so far (`max=M`, src/inject) |
+//! | `KILL_TICKETS` | others (fetch-and-op) | rank 0's only: injected deaths so far (`max=M`, src/inject) |
 //! | `DEAD + w` | rank w | rank w is (simulated) dead |
 //! | `RING + 2i` | others | revoke ring: (comm id, horizon + 1 or 0) |
 //! | `SENT + z` | rank z | messages z sent here per communicator before it died |
@@ -193,24 +193,6 @@ impl Window {
             mpi::MPI_Win_flush(target as c_int, self.win);
         }
         old
-    }
-    /// Atomically: if the word at `target`'s `at` equals `expect`, it becomes
-    /// `new`. Returns the value found (== `expect`: it was swapped).
-    pub fn compare_swap(&self, target: usize, at: usize, expect: u64, new: u64) -> u64 {
-        let mut found = 0u64;
-        unsafe {
-            mpi::MPI_Compare_and_swap(
-                &new as *const u64 as *const c_void,
-                &expect as *const u64 as *const c_void,
-                &mut found as *mut u64 as *mut c_void,
-                MPIFT_UINT64,
-                target as c_int,
-                at as mpi::MPI_Aint,
-                self.win,
-            );
-            mpi::MPI_Win_flush(target as c_int, self.win);
-        }
-        found
     }
     pub fn get(&self, target: usize, at: usize, out: &mut [u64]) {
         if target == self.me {
