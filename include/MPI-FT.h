@@ -148,6 +148,9 @@ int Sim_FT_is_dead(int rank);
  `MPI_Init` it takes effect at `MPI_Init`; after, at once (a call number
  already passed fires at the next call; times count from `MPI_Init`).
  Returns 0, or `MPI_ERR_ARG` with a message naming the bad token on stderr.
+
+ # Safety
+ `rules` is NULL or a NUL-terminated string.
  */
 int Sim_FT_set_kill_policy(const char *rules);
 

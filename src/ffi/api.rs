@@ -54,6 +54,9 @@ pub type Sim_FT_kill_callback =
 /// `MPI_Init` it takes effect at `MPI_Init`; after, at once (a call number
 /// already passed fires at the next call; times count from `MPI_Init`).
 /// Returns 0, or `MPI_ERR_ARG` with a message naming the bad token on stderr.
+///
+/// # Safety
+/// `rules` is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn Sim_FT_set_kill_policy(rules: *const c_char) -> c_int {
     let arg = crate::transport::err::get(unsafe { &crate::transport::err::ARG });

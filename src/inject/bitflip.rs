@@ -94,7 +94,7 @@ pub fn start(seed: u64, rank: u32, policy: Option<BitflipPolicy>) {
     let mut s = STATE.lock().unwrap();
     s.rng = Some(rng::for_rank(seed, rank, Stream::Flip));
     s.rank = rank;
-    POLICY_ON.store(policy.as_ref().map_or(false, |p| p.p > 0.0), Ordering::Release);
+    POLICY_ON.store(policy.as_ref().is_some_and(|p| p.p > 0.0), Ordering::Release);
     s.policy = policy;
 }
 

@@ -389,11 +389,26 @@ fn read_local_settings() {
     }
 }
 
+/// Why `MPI_Init` must stop the job.
+pub struct Stop {
+    /// The message, naming the bad token.
+    pub why: String,
+    /// Every rank has the same problem (the agreed policies), so every rank can
+    /// stop cleanly; otherwise only this rank has it and must abort the job.
+    pub everywhere: bool,
+}
+
+impl From<String> for Stop {
+    fn from(why: String) -> Stop {
+        Stop { why, everywhere: true }
+    }
+}
+
 /// Called by `MPI_Init` after the layer's runtime started (collective over the
 /// world, on the runtime's `shadow` communicator): agrees on seed and policies,
 /// learns the hosts, draws this rank's plan. An invalid policy is an error with a
 /// message naming the bad token; every rank gets the same one.
-pub fn start(shadow: mpi::MPI_Comm, me: u32, size: u32) -> Result<(), String> {
+pub fn start(shadow: mpi::MPI_Comm, me: u32, size: u32) -> Result<(), Stop> {
     T0.get_or_init(Instant::now);
     read_local_settings();
     let agreed = agree(shadow, me);
@@ -411,7 +426,7 @@ pub fn start(shadow: mpi::MPI_Comm, me: u32, size: u32) -> Result<(), String> {
         );
     }
     if let Some(e) = agreed.error {
-        return Err(e);
+        return Err(e.into());
     }
     let bitflip = match &agreed.bitflip {
         Some(text) => Some(policy::parse_bitflip(text).map_err(|e| format!("invalid MPIFT_BITFLIP: {e}"))?),
@@ -422,8 +437,10 @@ pub fn start(shadow: mpi::MPI_Comm, me: u32, size: u32) -> Result<(), String> {
     let early = EARLY_POLICY.lock().unwrap().take();
     let (kill, policy) = match early {
         Some(text) => {
-            let p = policy::parse_kill(&text).map_err(|e| format!("invalid policy from Sim_FT_set_kill_policy: {e}"))?;
-            p.validate(size, bitflip.as_ref()).map_err(|e| format!("invalid policy from Sim_FT_set_kill_policy: {e}"))?;
+            // Parsed when it was set; what needs the job is checked now, here only.
+            let local = |e: policy::ParseError| Stop { why: format!("invalid policy from Sim_FT_set_kill_policy: {e}"), everywhere: false };
+            let p = policy::parse_kill(&text).map_err(local)?;
+            p.validate(size, bitflip.as_ref()).map_err(local)?;
             (text, p)
         }
         None => (agreed.kill.clone(), job_policy),

@@ -30,7 +30,8 @@ use std::sync::Mutex;
 /// Requests MPIFT gave up on for the program (sends to dead ranks, operations on
 /// revoked communicators): progressed in the background, completed at finalize.
 /// Each with the buffer it may read from (a kept copy, see request::KEPT).
-static ORPHANS: Mutex<Vec<(Real<MPI_Request>, Option<Vec<u8>>)>> = Mutex::new(Vec::new());
+static ORPHANS: Mutex<Vec<Orphan>> = Mutex::new(Vec::new());
+type Orphan = (Real<MPI_Request>, Option<Vec<u8>>);
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Action {

@@ -158,6 +158,16 @@ MPIFT_KILL='rank=1@call=20' MPIFT_REPORT=r.json launch 4 ./victim --iters 80 --p
 expect_exit0; expect_deaths "3 45 rule"; expect_oks 3
 result "Sim_FT_set_kill_policy replaces the environment's policy"
 
+MPIFT_KILL='rank=1@call=20' MPIFT_REPORT=r.json launch 3 ./victim --iters 60 --early 'rank=2@call=25'
+expect_exit0; expect_deaths "2 25 rule"; expect_oks 2
+result "Sim_FT_set_kill_policy before MPI_Init replaces the environment's policy"
+
+# Wrong only where it was set (a rank that does not exist): that rank aborts the job.
+launch 3 ./victim --iters 20 --early 'rank=5@call=25'
+[ "$status" -ne 0 ] || fail "exit status 0"
+grep -qF 'bad token `rank=5@call=25`' "$work/err" || fail "no message naming the bad token"
+result "an invalid policy set before MPI_Init aborts the job"
+
 printf '# yesterday\nrank=1@call=25   # the victim\n\nmax=1\n' >"$work/kill.txt"
 MPIFT_KILL_FILE=kill.txt MPIFT_REPORT=r.json launch 3 ./victim --iters 40
 expect_exit0; expect_deaths "1 25 rule"

@@ -10,7 +10,8 @@
  * call 5 + i. Every rank that survives prints "rank R: OK calls=C errors=E".
  *
  * Options: --iters N (default 200), --sleep-us U (after every iteration),
- * --policy RULES (Sim_FT_set_kill_policy after MPI_Init),
+ * --policy RULES (Sim_FT_set_kill_policy after MPI_Init), --early RULES (the
+ * same before MPI_Init: it replaces the environment's policy there),
  * --callback R:N (a kill callback: world rank R dies at call N). */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
@@ -35,6 +36,11 @@ int main(int argc, char **argv)
     int rank, size, i, iters = 200, errors = 0, asked = 0, sleep_us = 0;
     const char *policy = NULL;
 
+    for (i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "--early") && Sim_FT_set_kill_policy(argv[i + 1]) != 0) {
+            printf("FAIL Sim_FT_set_kill_policy(\"%s\") refused before MPI_Init\n", argv[i + 1]);
+            return 1;
+        }
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -43,6 +49,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--iters") && i + 1 < argc) iters = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--sleep-us") && i + 1 < argc) sleep_us = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--policy") && i + 1 < argc) policy = argv[++i];
+        else if (!strcmp(argv[i], "--early") && i + 1 < argc) ++i;
         else if (!strcmp(argv[i], "--callback") && i + 1 < argc) sscanf(argv[++i], "%d:%ld", &cb_rank, &cb_call);
     }
     if (policy && Sim_FT_set_kill_policy(policy) != 0) {
