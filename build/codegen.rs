@@ -261,8 +261,22 @@ fn generic_body(s: &mut String, f: &Function) {
         );
     }
     let peer = f.params.iter().find(|p| p.name == "dest" || p.name == "source").map(|p| p.name.clone());
-    if f.kind == Kind::P2pStart && peer.as_deref() == Some("dest") && !f.name.ends_with("_init") {
+    // A started send (not a persistent one): counted for the dead-rank protocol,
+    // and possibly sent from a corrupted copy (MPIFT_BITFLIP, src/inject/bitflip.rs)
+    // that the request keeps alive.
+    let started_send = f.kind == Kind::P2pStart && peer.as_deref() == Some("dest") && !f.name.ends_with("_init");
+    let corrupts = started_send && ["buf", "count", "datatype", "tag"].iter().all(|n| f.params.iter().any(|p| p.name == *n));
+    if started_send {
         let _ = writeln!(s, "        crate::layer::p2p::count_send({first_comm}, dest);");
+    }
+    if corrupts {
+        let _ = writeln!(
+            s,
+            "        let flip = crate::inject::bitflip::outgoing(\"{}\", buf, count, datatype, tag, {first_comm}_r.real);",
+            f.name
+        );
+        let _ = writeln!(s, "        let buf = flip.buf(buf);");
+        let _ = writeln!(s, "        let (count, datatype) = flip.count_type(count, datatype);");
     }
     let args: Vec<String> = f
         .params
@@ -311,6 +325,9 @@ fn generic_body(s: &mut String, f: &Function) {
                         peer,
                         peer == "source"
                     );
+                    if corrupts {
+                        let _ = writeln!(s, "        request::keep(*{}, flip.into_copy());", p.name);
+                    }
                 }
                 _ => {
                     let _ = writeln!(

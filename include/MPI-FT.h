@@ -29,6 +29,9 @@
 /* Which MPI libmpift.a was built for; stops the build on a mismatch. */
 #include "mpift_config.h"
 
+/* size_t (Sim_FT_Manipulate_bytes). */
+#include <stddef.h>
+
 /* MPIFT's version; also tells a program that it is compiled with MPIFT. */
 #define MPIFT_VERSION "0.1.0"
 #define MPIFT_VERSION_MAJOR 0
@@ -83,6 +86,13 @@ typedef struct Sim_FT_Comm_struct Sim_FT_Comm_struct;
 typedef struct Sim_FT_Request_struct Sim_FT_Request_struct;
 
 /*
+ A kill callback (see `Sim_FT_set_kill_callback`): called at the entry of
+ every MPI call with the caller's world rank, the call's number (1 is
+ `MPI_Init`), the MPI function's name and `ctx`; nonzero means "die now".
+ */
+typedef int (*Sim_FT_kill_callback)(int world_rank, long call, const char *mpi_function, void *ctx);
+
+/*
  MPIFT's request handle (`MPI_Request` after the redirect).
  */
 typedef Sim_FT_Request_struct *Sim_FT_MPI_Request;
@@ -131,6 +141,71 @@ void Sim_FT_set_timeout(double seconds);
  Is world rank `rank` simulated-dead, as far as this process knows? (1/0)
  */
 int Sim_FT_is_dead(int rank);
+
+/*
+ Sets this rank's kill policy, in `MPIFT_KILL`'s language (e.g.
+ `"rank=3@call=100;max=1"`), replacing the one from the environment. Before
+ `MPI_Init` it takes effect at `MPI_Init`; after, at once (a call number
+ already passed fires at the next call; times count from `MPI_Init`).
+ Returns 0, or `MPI_ERR_ARG` with a message naming the bad token on stderr.
+
+ # Safety
+ `rules` is NULL or a NUL-terminated string.
+ */
+int Sim_FT_set_kill_policy(const char *rules);
+
+/*
+ Registers a kill callback (NULL removes it); `ctx` is passed back to it. It
+ runs at the entry of every MPI call of this process (MPI calls it makes
+ itself are not decided on); spare ranks and `max=M` apply to its deaths,
+ whose cause is `api`.
+ */
+void Sim_FT_set_kill_callback(Sim_FT_kill_callback callback, void *ctx);
+
+/*
+ The job's random seed (`MPIFT_SEED`, or the one rank 0 chose), valid after
+ `MPI_Init`; running again with `MPIFT_SEED` set to it repeats the draws.
+ */
+unsigned long long Sim_FT_get_seed(void);
+
+/*
+ How many MPI calls this process has made (`MPI_Init` is call 1); the number
+ `rank=R@call=N` rules count.
+ */
+long long Sim_FT_call_count(void);
+
+/*
+ Flips bits of the data of `count` elements of `datatype` at `buf` (thesis
+ 5.4): each bit independently with probability `p`, i.e. a Binomial(bits, p)
+ number of distinct, uniformly chosen bits; the gaps of a derived datatype are
+ not touched. Draws from the job's seeded generator. Needs `MPI_Init`.
+ Returns the number of bits flipped, or -1 on a bad argument.
+ */
+long long Sim_FT_Manipulate_bits(void *buf, int count, MPI_Datatype datatype, double p);
+
+/*
+ Like `Sim_FT_Manipulate_bits` for `len` raw bytes (also before `MPI_Init`).
+ */
+long long Sim_FT_Manipulate_bytes(void *buf, size_t len, double p);
+
+/*
+ The process-failure probability p_p(p_c, p_f, k) of thesis 5.4 (see
+ `memory=K` in docs/INJECTION.md).
+ */
+double Sim_FT_process_failure_probability(double p_c, double p_f, double k);
+
+/*
+ `raise` under `-DMPIFT_MAP_SIGNALS`: SIGKILL and SIGTERM between `MPI_Init`
+ and `MPI_Finalize` are `Sim_FT_kill_me()` (cause `signal`); otherwise `raise`.
+ */
+int Sim_FT_raise(int sig);
+
+/*
+ `kill` under `-DMPIFT_MAP_SIGNALS`: SIGKILL and SIGTERM sent to the calling
+ process itself between `MPI_Init` and `MPI_Finalize` are `Sim_FT_kill_me()`
+ (cause `signal`); anything else is the real `kill`.
+ */
+int Sim_FT_kill(int pid, int sig);
 
 /*
  Redirected `MPI_Init`: implemented by MPIFT.
@@ -1114,3 +1189,17 @@ int Sim_FT_MPIX_Comm_ack_failed(Sim_FT_MPI_Comm comm, int num_to_ack, int *num_a
 #endif  // __cplusplus
 
 #endif  /* MPIFT_MPI_FT_H */
+
+/* Legacy injection (docs/INJECTION.md), opt-in with -DMPIFT_MAP_SIGNALS: programs
+ * written for a real ULFM MPI kill a rank with raise(SIGKILL) or
+ * kill(getpid(), SIGTERM). With the option those calls become Sim_FT_kill_me()
+ * (other signals, other processes and calls outside MPI_Init..MPI_Finalize behave
+ * as usual). Function-like macros: they change calls `raise(...)`/`kill(...)`,
+ * so a program that has its own `kill` (a method, a member) should not use it. */
+#ifdef MPIFT_MAP_SIGNALS
+#include <signal.h>
+#undef raise
+#undef kill
+#define raise(sig) Sim_FT_raise(sig)
+#define kill(pid, sig) Sim_FT_kill(pid, sig)
+#endif

@@ -3,8 +3,9 @@
 # Rust tests, header drift, the C and C++ API checks built three ways (plain MPI,
 # explicit MPIFT headers, unmodified source through include/compat) and run under
 # mpiexec, the thesis test program, install + pkg-config + CMake consumer, the
-# wrong-MPI build error, and the demo. Every mpiexec runs under a timeout; a hang
-# is a failure. Ends with "N passed, M failed".
+# wrong-MPI build error, the demo, and the fault-injection cases (tests/inject).
+# Every mpiexec runs under a timeout; a hang is a failure. Ends with "N passed,
+# M failed".
 set -u
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -121,6 +122,8 @@ for mpi in "${mpis[@]}"; do
       expect_fail_with "libmpift.a was built for" "mpicc.$other" -I"$prefix/include/compat" -I"$prefix/include" tests/c/api_check.c -c -o "$work/x.o"
   fi
   t "$mpi: demo (master/worker) -n 5" make -s --no-print-directory demo-run MPI="$mpi"
+  # Fault injection: one case per rule type, seeds, bit flips, legacy mapping.
+  t "$mpi: fault injection (tests/inject/run.sh)" tests/inject/run.sh "$mpi"
 done
 
 echo

@@ -11,8 +11,10 @@
 //! - [`layer`]: MPIFT's communicator and request objects and the semantics of each call.
 //! - [`transport`]: the only code that calls the real MPI.
 //! - [`protocol`]: pure state machines (no MPI), tested in memory at scale.
+//! - [`inject`]: fault injection (kill policies, bit flips) and the run report.
 
 pub mod ffi;
+pub mod inject;
 pub mod layer;
 pub mod protocol;
 pub mod transport;

@@ -1,7 +1,7 @@
 //! Hand-written exported items that are not MPI functions.
-#![allow(non_upper_case_globals)]
+#![allow(non_upper_case_globals, non_camel_case_types)]
 
-use std::os::raw::{c_char, c_int};
+use std::os::raw::{c_char, c_int, c_long, c_longlong, c_ulonglong, c_void};
 
 /// The keyval of the `MPIX_FT` attribute (Open MPI 5's `MPI_FT`): set on
 /// `MPI_COMM_WORLD` by `MPI_Init`; its value points to a nonzero int, telling a
@@ -24,7 +24,7 @@ pub extern "C" fn Sim_FT_kill_me() {
     if !crate::layer::lifecycle::is_active() {
         std::process::exit(0);
     }
-    crate::layer::zombie::kill_me()
+    crate::inject::die_now(crate::inject::plan::Cause::Api)
 }
 
 /// Sets the simulated failure-detection delay in seconds (`SIM_FT_TIMEOUT`): how
@@ -39,4 +39,115 @@ pub extern "C" fn Sim_FT_set_timeout(seconds: f64) {
 pub extern "C" fn Sim_FT_is_dead(rank: c_int) -> c_int {
     crate::layer::news::refresh();
     (rank >= 0 && crate::layer::news::is_dead(rank as u32)) as c_int
+}
+
+// --- fault injection (docs/INJECTION.md) -------------------------------------
+
+/// A kill callback (see `Sim_FT_set_kill_callback`): called at the entry of
+/// every MPI call with the caller's world rank, the call's number (1 is
+/// `MPI_Init`), the MPI function's name and `ctx`; nonzero means "die now".
+pub type Sim_FT_kill_callback =
+    Option<unsafe extern "C" fn(world_rank: c_int, call: c_long, mpi_function: *const c_char, ctx: *mut c_void) -> c_int>;
+
+/// Sets this rank's kill policy, in `MPIFT_KILL`'s language (e.g.
+/// `"rank=3@call=100;max=1"`), replacing the one from the environment. Before
+/// `MPI_Init` it takes effect at `MPI_Init`; after, at once (a call number
+/// already passed fires at the next call; times count from `MPI_Init`).
+/// Returns 0, or `MPI_ERR_ARG` with a message naming the bad token on stderr.
+///
+/// # Safety
+/// `rules` is NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn Sim_FT_set_kill_policy(rules: *const c_char) -> c_int {
+    let arg = crate::transport::err::get(unsafe { &crate::transport::err::ARG });
+    if rules.is_null() {
+        return arg;
+    }
+    let text = unsafe { std::ffi::CStr::from_ptr(rules) }.to_string_lossy().into_owned();
+    match std::panic::catch_unwind(|| crate::inject::set_policy(&text)) {
+        Ok(Ok(())) => 0,
+        Ok(Err(why)) => {
+            eprintln!("MPIFT: Sim_FT_set_kill_policy: {why}");
+            arg
+        }
+        Err(_) => arg,
+    }
+}
+
+/// Registers a kill callback (NULL removes it); `ctx` is passed back to it. It
+/// runs at the entry of every MPI call of this process (MPI calls it makes
+/// itself are not decided on); spare ranks and `max=M` apply to its deaths,
+/// whose cause is `api`.
+#[no_mangle]
+pub extern "C" fn Sim_FT_set_kill_callback(callback: Sim_FT_kill_callback, ctx: *mut c_void) {
+    crate::inject::set_callback(callback, ctx)
+}
+
+/// The job's random seed (`MPIFT_SEED`, or the one rank 0 chose), valid after
+/// `MPI_Init`; running again with `MPIFT_SEED` set to it repeats the draws.
+#[no_mangle]
+pub extern "C" fn Sim_FT_get_seed() -> c_ulonglong {
+    crate::inject::seed().unwrap_or(0)
+}
+
+/// How many MPI calls this process has made (`MPI_Init` is call 1); the number
+/// `rank=R@call=N` rules count.
+#[no_mangle]
+pub extern "C" fn Sim_FT_call_count() -> c_longlong {
+    crate::inject::calls() as c_longlong
+}
+
+/// Flips bits of the data of `count` elements of `datatype` at `buf` (thesis
+/// 5.4): each bit independently with probability `p`, i.e. a Binomial(bits, p)
+/// number of distinct, uniformly chosen bits; the gaps of a derived datatype are
+/// not touched. Draws from the job's seeded generator. Needs `MPI_Init`.
+/// Returns the number of bits flipped, or -1 on a bad argument.
+#[no_mangle]
+pub extern "C" fn Sim_FT_Manipulate_bits(buf: *mut c_void, count: c_int, datatype: mpi_sys::MPI_Datatype, p: f64) -> c_longlong {
+    if count < 0 || (count > 0 && buf.is_null()) || !(0.0..=1.0).contains(&p) || !crate::layer::lifecycle::is_active() {
+        return -1;
+    }
+    if count == 0 {
+        return 0;
+    }
+    match std::panic::catch_unwind(|| crate::inject::bitflip::manipulate_typed(buf, count, datatype, p)) {
+        Ok(Ok(m)) => m as c_longlong,
+        _ => -1,
+    }
+}
+
+/// Like `Sim_FT_Manipulate_bits` for `len` raw bytes (also before `MPI_Init`).
+#[no_mangle]
+pub extern "C" fn Sim_FT_Manipulate_bytes(buf: *mut c_void, len: usize, p: f64) -> c_longlong {
+    if (len > 0 && buf.is_null()) || !(0.0..=1.0).contains(&p) {
+        return -1;
+    }
+    if len == 0 {
+        return 0;
+    }
+    let bytes = unsafe { std::slice::from_raw_parts_mut(buf as *mut u8, len) };
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::inject::bitflip::manipulate_bytes(bytes, p)))
+        .map_or(-1, |m| m as c_longlong)
+}
+
+/// The process-failure probability p_p(p_c, p_f, k) of thesis 5.4 (see
+/// `memory=K` in docs/INJECTION.md).
+#[no_mangle]
+pub extern "C" fn Sim_FT_process_failure_probability(p_c: f64, p_f: f64, k: f64) -> f64 {
+    crate::inject::model::process_failure_probability(p_c, p_f, k)
+}
+
+/// `raise` under `-DMPIFT_MAP_SIGNALS`: SIGKILL and SIGTERM between `MPI_Init`
+/// and `MPI_Finalize` are `Sim_FT_kill_me()` (cause `signal`); otherwise `raise`.
+#[no_mangle]
+pub extern "C" fn Sim_FT_raise(sig: c_int) -> c_int {
+    crate::inject::legacy::raise(sig)
+}
+
+/// `kill` under `-DMPIFT_MAP_SIGNALS`: SIGKILL and SIGTERM sent to the calling
+/// process itself between `MPI_Init` and `MPI_Finalize` are `Sim_FT_kill_me()`
+/// (cause `signal`); anything else is the real `kill`.
+#[no_mangle]
+pub extern "C" fn Sim_FT_kill(pid: c_int, sig: c_int) -> c_int {
+    crate::inject::legacy::kill(pid, sig)
 }

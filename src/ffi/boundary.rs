@@ -2,8 +2,13 @@
 //! runs inside [`run`] (or [`run_any`] for the few calls valid outside
 //! `MPI_Init`..`MPI_Finalize`). A Rust panic never crosses into C: it becomes
 //! `MPI_ERR_INTERN`, reported like any other error.
+//!
+//! Every wrapped call passes here first, so this is also where the injection
+//! layer sees each call: `Sim_FT_decide_kill` at the entry (the call may be where
+//! the process dies), the error returned, and the time a recovery call took.
 
 use crate::ffi::errors::{Failure, Outcome};
+use crate::inject;
 use crate::layer::{errhandler, lifecycle};
 use crate::transport::err;
 use std::os::raw::c_int;
@@ -12,14 +17,36 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 /// Runs an MPI call that needs an initialised library.
 pub fn run(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
     if !lifecycle::is_active() {
+        inject::count_call();
         eprintln!("MPIFT: {name} called before MPI_Init or after MPI_Finalize");
         return err::get(unsafe { &err::OTHER });
     }
-    run_any(name, f)
+    inject::decide_kill(name);
+    guarded(name, f)
 }
 
-/// Runs an MPI call; errors go through the communicator's error handler.
+/// Runs an MPI call that is valid outside `MPI_Init`..`MPI_Finalize` too.
 pub fn run_any(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
+    if lifecycle::is_active() {
+        inject::decide_kill(name);
+    } else {
+        inject::count_call();
+    }
+    guarded(name, f)
+}
+
+/// The body of every call; errors go through the communicator's error handler.
+fn guarded(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
+    if inject::report::is_recovery(name) {
+        let started = std::time::Instant::now();
+        let code = handled(name, f);
+        inject::report::recovery(name, started, code);
+        return code;
+    }
+    handled(name, f)
+}
+
+fn handled(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
     let failure = match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(())) => return 0,
         Ok(Err(failure)) => failure,
@@ -33,6 +60,7 @@ pub fn run_any(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
             Failure::on_world(err::get(unsafe { &err::INTERN }))
         }
     };
+    inject::report::error(name, failure.code);
     match catch_unwind(AssertUnwindSafe(|| errhandler::raise(name, failure))) {
         Ok(code) => code,
         Err(_) => failure.code,

@@ -29,7 +29,9 @@ use std::sync::Mutex;
 
 /// Requests MPIFT gave up on for the program (sends to dead ranks, operations on
 /// revoked communicators): progressed in the background, completed at finalize.
-static ORPHANS: Mutex<Vec<Real<MPI_Request>>> = Mutex::new(Vec::new());
+/// Each with the buffer it may read from (a kept copy, see request::KEPT).
+static ORPHANS: Mutex<Vec<Orphan>> = Mutex::new(Vec::new());
+type Orphan = (Real<MPI_Request>, Option<Vec<u8>>);
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Action {
@@ -114,7 +116,7 @@ fn apply(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status, code: c
     match act {
         Action::Keep => code,
         Action::Orphan => {
-            orphan(*real);
+            orphan(*real, request::take_kept(st.keep));
             *real = transport::request_null();
             code
         }
@@ -134,16 +136,16 @@ fn apply(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status, code: c
     }
 }
 
-pub(crate) fn orphan(real: MPI_Request) {
+pub(crate) fn orphan(real: MPI_Request, kept: Option<Vec<u8>>) {
     if real != transport::request_null() {
-        ORPHANS.lock().unwrap().push(Real(real));
+        ORPHANS.lock().unwrap().push((Real(real), kept));
     }
 }
 
 /// Tests the orphans once.
 pub(crate) fn progress_orphans() {
     let mut o = ORPHANS.lock().unwrap();
-    o.retain_mut(|r| {
+    o.retain_mut(|(r, _)| {
         let mut flag = 0;
         unsafe { mpi::MPI_Test(&mut r.0, &mut flag, transport::status_ignore()) };
         flag == 0 && r.0 != transport::request_null()
@@ -160,11 +162,13 @@ pub(crate) fn settle_orphans() {
         }
         std::thread::sleep(std::time::Duration::from_micros(200));
     }
-    for mut r in ORPHANS.lock().unwrap().drain(..) {
+    for (mut r, kept) in ORPHANS.lock().unwrap().drain(..) {
         unsafe {
             mpi::MPI_Cancel(&mut r.0);
             mpi::MPI_Request_free(&mut r.0);
         }
+        // Freed, not completed: MPI may still read the copy until it ends.
+        std::mem::forget(kept);
     }
 }
 

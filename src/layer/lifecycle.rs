@@ -26,6 +26,18 @@ fn check(rc: c_int) -> Outcome {
 
 fn after_init() -> Outcome {
     check(news::start().err().unwrap_or(0))?;
+    if let Err(stop) = crate::inject::start(news::shadow(), news::world_rank() as u32, news::world_size() as u32) {
+        eprintln!("MPIFT: rank {}: MPI_Init: {}", news::world_rank(), stop.why);
+        if !stop.everywhere {
+            // Only this rank's own policy is wrong: the others cannot know.
+            unsafe { mpi::MPI_Abort(transport::comm_world(), 1) };
+        }
+        // Every rank read the same (rank 0's) policy, so every rank stops here, with
+        // the same message, and the job ends cleanly with a nonzero status.
+        news::stop();
+        unsafe { mpi::MPI_Finalize() };
+        std::process::exit(1);
+    }
     comm::install_predefined();
     let mut keyval = -1;
     check(transport::create_ft_keyval(&mut keyval))?;
@@ -78,6 +90,8 @@ pub fn finalize() -> Outcome {
     complete::settle_orphans();
     news::set_finalizing();
     ACTIVE.store(false, Ordering::Release);
+    // The report's gather: dead ranks join it once every live rank is here.
+    crate::inject::finalize();
     news::stop();
     logs::clear();
     let rc = unsafe { mpi::MPI_Finalize() };

@@ -212,6 +212,10 @@ pub fn refresh() -> bool {
     if newly_dead.is_empty() && revokes.is_empty() {
         return false;
     }
+    if !newly_dead.is_empty() {
+        // Verbose detection messages; node-mates of a dead rank die next (src/inject).
+        crate::inject::on_dead(&newly_dead);
+    }
     comm::for_each(|st| {
         for w in &newly_dead {
             if let Some(r) = st.rank_of(*w) {

@@ -27,6 +27,9 @@ pub struct ReqState {
     /// this is a receive. Collectives: -1.
     pub peer: c_int,
     pub recv: bool,
+    /// A buffer the real request reads from (0: none): the corrupted copy of a
+    /// send under `MPIFT_BITFLIP`, in [`KEPT`] until the real request is done.
+    pub keep: u64,
 }
 
 struct Slot {
@@ -40,6 +43,43 @@ struct Table {
 }
 
 static TABLE: Mutex<Table> = Mutex::new(Table { slots: Vec::new(), free: Vec::new() });
+
+/// Buffers real requests read from, by id (see [`ReqState::keep`]). Freed when
+/// the request completes ([`settle`]), moved along when it becomes an orphan
+/// (layer::complete), and leaked when nobody can know when MPI is done with it
+/// (`MPI_Request_free` of an active send, a dying rank's requests, finalize).
+static KEPT: Mutex<Vec<(u64, Vec<u8>)>> = Mutex::new(Vec::new());
+static KEPT_NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// Keeps `copy` alive for the real request behind `h` (no-op for None).
+pub fn keep(h: Sim_FT_MPI_Request, copy: Option<Vec<u8>>) {
+    let Some(copy) = copy else { return };
+    let id = keep_buffer(copy);
+    let (index, generation) = decode(h);
+    let mut t = TABLE.lock().unwrap();
+    match t.slots.get_mut(index) {
+        Some(Slot { generation: g, state: Some(st) }) if *g == generation => st.keep = id,
+        // No MPIFT request (the real one was null): nothing reads the copy.
+        _ => drop(take_kept(id)),
+    }
+}
+
+/// Stores a buffer a real request reads from; returns its id.
+pub fn keep_buffer(copy: Vec<u8>) -> u64 {
+    let id = KEPT_NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    KEPT.lock().unwrap().push((id, copy));
+    id
+}
+
+/// Takes a kept buffer out (to free it, or to hand it on); None if already gone.
+pub fn take_kept(id: u64) -> Option<Vec<u8>> {
+    if id == 0 {
+        return None;
+    }
+    let mut k = KEPT.lock().unwrap();
+    let i = k.iter().position(|(x, _)| *x == id)?;
+    Some(k.swap_remove(i).1)
+}
 
 fn encode(index: usize, generation: u32) -> Sim_FT_MPI_Request {
     (((generation as usize) << 32) | (index + 1)) as Sim_FT_MPI_Request
@@ -60,7 +100,7 @@ pub fn adopt_p2p(real: MPI_Request, kind: Kind, comm: &CommRef, peer: c_int, rec
     if real == transport::request_null() {
         return std::ptr::null_mut();
     }
-    let st = ReqState { real: Real(real), comm: Real(comm.handle), kind, peer, recv };
+    let st = ReqState { real: Real(real), comm: Real(comm.handle), kind, peer, recv, keep: 0 };
     let mut t = TABLE.lock().unwrap();
     let index = match t.free.pop() {
         Some(i) => i,
@@ -91,7 +131,11 @@ pub(crate) fn settle(h: Sim_FT_MPI_Request, real: MPI_Request) -> Sim_FT_MPI_Req
     let mut t = TABLE.lock().unwrap();
     if real == transport::request_null() {
         let slot = &mut t.slots[index];
-        let comm = slot.state.take().map(|st| st.comm.0);
+        // Done (or handed to the orphans, which took the buffer): free the copy.
+        let comm = slot.state.take().map(|st| {
+            drop(take_kept(st.keep));
+            st.comm.0
+        });
         slot.generation = slot.generation.wrapping_add(1);
         t.free.push(index);
         drop(t);
@@ -169,6 +213,8 @@ pub fn free(request: *mut Sim_FT_MPI_Request) -> Outcome {
     let Some(st) = st else { return Err(Failure::on_world(err::get(unsafe { &err::REQUEST }))) };
     let rc = unsafe { mpi::MPI_Request_free(&mut real) };
     if rc == 0 {
+        // MPI may still be sending from a kept copy: it must outlive the request.
+        std::mem::forget(take_kept(st.keep));
         unsafe { *request = settle(*request, transport::request_null()) };
     }
     fail_on(Some(&st), rc)

@@ -15,7 +15,8 @@
 //!    senders blocked in rendezvous sends). It sleeps with exponential back-off
 //!    (yielding for 2 ms after activity, then sleeping 50 µs doubling up to 20 ms)
 //!    while nothing happens, so it does not keep a core busy;
-//! 4. frees the window with the others, finalizes, and exits with status 0.
+//! 4. sends its part of the run report (src/inject/report.rs) with the others,
+//!    frees the window with them, finalizes, and exits with status 0.
 
 use crate::layer::describe::{fcode, Desc};
 use crate::layer::join::{self, Joined, Pending, Who};
@@ -46,11 +47,19 @@ pub fn kill_me() -> ! {
     news::with(|rt| rt.zombie = true);
     std::thread::sleep(news::timeout());
     let news_out = announce(&sent);
+    if crate::inject::verbose() >= 3 {
+        eprintln!("MPIFT: rank {}: dead; telling every process, serving", news::world_rank());
+    }
     serve(comms, &mut own, news_out);
+    if crate::inject::verbose() >= 3 {
+        eprintln!("MPIFT: rank {}: every live rank is finalizing; dead rank finalizes", news::world_rank());
+    }
+    crate::inject::finalize();
     news::stop();
     logs::clear();
     unsafe { mpi::MPI_Finalize() };
-    std::process::exit(0)
+    // From an atexit handler (MPIFT_EXIT_KILLS) the process must end with _exit.
+    crate::inject::legacy::end_process(0)
 }
 
 /// Step 2, started: per peer, its sent counts, then the death flag, then the news

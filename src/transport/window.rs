@@ -16,6 +16,7 @@
 //! | `FINALIZING` | owner | the owner entered `MPI_Finalize` |
 //! | `REVOKE_HEAD` | others (fetch-and-op) | slots taken in the revoke ring |
 //! | `LOG_HEAD` | owner | collective log entries written so far |
+//! | `KILL_TICKETS` | others (fetch-and-op) | rank 0's only: injected deaths so far (`max=M`, src/inject) |
 //! | `DEAD + w` | rank w | rank w is (simulated) dead |
 //! | `RING + 2i` | others | revoke ring: (comm id, horizon + 1 or 0) |
 //! | `SENT + z` | rank z | messages z sent here per communicator before it died |
@@ -33,6 +34,8 @@ pub const NEWS_GEN: usize = 0;
 pub const FINALIZING: usize = 1;
 pub const REVOKE_HEAD: usize = 2;
 pub const LOG_HEAD: usize = 3;
+/// Deaths the injection policy has granted, job-wide: used in rank 0's region only.
+pub const KILL_TICKETS: usize = 4;
 pub const DEAD: usize = 8;
 /// Revoke ring slots (pairs).
 pub const RING_LEN: usize = 64;
