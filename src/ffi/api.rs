@@ -35,8 +35,14 @@ pub extern "C" fn Sim_FT_set_timeout(seconds: f64) {
 }
 
 /// Is world rank `rank` simulated-dead, as far as this process knows? (1/0)
+/// Lets MPI progress once (with MPICH, news reaches a process only while MPI runs
+/// there), so polling it in a loop sees a death.
 #[no_mangle]
 pub extern "C" fn Sim_FT_is_dead(rank: c_int) -> c_int {
+    if !crate::layer::lifecycle::is_active() {
+        return 0;
+    }
+    crate::layer::news::drain_wakes();
     crate::layer::news::refresh();
     (rank >= 0 && crate::layer::news::is_dead(rank as u32)) as c_int
 }
