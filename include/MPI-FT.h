@@ -139,6 +139,8 @@ void Sim_FT_set_timeout(double seconds);
 
 /*
  Is world rank `rank` simulated-dead, as far as this process knows? (1/0)
+ Lets MPI progress once (with MPICH, news reaches a process only while MPI runs
+ there), so polling it in a loop sees a death.
  */
 int Sim_FT_is_dead(int rank);
 
