@@ -133,3 +133,18 @@ fn malformed_lines_are_rejected() {
         assert!(codegen::parse_table(bad).is_err(), "accepted: {bad}");
     }
 }
+
+/// The compile-and-run coverage check calls every redirected name (its C++ twin
+/// compiles the same sources).
+#[test]
+fn coverage_check_calls_every_redirected_function() {
+    let src: String = ["coverage_check.c", "coverage_more.c"]
+        .iter()
+        .map(|f| fs::read_to_string(format!("{}/tests/c/{f}", env!("CARGO_MANIFEST_DIR"))).unwrap())
+        .collect();
+    for f in table() {
+        for n in std::iter::once(&f.name).chain(f.aliases.iter()) {
+            assert!(src.contains(&format!("{n}(")), "tests/c/coverage_check.c never calls {n}");
+        }
+    }
+}
