@@ -14,7 +14,8 @@ pub enum Kind {
     CollStart,
     CommNew,
     /// Communicates, but MPIFT simulates no failures for it (windows, files,
-    /// request-based RMA): refused on a revoked communicator, otherwise passed through.
+    /// request-based RMA): refused on a revoked communicator or one with a known
+    /// failure, otherwise passed through.
     NoFt,
     Custom,
 }
@@ -53,7 +54,7 @@ impl Kind {
             Kind::Coll => "blocking collective operation",
             Kind::CollStart => "non-blocking collective start; the request is an MPIFT request",
             Kind::CommNew => "collective that creates a communicator; the new handle is an MPIFT communicator",
-            Kind::NoFt => "passed through to the real MPI (no simulated failures; refused on a revoked communicator); requests are MPIFT requests",
+            Kind::NoFt => "passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests",
             Kind::Custom => "implemented by MPIFT",
         }
     }
@@ -370,7 +371,7 @@ fn generic_body(s: &mut String, f: &Function) {
     s.push_str("        Ok(())\n");
 }
 
-/// Body of a `noft` wrapper: handles converted, a revoked communicator refused,
+/// Body of a `noft` wrapper: handles converted, a revoked or failed communicator refused,
 /// the real call made, requests wrapped (no communicator: failures are not
 /// simulated for them). `raw`: the real return code is the wrapper's.
 fn noft_body(s: &mut String, f: &Function, raw: bool) {
@@ -387,7 +388,7 @@ fn noft_body(s: &mut String, f: &Function, raw: bool) {
         }
     }
     if let Some(c) = &first_comm {
-        let _ = writeln!(s, "        hooks::p2p_enter({c}_r.handle)?;");
+        let _ = writeln!(s, "        hooks::unjoinable_enter(&{c}_r)?;");
     }
     let args: Vec<String> = f
         .params

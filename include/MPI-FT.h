@@ -485,7 +485,7 @@ int Sim_FT_MPI_Comm_join(int fd, Sim_FT_MPI_Comm *intercomm);
 int Sim_FT_MPI_Comm_disconnect(Sim_FT_MPI_Comm *comm);
 
 /*
- Redirected `MPI_Win_create`: passed through to the real MPI (no simulated failures; refused on a revoked communicator); requests are MPIFT requests.
+ Redirected `MPI_Win_create`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
  */
 int Sim_FT_MPI_Win_create(void *base,
                           MPI_Aint size,
@@ -495,7 +495,7 @@ int Sim_FT_MPI_Win_create(void *base,
                           MPI_Win *win);
 
 /*
- Redirected `MPI_Win_allocate`: passed through to the real MPI (no simulated failures; refused on a revoked communicator); requests are MPIFT requests.
+ Redirected `MPI_Win_allocate`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
  */
 int Sim_FT_MPI_Win_allocate(MPI_Aint size,
                             int disp_unit,
@@ -505,7 +505,7 @@ int Sim_FT_MPI_Win_allocate(MPI_Aint size,
                             MPI_Win *win);
 
 /*
- Redirected `MPI_Win_allocate_shared`: passed through to the real MPI (no simulated failures; refused on a revoked communicator); requests are MPIFT requests.
+ Redirected `MPI_Win_allocate_shared`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
  */
 int Sim_FT_MPI_Win_allocate_shared(MPI_Aint size,
                                    int disp_unit,
@@ -515,14 +515,14 @@ int Sim_FT_MPI_Win_allocate_shared(MPI_Aint size,
                                    MPI_Win *win);
 
 /*
- Redirected `MPI_Win_create_dynamic`: passed through to the real MPI (no simulated failures; refused on a revoked communicator); requests are MPIFT requests.
+ Redirected `MPI_Win_create_dynamic`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
  */
 int Sim_FT_MPI_Win_create_dynamic(MPI_Info info,
                                   Sim_FT_MPI_Comm comm,
                                   MPI_Win *win);
 
 /*
- Redirected `MPI_Rput`: passed through to the real MPI (no simulated failures; refused on a revoked communicator); requests are MPIFT requests.
+ Redirected `MPI_Rput`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
  */
 int Sim_FT_MPI_Rput(const void *origin_addr,
                     int origin_count,
@@ -535,7 +535,7 @@ int Sim_FT_MPI_Rput(const void *origin_addr,
                     Sim_FT_MPI_Request *request);
 
 /*
- Redirected `MPI_Rget`: passed through to the real MPI (no simulated failures; refused on a revoked communicator); requests are MPIFT requests.
+ Redirected `MPI_Rget`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
  */
 int Sim_FT_MPI_Rget(void *origin_addr,
                     int origin_count,
@@ -548,7 +548,7 @@ int Sim_FT_MPI_Rget(void *origin_addr,
                     Sim_FT_MPI_Request *request);
 
 /*
- Redirected `MPI_Raccumulate`: passed through to the real MPI (no simulated failures; refused on a revoked communicator); requests are MPIFT requests.
+ Redirected `MPI_Raccumulate`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
  */
 int Sim_FT_MPI_Raccumulate(const void *origin_addr,
                            int origin_count,
@@ -562,7 +562,7 @@ int Sim_FT_MPI_Raccumulate(const void *origin_addr,
                            Sim_FT_MPI_Request *request);
 
 /*
- Redirected `MPI_Rget_accumulate`: passed through to the real MPI (no simulated failures; refused on a revoked communicator); requests are MPIFT requests.
+ Redirected `MPI_Rget_accumulate`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
  */
 int Sim_FT_MPI_Rget_accumulate(const void *origin_addr,
                                int origin_count,
@@ -579,7 +579,7 @@ int Sim_FT_MPI_Rget_accumulate(const void *origin_addr,
                                Sim_FT_MPI_Request *request);
 
 /*
- Redirected `MPI_File_open`: passed through to the real MPI (no simulated failures; refused on a revoked communicator); requests are MPIFT requests.
+ Redirected `MPI_File_open`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
  */
 int Sim_FT_MPI_File_open(Sim_FT_MPI_Comm comm,
                          const char *filename,
@@ -588,7 +588,7 @@ int Sim_FT_MPI_File_open(Sim_FT_MPI_Comm comm,
                          MPI_File *fh);
 
 /*
- Redirected `MPI_File_iread`: passed through to the real MPI (no simulated failures; refused on a revoked communicator); requests are MPIFT requests.
+ Redirected `MPI_File_iread`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
  */
 int Sim_FT_MPI_File_iread(MPI_File fh,
                           void *buf,
@@ -597,7 +597,7 @@ int Sim_FT_MPI_File_iread(MPI_File fh,
                           Sim_FT_MPI_Request *request);
 
 /*
- Redirected `MPI_File_iread_all`: passed through to the real MPI (no simulated failures; refused on a revoked communicator); requests are MPIFT requests.
+ Redirected `MPI_File_iread_all`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
  */
 int Sim_FT_MPI_File_iread_all(MPI_File fh,
                               void *buf,
@@ -606,7 +606,7 @@ int Sim_FT_MPI_File_iread_all(MPI_File fh,
                               Sim_FT_MPI_Request *request);
 
 /*
- Redirected `MPI_File_iread_at`: passed through to the real MPI (no simulated failures; refused on a revoked communicator); requests are MPIFT requests.
+ Redirected `MPI_File_iread_at`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
  */
 int Sim_FT_MPI_File_iread_at(MPI_File fh,
                              MPI_Offset offset,
@@ -616,7 +616,7 @@ int Sim_FT_MPI_File_iread_at(MPI_File fh,
                              Sim_FT_MPI_Request *request);
 
 /*
- Redirected `MPI_File_iread_at_all`: passed through to the real MPI (no simulated failures; refused on a revoked communicator); requests are MPIFT requests.
+ Redirected `MPI_File_iread_at_all`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
  */
 int Sim_FT_MPI_File_iread_at_all(MPI_File fh,
                                  MPI_Offset offset,
@@ -626,7 +626,7 @@ int Sim_FT_MPI_File_iread_at_all(MPI_File fh,
                                  Sim_FT_MPI_Request *request);
 
 /*
- Redirected `MPI_File_iread_shared`: passed through to the real MPI (no simulated failures; refused on a revoked communicator); requests are MPIFT requests.
+ Redirected `MPI_File_iread_shared`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
  */
 int Sim_FT_MPI_File_iread_shared(MPI_File fh,
                                  void *buf,
@@ -635,7 +635,7 @@ int Sim_FT_MPI_File_iread_shared(MPI_File fh,
                                  Sim_FT_MPI_Request *request);
 
 /*
- Redirected `MPI_File_iwrite`: passed through to the real MPI (no simulated failures; refused on a revoked communicator); requests are MPIFT requests.
+ Redirected `MPI_File_iwrite`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
  */
 int Sim_FT_MPI_File_iwrite(MPI_File fh,
                            const void *buf,
@@ -644,7 +644,7 @@ int Sim_FT_MPI_File_iwrite(MPI_File fh,
                            Sim_FT_MPI_Request *request);
 
 /*
- Redirected `MPI_File_iwrite_all`: passed through to the real MPI (no simulated failures; refused on a revoked communicator); requests are MPIFT requests.
+ Redirected `MPI_File_iwrite_all`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
  */
 int Sim_FT_MPI_File_iwrite_all(MPI_File fh,
                                const void *buf,
@@ -653,7 +653,7 @@ int Sim_FT_MPI_File_iwrite_all(MPI_File fh,
                                Sim_FT_MPI_Request *request);
 
 /*
- Redirected `MPI_File_iwrite_at`: passed through to the real MPI (no simulated failures; refused on a revoked communicator); requests are MPIFT requests.
+ Redirected `MPI_File_iwrite_at`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
  */
 int Sim_FT_MPI_File_iwrite_at(MPI_File fh,
                               MPI_Offset offset,
@@ -663,7 +663,7 @@ int Sim_FT_MPI_File_iwrite_at(MPI_File fh,
                               Sim_FT_MPI_Request *request);
 
 /*
- Redirected `MPI_File_iwrite_at_all`: passed through to the real MPI (no simulated failures; refused on a revoked communicator); requests are MPIFT requests.
+ Redirected `MPI_File_iwrite_at_all`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
  */
 int Sim_FT_MPI_File_iwrite_at_all(MPI_File fh,
                                   MPI_Offset offset,
@@ -673,7 +673,7 @@ int Sim_FT_MPI_File_iwrite_at_all(MPI_File fh,
                                   Sim_FT_MPI_Request *request);
 
 /*
- Redirected `MPI_File_iwrite_shared`: passed through to the real MPI (no simulated failures; refused on a revoked communicator); requests are MPIFT requests.
+ Redirected `MPI_File_iwrite_shared`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
  */
 int Sim_FT_MPI_File_iwrite_shared(MPI_File fh,
                                   const void *buf,

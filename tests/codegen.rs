@@ -111,7 +111,7 @@ fn noft_wrappers_pass_through_and_wrap_requests() {
     let t = table();
     let get = |n: &str| codegen::rust_wrappers(&[t.iter().find(|f| f.name == n).unwrap().clone()]);
     let win = get("MPI_Win_create");
-    assert!(win.contains("hooks::p2p_enter(comm_r.handle)?") && win.contains("boundary::run(\"MPI_Win_create\""));
+    assert!(win.contains("hooks::unjoinable_enter(&comm_r)?") && win.contains("boundary::run(\"MPI_Win_create\""));
     let file = get("MPI_File_iread");
     assert!(file.contains("boundary::run_raw(") && file.contains("*request = request::adopt_plain(request_r)"));
     assert!(get("MPI_File_open").contains("boundary::run_raw("), "objerr: the file's handler already ran");

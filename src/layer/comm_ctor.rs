@@ -10,10 +10,11 @@
 //! - `MPI_Comm_create_group` is collective over the group only, not over the
 //!   parent: it is therefore not a numbered collective of the parent (members
 //!   outside the group would count differently), its id comes from the parent, the
-//!   tag and the group, and a dead rank does not join it. A group that contains a
-//!   dead rank blocks (docs/ARCHITECTURE.md, "Not simulated"); a group of live
-//!   ranks completes, and reports `MPI_ERR_PROC_FAILED` if the parent has a known
-//!   failure (as ULFM does).
+//!   tag and the group, and a dead rank does not join it. With a known failure in
+//!   the parent it fails at once with `MPI_ERR_PROC_FAILED` (as ULFM does, also for
+//!   a group of live ranks); a member that does not know of it yet completes with
+//!   a group of live ranks, and blocks with a group that contains the dead rank
+//!   (docs/ARCHITECTURE.md, "Not simulated").
 //! - `MPI_Intercomm_create` is a collective of the local communicator: a dead
 //!   non-leader joins with `MPI_COMM_NULL` as the peer communicator (not
 //!   significant there); a dead leader uses the peer communicator another member
@@ -125,12 +126,12 @@ fn group_child_id(cr: &CommRef, group: MPI_Group, tag: c_int) -> u64 {
     comm::child_id(key, *k)
 }
 
-/// `MPI_Comm_create_group`: refused on a revoked communicator; not logged (see the
-/// module documentation).
+/// `MPI_Comm_create_group`: refused on a revoked communicator or one with a known
+/// failure; not logged (see the module documentation).
 pub fn create_group(c: Sim_FT_MPI_Comm, group: MPI_Group, tag: c_int, newcomm: *mut Sim_FT_MPI_Comm) -> Outcome {
     let cr = handles::comm_arg(c)?;
     handles::check_out_ptr(newcomm, &cr)?;
-    hooks::p2p_enter(c)?;
+    hooks::unjoinable_enter(&cr)?;
     let id = group_child_id(&cr, group, tag);
     let mut real = transport::comm_null();
     let rc = unsafe { mpi::MPI_Comm_create_group(cr.real, group, tag, &mut real) };
