@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// communicators (the parent intercommunicator, `Comm_join`, `Comm_f2c`).
 pub const PARENT_SEED: u64 = 0x7061_7265_6e74;
 pub const JOIN_SEED: u64 = 0x6a6f_696e;
-pub const F2C_SEED: u64 = 0x6632_63;
+pub const F2C_SEED: u64 = 0x0066_3263;
 
 static FOREIGN: AtomicU64 = AtomicU64::new(0);
 

@@ -20,8 +20,9 @@ use mpi_sys::{MPI_Datatype, MPI_Message, MPI_Status};
 use std::os::raw::{c_int, c_void};
 use std::sync::Mutex;
 
-/// Matched, not yet received messages: (message, communicator, source).
-static MATCHED: Mutex<Vec<(Real<MPI_Message>, Real<Sim_FT_MPI_Comm>, c_int)>> = Mutex::new(Vec::new());
+/// A matched, not yet received message: its communicator and source.
+type Matched = (Real<MPI_Message>, Real<Sim_FT_MPI_Comm>, c_int);
+static MATCHED: Mutex<Vec<Matched>> = Mutex::new(Vec::new());
 
 fn remember(m: MPI_Message, c: Sim_FT_MPI_Comm, source: c_int) {
     if source >= 0 {
