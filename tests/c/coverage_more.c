@@ -514,10 +514,39 @@ void ulfm_names(MPI_Comm comm)
     MPI_Comm_is_revoked(d, &flag);
     CHECK(flag == 1, "revoke");
     MPI_Comm_free(&d);
+    /* Newly covered calls on a revoked communicator: REVOKED, local ones work. */
     MPI_Comm_dup(comm, &d);
+    MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN);
     MPI_Barrier(d);
     MPIX_Comm_revoke(d);
-    MPI_Comm_free(&d);
+    {
+        int x = rank, got, rc;
+        MPI_Message m;
+        MPI_Win w;
+        MPI_Group wg;
+        MPI_Comm nc;
+        MPI_Request rq;
+        char pk[16];
+        rc = MPI_Sendrecv_replace(&x, 1, MPI_INT, right_of(rank), 1, left_of(rank), 1, d, MPI_STATUS_IGNORE);
+        CHECK(rc == MPIX_ERR_REVOKED, "Sendrecv_replace on a revoked communicator");
+        rc = MPI_Improbe(MPI_ANY_SOURCE, 1, d, &flag, &m, MPI_STATUS_IGNORE);
+        CHECK(rc == MPIX_ERR_REVOKED, "Improbe on a revoked communicator");
+        rc = MPI_Issend(&x, 1, MPI_INT, right_of(rank), 1, d, &rq);
+        CHECK(rc == MPIX_ERR_REVOKED, "Issend on a revoked communicator");
+        rc = MPI_Comm_idup(d, &nc, &rq);
+        CHECK(rc == MPIX_ERR_REVOKED, "Comm_idup on a revoked communicator");
+        MPI_Comm_group(d, &wg);
+        rc = MPI_Comm_create_group(d, wg, 3, &nc);
+        CHECK(rc == MPIX_ERR_REVOKED, "Comm_create_group on a revoked communicator");
+        MPI_Group_free(&wg);
+        rc = MPI_Win_create(&x, (MPI_Aint)sizeof x, 1, MPI_INFO_NULL, d, &w);
+        CHECK(rc == MPIX_ERR_REVOKED, "Win_create on a revoked communicator");
+        got = 0;
+        rc = MPI_Pack(&x, 1, MPI_INT, pk, (int)sizeof pk, &got, d);
+        CHECK(rc == MPI_SUCCESS && got > 0, "Pack (local) works on a revoked communicator");
+        rc = MPI_Comm_disconnect(&d);
+        CHECK(rc == MPI_SUCCESS && d == MPI_COMM_NULL, "Comm_disconnect of a revoked communicator");
+    }
 }
 #endif
 
