@@ -510,6 +510,7 @@ void ulfm_names(MPI_Comm comm)
     MPI_Comm_free(&s1);
     MPIX_Comm_is_revoked(d, &flag);
     CHECK(flag == 0, "is_revoked");
+    MPI_Barrier(d); /* everyone has looked before anyone revokes */
     MPI_Comm_revoke(d);
     MPI_Comm_is_revoked(d, &flag);
     CHECK(flag == 1, "revoke");
