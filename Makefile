@@ -4,6 +4,7 @@
 #   make MPI_Test_ft / make MPI_Test_regular           thesis test program, with / without MPIFT
 #   make demo                                           run the demo (examples/master_worker.cpp)
 #   make test                                           every test, on MPICH and Open MPI
+#   make coverage [MPI=...]                             MPI functions redirected, measured on mpi.h
 #   make install PREFIX=/usr/local                      headers, library, CMake package, pkg-config
 #
 # Default MPI: the system `mpicc` (Open MPI on Debian when both are installed).
@@ -46,7 +47,7 @@ FT_FLAGS   := -Iinclude/compat -Iinclude -I$(CONFIG_INC)
 CXXFLAGS   ?= -O2 -g -Wall -Wextra
 SOURCES    := $(shell find src build cpp -type f) Cargo.toml build.rs cbindgen.toml
 
-.PHONY: all lib deps MPI_Test_ft MPI_Test_regular demo demo-run test install headers-check clean
+.PHONY: all lib deps MPI_Test_ft MPI_Test_regular demo demo-run test coverage install headers-check clean
 
 all: lib
 
@@ -82,6 +83,10 @@ demo-run: $(LIB) | $(OUT)
 TEST_MPIS ?= mpich openmpi
 test: deps
 	@scripts/run-tests.sh $(TEST_MPIS)
+
+# MPI coverage: the real mpi.h against the redirect header (prints the figure).
+coverage:
+	MPICC=$(MPICC) CARGO_TARGET_DIR=$(TARGET_DIR) cargo test --release --quiet --test coverage -- --nocapture
 
 install: $(LIB)
 	scripts/install.sh "$(PREFIX)" "$(LIB)" "$(CONFIG_INC)/mpift_config.h" "$(MPICC)" "$(MPICXX)" "$(MPIEXEC)" "$(MPI_PC)" "$(RUST_LIBS)"

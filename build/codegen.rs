@@ -13,6 +13,10 @@ pub enum Kind {
     Coll,
     CollStart,
     CommNew,
+    /// Communicates, but MPIFT simulates no failures for it (windows, files,
+    /// request-based RMA): refused on a revoked communicator or one with a known
+    /// failure, otherwise passed through.
+    NoFt,
     Custom,
 }
 
@@ -25,6 +29,7 @@ impl Kind {
             "coll" => Kind::Coll,
             "coll_start" => Kind::CollStart,
             "comm_new" => Kind::CommNew,
+            "noft" => Kind::NoFt,
             "custom" => Kind::Custom,
             other => return Err(format!("unknown kind `{other}`")),
         })
@@ -38,7 +43,7 @@ impl Kind {
             Kind::Coll => "Coll",
             Kind::CollStart => "CollStart",
             Kind::CommNew => "CommNew",
-            Kind::Custom => unreachable!("custom functions have no generic hook"),
+            Kind::NoFt | Kind::Custom => unreachable!("no generic hook for this kind"),
         }
     }
     fn describe(self) -> &'static str {
@@ -49,6 +54,7 @@ impl Kind {
             Kind::Coll => "blocking collective operation",
             Kind::CollStart => "non-blocking collective start; the request is an MPIFT request",
             Kind::CommNew => "collective that creates a communicator; the new handle is an MPIFT communicator",
+            Kind::NoFt => "passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests",
             Kind::Custom => "implemented by MPIFT",
         }
     }
@@ -119,16 +125,27 @@ impl Param {
     }
 }
 
+/// C return types a table line may have besides `int` (handle conversions, which
+/// return a value instead of an error code; `custom` only), with their Rust type.
+const VALUE_RETURNS: [(&str, &str); 3] =
+    [("MPI_Fint", "MPI_Fint"), ("MPI_Comm", "Sim_FT_MPI_Comm"), ("MPI_Request", "Sim_FT_MPI_Request")];
+
 /// One table line.
 #[derive(Clone, Debug)]
 pub struct Function {
     pub kind: Kind,
+    /// C return type: `int` (an MPI error code) or one of [`VALUE_RETURNS`].
+    pub ret: String,
     pub name: String,
     pub params: Vec<Param>,
     pub rust_path: Option<String>,
     pub aliases: Vec<String>,
     /// May be called before `MPI_Init` / after `MPI_Finalize`.
     pub preinit: bool,
+    /// `noft` with a communicator argument whose errors belong to another object
+    /// (`MPI_File_open`: the file error handler): the real return code is returned
+    /// as is, because the real MPI already applied that object's handler.
+    pub objerr: bool,
 }
 
 pub fn parse_table(text: &str) -> Result<Vec<Function>, String> {
@@ -147,16 +164,16 @@ pub fn parse_table(text: &str) -> Result<Vec<Function>, String> {
 fn parse_line(line: &str) -> Result<Function, String> {
     let (kind_word, rest) = line.split_once(char::is_whitespace).ok_or("missing prototype")?;
     let kind = Kind::parse(kind_word)?;
-    let (proto, tail) = match rest.split_once("=>") {
-        Some((p, t)) => (p.trim(), t.trim()),
-        None => (rest.trim(), ""),
-    };
+    // The prototype ends at its last `)`; `=> path` and flags follow it.
+    let end = rest.rfind(')').ok_or("missing `)`")?;
+    let (proto, tail) = (rest[..=end].trim(), rest[end + 1..].trim());
     let open = proto.find('(').ok_or("missing `(`")?;
-    let close = proto.rfind(')').ok_or("missing `)`")?;
+    let close = proto.len() - 1;
     let head: Vec<&str> = proto[..open].split_whitespace().collect();
-    if head.len() != 2 || head[0] != "int" {
+    if head.len() != 2 || !(head[0] == "int" || VALUE_RETURNS.iter().any(|(c, _)| *c == head[0])) {
         return Err(format!("expected `int NAME(...)`, got `{}`", &proto[..open]));
     }
+    let ret = head[0].to_string();
     let name = head[1].to_string();
     let inner = proto[open + 1..close].trim();
     let params = if inner == "void" || inner.is_empty() {
@@ -168,21 +185,30 @@ fn parse_line(line: &str) -> Result<Function, String> {
     let mut rust_path = None;
     let mut aliases = Vec::new();
     let mut preinit = false;
+    let mut objerr = false;
     while let Some(w) = words.next() {
         match w {
+            "=>" => {}
             "alias" => aliases.push(words.next().ok_or("`alias` needs a name")?.to_string()),
             "preinit" => preinit = true,
+            "objerr" => objerr = true,
             p if rust_path.is_none() && p.starts_with("crate::") => rust_path = Some(p.to_string()),
-            other => return Err(format!("unexpected `{other}` after `=>`")),
+            other => return Err(format!("unexpected `{other}` after the prototype")),
         }
     }
     if (kind == Kind::Custom) != rust_path.is_some() {
         return Err("`custom` lines, and only they, name a Rust path after `=>`".into());
     }
-    if kind != Kind::Custom && !params.iter().any(Param::is_comm_in) {
+    if !matches!(kind, Kind::Custom | Kind::NoFt) && !params.iter().any(Param::is_comm_in) {
         return Err("generic kinds need an MPI_Comm argument".into());
     }
-    Ok(Function { kind, name, params, rust_path, aliases, preinit })
+    if ret != "int" && kind != Kind::Custom {
+        return Err(format!("only `custom` lines may return `{ret}`"));
+    }
+    if objerr && kind != Kind::NoFt {
+        return Err("`objerr` applies to `noft` lines only".into());
+    }
+    Ok(Function { kind, ret, name, params, rust_path, aliases, preinit, objerr })
 }
 
 /// Rust source of every wrapper, `include!`d by `src/ffi/generated.rs` and read
@@ -198,15 +224,27 @@ pub fn rust_wrappers(funcs: &[Function]) -> String {
             let _ = writeln!(s, "/// Also reached as `{}`.", f.aliases.join("`, `"));
         }
         let _ = writeln!(s, "#[no_mangle]");
+        let ret = VALUE_RETURNS.iter().find(|(c, _)| *c == f.ret).map_or("c_int", |(_, r)| r);
         let _ = writeln!(
             s,
-            "pub unsafe extern \"C\" fn Sim_FT_{}({}) -> c_int {{",
+            "pub unsafe extern \"C\" fn Sim_FT_{}({}) -> {ret} {{",
             f.name,
             sig.join(", ")
         );
-        let runner = if f.preinit { "run_any" } else { "run" };
+        let raw = f.kind == Kind::NoFt && (f.objerr || !f.params.iter().any(Param::is_comm_in));
+        let runner = if f.ret != "int" {
+            "value"
+        } else if raw {
+            "run_raw"
+        } else if f.preinit {
+            "run_any"
+        } else {
+            "run"
+        };
         let _ = writeln!(s, "    boundary::{runner}(\"{}\", || {{", f.name);
-        if f.kind == Kind::Custom {
+        if f.kind == Kind::NoFt {
+            noft_body(&mut s, f, raw);
+        } else if f.kind == Kind::Custom {
             let args: Vec<&str> = f.params.iter().map(|p| p.name.as_str()).collect();
             let _ = writeln!(s, "        {}({})", f.rust_path.as_ref().unwrap(), args.join(", "));
         } else {
@@ -248,7 +286,13 @@ fn generic_body(s: &mut String, f: &Function) {
                     p.name.clone()
                 }
             }));
-        let _ = writeln!(s, "        let desc = crate::layer::describe::{}({});", f.name, dargs.join(", "));
+        // On an intercommunicator the descriptor is opaque (no dead-rank joins there).
+        let _ = writeln!(
+            s,
+            "        let desc = crate::layer::describe::unless_inter(&{first_comm}_r, || crate::layer::describe::{}({}));",
+            f.name,
+            dargs.join(", ")
+        );
         let _ = writeln!(s, "        hooks::coll_enter(&{first_comm}_r, &desc)?;");
         if f.kind == Kind::CommNew {
             let _ = writeln!(s, "        let child_id = hooks::next_child_id(&{first_comm}_r);");
@@ -344,6 +388,72 @@ fn generic_body(s: &mut String, f: &Function) {
     s.push_str("        Ok(())\n");
 }
 
+/// Body of a `noft` wrapper: handles converted, a revoked or failed communicator refused,
+/// the real call made, requests wrapped (no communicator: failures are not
+/// simulated for them). `raw`: the real return code is the wrapper's.
+fn noft_body(s: &mut String, f: &Function, raw: bool) {
+    let first_comm = f.params.iter().find(|p| p.is_comm_in()).map(|p| p.name.clone());
+    for p in &f.params {
+        if p.is_comm_in() {
+            let conv = if Some(&p.name) == first_comm.as_ref() { "comm_arg" } else { "comm_arg_or_null" };
+            let _ = writeln!(s, "        let {0}_r = handles::{conv}({0})?;", p.name);
+        } else if p.is_request_out() {
+            let _ = writeln!(s, "        if {}.is_null() {{ return Err(request::arg_error()); }}", p.name);
+            let _ = writeln!(s, "        let mut {}_r = transport::request_null();", p.name);
+        } else if p.is_comm_out() {
+            panic!("{}: `noft` functions cannot create communicators", f.name);
+        }
+    }
+    if let Some(c) = &first_comm {
+        let _ = writeln!(s, "        hooks::unjoinable_enter(&{c}_r)?;");
+    }
+    let args: Vec<String> = f
+        .params
+        .iter()
+        .map(|p| {
+            if p.is_comm_in() {
+                format!("{}_r.real", p.name)
+            } else if p.is_request_out() {
+                format!("&mut {}_r", p.name)
+            } else if p.depth > 0 {
+                format!("{} as _", p.name)
+            } else {
+                p.name.clone()
+            }
+        })
+        .collect();
+    let _ = writeln!(s, "        let rc = transport::mpi::{}({});", f.name, args.join(", "));
+    for p in f.params.iter().filter(|p| p.is_request_out()) {
+        let _ = writeln!(s, "        *{0} = request::adopt_plain({0}_r);", p.name);
+    }
+    match (&first_comm, raw) {
+        (_, true) => s.push_str("        Ok(rc)\n"),
+        (Some(c), false) => {
+            let _ = writeln!(s, "        hooks::leave(hooks::Kind::P2p, &{c}_r, rc)");
+        }
+        (None, false) => unreachable!("no communicator means raw"),
+    }
+}
+
+/// Callback types and predefined callbacks that mention `MPI_Comm`: a program's
+/// functions take MPIFT's handle, so these names must be MPIFT's too.
+const CALLBACK_NAMES: [(&str, &str); 13] = [
+    ("MPI_Comm_errhandler_function", "Sim_FT_MPI_Comm_errhandler_function"),
+    ("MPI_Comm_errhandler_fn", "Sim_FT_MPI_Comm_errhandler_function"),
+    ("MPI_Handler_function", "Sim_FT_MPI_Comm_errhandler_function"),
+    ("MPI_Comm_copy_attr_function", "Sim_FT_MPI_Comm_copy_attr_function"),
+    ("MPI_Comm_delete_attr_function", "Sim_FT_MPI_Comm_delete_attr_function"),
+    ("MPI_Copy_function", "Sim_FT_MPI_Comm_copy_attr_function"),
+    ("MPI_Delete_function", "Sim_FT_MPI_Comm_delete_attr_function"),
+    ("MPI_COMM_NULL_COPY_FN", "Sim_FT_MPI_COMM_NULL_COPY_FN"),
+    ("MPI_COMM_DUP_FN", "Sim_FT_MPI_COMM_DUP_FN"),
+    ("MPI_COMM_NULL_DELETE_FN", "Sim_FT_MPI_COMM_NULL_DELETE_FN"),
+    // The deprecated MPI-1 names of the same three.
+    ("MPI_NULL_COPY_FN", "Sim_FT_MPI_COMM_NULL_COPY_FN"),
+    ("MPI_DUP_FN", "Sim_FT_MPI_COMM_DUP_FN"),
+    ("MPI_NULL_DELETE_FN", "Sim_FT_MPI_COMM_NULL_DELETE_FN"),
+];
+
 /// `include/MPI-FT_redefine.h`.
 pub fn redefine_header(funcs: &[Function]) -> String {
     let mut s = String::new();
@@ -357,12 +467,11 @@ pub fn redefine_header(funcs: &[Function]) -> String {
          #include \"MPI-FT.h\"\n\n",
     );
     s.push_str("/* Handle types: MPIFT's opaque pointers replace the real MPI handles. */\n");
-    for (from, to) in [
-        ("MPI_Comm", "Sim_FT_MPI_Comm"),
-        ("MPI_Request", "Sim_FT_MPI_Request"),
-        ("MPI_Comm_errhandler_function", "Sim_FT_MPI_Comm_errhandler_function"),
-        ("MPI_Comm_errhandler_fn", "Sim_FT_MPI_Comm_errhandler_function"),
-    ] {
+    for (from, to) in [("MPI_Comm", "Sim_FT_MPI_Comm"), ("MPI_Request", "Sim_FT_MPI_Request")] {
+        let _ = writeln!(s, "#undef {from}\n#define {from} {to}");
+    }
+    s.push_str("\n/* Callback types and predefined callbacks: they see MPIFT's handles. */\n");
+    for (from, to) in CALLBACK_NAMES {
         let _ = writeln!(s, "#undef {from}\n#define {from} {to}");
     }
     s.push_str("\n/* Predefined handles (address constants: usable in static initialisers). */\n");
@@ -395,10 +504,15 @@ pub fn redefine_header(funcs: &[Function]) -> String {
     ] {
         let _ = writeln!(s, "#undef {m}\n#define {m} 1");
     }
-    s.push_str("\n/* Functions (one line per table entry; aliases follow their function). */\n");
+    s.push_str(
+        "\n/* Functions (one line per table entry; aliases follow their function). A program\n\
+         \x20* that calls the profiling name PMPI_X directly reaches the same wrapper: its\n\
+         \x20* arguments are MPIFT handles too. */\n",
+    );
     for f in funcs {
         for public in std::iter::once(&f.name).chain(f.aliases.iter()) {
             let _ = writeln!(s, "#undef {public}\n#define {public} Sim_FT_{}", f.name);
+            let _ = writeln!(s, "#undef P{public}\n#define P{public} Sim_FT_{}", f.name);
         }
     }
     s.push_str("\n#endif /* MPIFT_MPI_FT_REDEFINE_H */\n");

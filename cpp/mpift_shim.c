@@ -104,3 +104,18 @@ int mpift_create_noop_op(int commute, MPI_Op *op)
 {
     return MPI_Op_create(mpift_noop_fn, commute, op);
 }
+
+/* Handle conversions (MPI-3.1 §17.2.4): macros in MPICH, functions in Open MPI. */
+MPI_Fint mpift_comm_c2f(MPI_Comm comm) { return MPI_Comm_c2f(comm); }
+MPI_Comm mpift_comm_f2c(MPI_Fint comm) { return MPI_Comm_f2c(comm); }
+MPI_Fint mpift_request_c2f(MPI_Request request) { return MPI_Request_c2f(request); }
+MPI_Request mpift_request_f2c(MPI_Fint request) { return MPI_Request_f2c(request); }
+
+/* Weight arguments of the distributed graph constructors (MPI-3.1 §7.5.4). */
+int *mpift_unweighted(void) { return MPI_UNWEIGHTED; }
+int *mpift_weights_empty(void) { return MPI_WEIGHTS_EMPTY; }
+
+/* Topology kinds (MPI_Topo_test): an enum in MPICH, macros in Open MPI. */
+const int MPIFT_CART = MPI_CART;
+const int MPIFT_GRAPH = MPI_GRAPH;
+const int MPIFT_DIST_GRAPH = MPI_DIST_GRAPH;

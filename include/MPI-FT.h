@@ -40,6 +40,9 @@
 /* The communicator error-handler function type (MPI-3.1 §8.3.1), with MPIFT's handle. */
 typedef struct Sim_FT_Comm_struct *Sim_FT_MPI_Comm;
 typedef void Sim_FT_MPI_Comm_errhandler_function(Sim_FT_MPI_Comm *, int *, ...);
+/* Attribute copy and delete function types (MPI-3.1 §6.7.2), with MPIFT's handle. */
+typedef int Sim_FT_MPI_Comm_copy_attr_function(Sim_FT_MPI_Comm, int, void *, void *, void *, int *);
+typedef int Sim_FT_MPI_Comm_delete_attr_function(Sim_FT_MPI_Comm, int, void *, void *);
 
 /* Simulated failures are available: Sim_FT_kill_me() and friends. */
 #define SIM_FT_HAVE_KILL_ME 1
@@ -210,6 +213,37 @@ int Sim_FT_raise(int sig);
 int Sim_FT_kill(int pid, int sig);
 
 /*
+ `MPI_COMM_NULL_COPY_FN` and `MPI_NULL_COPY_FN` (MPI-3.1 §6.7.2): an attribute
+ copy function that copies nothing (`*flag = 0`).
+ */
+int Sim_FT_MPI_COMM_NULL_COPY_FN(Sim_FT_MPI_Comm oldcomm,
+                                 int comm_keyval,
+                                 void *extra_state,
+                                 void *attribute_val_in,
+                                 void *attribute_val_out,
+                                 int *flag);
+
+/*
+ `MPI_COMM_DUP_FN` and `MPI_DUP_FN`: an attribute copy function that copies the
+ value (`*(void **)attribute_val_out = attribute_val_in`, `*flag = 1`).
+ */
+int Sim_FT_MPI_COMM_DUP_FN(Sim_FT_MPI_Comm oldcomm,
+                           int comm_keyval,
+                           void *extra_state,
+                           void *attribute_val_in,
+                           void *attribute_val_out,
+                           int *flag);
+
+/*
+ `MPI_COMM_NULL_DELETE_FN` and `MPI_NULL_DELETE_FN`: a delete function that does
+ nothing.
+ */
+int Sim_FT_MPI_COMM_NULL_DELETE_FN(Sim_FT_MPI_Comm comm,
+                                   int comm_keyval,
+                                   void *attribute_val,
+                                   void *extra_state);
+
+/*
  Redirected `MPI_Init`: implemented by MPIFT.
  */
 int Sim_FT_MPI_Init(int *argc, char ***argv);
@@ -238,6 +272,26 @@ int Sim_FT_MPI_Finalized(int *flag);
  Redirected `MPI_Abort`: local operation (no communication; allowed on a revoked communicator).
  */
 int Sim_FT_MPI_Abort(Sim_FT_MPI_Comm comm, int errorcode);
+
+/*
+ Redirected `MPI_Comm_c2f`: implemented by MPIFT.
+ */
+MPI_Fint Sim_FT_MPI_Comm_c2f(Sim_FT_MPI_Comm comm);
+
+/*
+ Redirected `MPI_Comm_f2c`: implemented by MPIFT.
+ */
+Sim_FT_MPI_Comm Sim_FT_MPI_Comm_f2c(MPI_Fint comm);
+
+/*
+ Redirected `MPI_Request_c2f`: implemented by MPIFT.
+ */
+MPI_Fint Sim_FT_MPI_Request_c2f(Sim_FT_MPI_Request request);
+
+/*
+ Redirected `MPI_Request_f2c`: implemented by MPIFT.
+ */
+Sim_FT_MPI_Request Sim_FT_MPI_Request_f2c(MPI_Fint request);
 
 /*
  Redirected `MPI_Error_string`: implemented by MPIFT.
@@ -304,6 +358,7 @@ int Sim_FT_MPI_Comm_get_name(Sim_FT_MPI_Comm comm,
 
 /*
  Redirected `MPI_Comm_get_attr`: local operation (no communication; allowed on a revoked communicator).
+ Also reached as `MPI_Attr_get`.
  */
 int Sim_FT_MPI_Comm_get_attr(Sim_FT_MPI_Comm comm,
                              int comm_keyval,
@@ -311,17 +366,32 @@ int Sim_FT_MPI_Comm_get_attr(Sim_FT_MPI_Comm comm,
                              int *flag);
 
 /*
- Redirected `MPI_Comm_set_attr`: local operation (no communication; allowed on a revoked communicator).
+ Redirected `MPI_Comm_set_attr`: implemented by MPIFT.
+ Also reached as `MPI_Attr_put`.
  */
-int Sim_FT_MPI_Comm_set_attr(Sim_FT_MPI_Comm comm,
-                             int comm_keyval,
-                             void *attribute_val);
+int Sim_FT_MPI_Comm_set_attr(Sim_FT_MPI_Comm comm, int comm_keyval, void *attribute_val);
 
 /*
  Redirected `MPI_Comm_delete_attr`: local operation (no communication; allowed on a revoked communicator).
+ Also reached as `MPI_Attr_delete`.
  */
 int Sim_FT_MPI_Comm_delete_attr(Sim_FT_MPI_Comm comm,
                                 int comm_keyval);
+
+/*
+ Redirected `MPI_Comm_create_keyval`: implemented by MPIFT.
+ Also reached as `MPI_Keyval_create`.
+ */
+int Sim_FT_MPI_Comm_create_keyval(Sim_FT_MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                                  Sim_FT_MPI_Comm_delete_attr_function *comm_delete_attr_fn,
+                                  int *comm_keyval,
+                                  void *extra_state);
+
+/*
+ Redirected `MPI_Comm_free_keyval`: implemented by MPIFT.
+ Also reached as `MPI_Keyval_free`.
+ */
+int Sim_FT_MPI_Comm_free_keyval(int *comm_keyval);
 
 /*
  Redirected `MPI_Comm_set_info`: local operation (no communication; allowed on a revoked communicator).
@@ -349,6 +419,13 @@ int Sim_FT_MPI_Comm_dup_with_info(Sim_FT_MPI_Comm comm,
                                   Sim_FT_MPI_Comm *newcomm);
 
 /*
+ Redirected `MPI_Comm_idup`: implemented by MPIFT.
+ */
+int Sim_FT_MPI_Comm_idup(Sim_FT_MPI_Comm comm,
+                         Sim_FT_MPI_Comm *newcomm,
+                         Sim_FT_MPI_Request *request);
+
+/*
  Redirected `MPI_Comm_split`: collective that creates a communicator; the new handle is an MPIFT communicator.
  */
 int Sim_FT_MPI_Comm_split(Sim_FT_MPI_Comm comm,
@@ -373,7 +450,7 @@ int Sim_FT_MPI_Comm_create(Sim_FT_MPI_Comm comm,
                            Sim_FT_MPI_Comm *newcomm);
 
 /*
- Redirected `MPI_Comm_create_group`: collective that creates a communicator; the new handle is an MPIFT communicator.
+ Redirected `MPI_Comm_create_group`: implemented by MPIFT.
  */
 int Sim_FT_MPI_Comm_create_group(Sim_FT_MPI_Comm comm,
                                  MPI_Group group,
@@ -404,17 +481,20 @@ int Sim_FT_MPI_Comm_free(Sim_FT_MPI_Comm *comm);
 
 /*
  Redirected `MPI_Comm_create_errhandler`: implemented by MPIFT.
+ Also reached as `MPI_Errhandler_create`.
  */
 int Sim_FT_MPI_Comm_create_errhandler(Sim_FT_MPI_Comm_errhandler_function *comm_errhandler_fn,
                                       MPI_Errhandler *errhandler);
 
 /*
  Redirected `MPI_Comm_set_errhandler`: implemented by MPIFT.
+ Also reached as `MPI_Errhandler_set`.
  */
 int Sim_FT_MPI_Comm_set_errhandler(Sim_FT_MPI_Comm comm, MPI_Errhandler errhandler);
 
 /*
  Redirected `MPI_Comm_get_errhandler`: implemented by MPIFT.
+ Also reached as `MPI_Errhandler_get`.
  */
 int Sim_FT_MPI_Comm_get_errhandler(Sim_FT_MPI_Comm comm, MPI_Errhandler *errhandler);
 
@@ -422,6 +502,288 @@ int Sim_FT_MPI_Comm_get_errhandler(Sim_FT_MPI_Comm comm, MPI_Errhandler *errhand
  Redirected `MPI_Comm_call_errhandler`: implemented by MPIFT.
  */
 int Sim_FT_MPI_Comm_call_errhandler(Sim_FT_MPI_Comm comm, int errorcode);
+
+/*
+ Redirected `MPI_Comm_spawn`: collective that creates a communicator; the new handle is an MPIFT communicator.
+ */
+int Sim_FT_MPI_Comm_spawn(const char *command,
+                          char **argv,
+                          int maxprocs,
+                          MPI_Info info,
+                          int root,
+                          Sim_FT_MPI_Comm comm,
+                          Sim_FT_MPI_Comm *intercomm,
+                          int *array_of_errcodes);
+
+/*
+ Redirected `MPI_Comm_spawn_multiple`: collective that creates a communicator; the new handle is an MPIFT communicator.
+ */
+int Sim_FT_MPI_Comm_spawn_multiple(int count,
+                                   char **array_of_commands,
+                                   char ***array_of_argv,
+                                   const int *array_of_maxprocs,
+                                   const MPI_Info *array_of_info,
+                                   int root,
+                                   Sim_FT_MPI_Comm comm,
+                                   Sim_FT_MPI_Comm *intercomm,
+                                   int *array_of_errcodes);
+
+/*
+ Redirected `MPI_Comm_connect`: collective that creates a communicator; the new handle is an MPIFT communicator.
+ */
+int Sim_FT_MPI_Comm_connect(const char *port_name,
+                            MPI_Info info,
+                            int root,
+                            Sim_FT_MPI_Comm comm,
+                            Sim_FT_MPI_Comm *newcomm);
+
+/*
+ Redirected `MPI_Comm_accept`: collective that creates a communicator; the new handle is an MPIFT communicator.
+ */
+int Sim_FT_MPI_Comm_accept(const char *port_name,
+                           MPI_Info info,
+                           int root,
+                           Sim_FT_MPI_Comm comm,
+                           Sim_FT_MPI_Comm *newcomm);
+
+/*
+ Redirected `MPI_Comm_get_parent`: implemented by MPIFT.
+ */
+int Sim_FT_MPI_Comm_get_parent(Sim_FT_MPI_Comm *parent);
+
+/*
+ Redirected `MPI_Comm_join`: implemented by MPIFT.
+ */
+int Sim_FT_MPI_Comm_join(int fd, Sim_FT_MPI_Comm *intercomm);
+
+/*
+ Redirected `MPI_Comm_disconnect`: implemented by MPIFT.
+ */
+int Sim_FT_MPI_Comm_disconnect(Sim_FT_MPI_Comm *comm);
+
+/*
+ Redirected `MPI_Win_create`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
+ */
+int Sim_FT_MPI_Win_create(void *base,
+                          MPI_Aint size,
+                          int disp_unit,
+                          MPI_Info info,
+                          Sim_FT_MPI_Comm comm,
+                          MPI_Win *win);
+
+/*
+ Redirected `MPI_Win_allocate`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
+ */
+int Sim_FT_MPI_Win_allocate(MPI_Aint size,
+                            int disp_unit,
+                            MPI_Info info,
+                            Sim_FT_MPI_Comm comm,
+                            void *baseptr,
+                            MPI_Win *win);
+
+/*
+ Redirected `MPI_Win_allocate_shared`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
+ */
+int Sim_FT_MPI_Win_allocate_shared(MPI_Aint size,
+                                   int disp_unit,
+                                   MPI_Info info,
+                                   Sim_FT_MPI_Comm comm,
+                                   void *baseptr,
+                                   MPI_Win *win);
+
+/*
+ Redirected `MPI_Win_create_dynamic`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
+ */
+int Sim_FT_MPI_Win_create_dynamic(MPI_Info info,
+                                  Sim_FT_MPI_Comm comm,
+                                  MPI_Win *win);
+
+/*
+ Redirected `MPI_Rput`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
+ */
+int Sim_FT_MPI_Rput(const void *origin_addr,
+                    int origin_count,
+                    MPI_Datatype origin_datatype,
+                    int target_rank,
+                    MPI_Aint target_disp,
+                    int target_count,
+                    MPI_Datatype target_datatype,
+                    MPI_Win win,
+                    Sim_FT_MPI_Request *request);
+
+/*
+ Redirected `MPI_Rget`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
+ */
+int Sim_FT_MPI_Rget(void *origin_addr,
+                    int origin_count,
+                    MPI_Datatype origin_datatype,
+                    int target_rank,
+                    MPI_Aint target_disp,
+                    int target_count,
+                    MPI_Datatype target_datatype,
+                    MPI_Win win,
+                    Sim_FT_MPI_Request *request);
+
+/*
+ Redirected `MPI_Raccumulate`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
+ */
+int Sim_FT_MPI_Raccumulate(const void *origin_addr,
+                           int origin_count,
+                           MPI_Datatype origin_datatype,
+                           int target_rank,
+                           MPI_Aint target_disp,
+                           int target_count,
+                           MPI_Datatype target_datatype,
+                           MPI_Op op,
+                           MPI_Win win,
+                           Sim_FT_MPI_Request *request);
+
+/*
+ Redirected `MPI_Rget_accumulate`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
+ */
+int Sim_FT_MPI_Rget_accumulate(const void *origin_addr,
+                               int origin_count,
+                               MPI_Datatype origin_datatype,
+                               void *result_addr,
+                               int result_count,
+                               MPI_Datatype result_datatype,
+                               int target_rank,
+                               MPI_Aint target_disp,
+                               int target_count,
+                               MPI_Datatype target_datatype,
+                               MPI_Op op,
+                               MPI_Win win,
+                               Sim_FT_MPI_Request *request);
+
+/*
+ Redirected `MPI_File_open`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
+ */
+int Sim_FT_MPI_File_open(Sim_FT_MPI_Comm comm,
+                         const char *filename,
+                         int amode,
+                         MPI_Info info,
+                         MPI_File *fh);
+
+/*
+ Redirected `MPI_File_iread`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
+ */
+int Sim_FT_MPI_File_iread(MPI_File fh,
+                          void *buf,
+                          int count,
+                          MPI_Datatype datatype,
+                          Sim_FT_MPI_Request *request);
+
+/*
+ Redirected `MPI_File_iread_all`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
+ */
+int Sim_FT_MPI_File_iread_all(MPI_File fh,
+                              void *buf,
+                              int count,
+                              MPI_Datatype datatype,
+                              Sim_FT_MPI_Request *request);
+
+/*
+ Redirected `MPI_File_iread_at`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
+ */
+int Sim_FT_MPI_File_iread_at(MPI_File fh,
+                             MPI_Offset offset,
+                             void *buf,
+                             int count,
+                             MPI_Datatype datatype,
+                             Sim_FT_MPI_Request *request);
+
+/*
+ Redirected `MPI_File_iread_at_all`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
+ */
+int Sim_FT_MPI_File_iread_at_all(MPI_File fh,
+                                 MPI_Offset offset,
+                                 void *buf,
+                                 int count,
+                                 MPI_Datatype datatype,
+                                 Sim_FT_MPI_Request *request);
+
+/*
+ Redirected `MPI_File_iread_shared`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
+ */
+int Sim_FT_MPI_File_iread_shared(MPI_File fh,
+                                 void *buf,
+                                 int count,
+                                 MPI_Datatype datatype,
+                                 Sim_FT_MPI_Request *request);
+
+/*
+ Redirected `MPI_File_iwrite`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
+ */
+int Sim_FT_MPI_File_iwrite(MPI_File fh,
+                           const void *buf,
+                           int count,
+                           MPI_Datatype datatype,
+                           Sim_FT_MPI_Request *request);
+
+/*
+ Redirected `MPI_File_iwrite_all`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
+ */
+int Sim_FT_MPI_File_iwrite_all(MPI_File fh,
+                               const void *buf,
+                               int count,
+                               MPI_Datatype datatype,
+                               Sim_FT_MPI_Request *request);
+
+/*
+ Redirected `MPI_File_iwrite_at`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
+ */
+int Sim_FT_MPI_File_iwrite_at(MPI_File fh,
+                              MPI_Offset offset,
+                              const void *buf,
+                              int count,
+                              MPI_Datatype datatype,
+                              Sim_FT_MPI_Request *request);
+
+/*
+ Redirected `MPI_File_iwrite_at_all`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
+ */
+int Sim_FT_MPI_File_iwrite_at_all(MPI_File fh,
+                                  MPI_Offset offset,
+                                  const void *buf,
+                                  int count,
+                                  MPI_Datatype datatype,
+                                  Sim_FT_MPI_Request *request);
+
+/*
+ Redirected `MPI_File_iwrite_shared`: passed through to the real MPI (no simulated failures; refused on a revoked communicator or one with a known failure); requests are MPIFT requests.
+ */
+int Sim_FT_MPI_File_iwrite_shared(MPI_File fh,
+                                  const void *buf,
+                                  int count,
+                                  MPI_Datatype datatype,
+                                  Sim_FT_MPI_Request *request);
+
+/*
+ Redirected `MPI_Pack`: local operation (no communication; allowed on a revoked communicator).
+ */
+int Sim_FT_MPI_Pack(const void *inbuf,
+                    int incount,
+                    MPI_Datatype datatype,
+                    void *outbuf,
+                    int outsize,
+                    int *position,
+                    Sim_FT_MPI_Comm comm);
+
+/*
+ Redirected `MPI_Unpack`: local operation (no communication; allowed on a revoked communicator).
+ */
+int Sim_FT_MPI_Unpack(const void *inbuf,
+                      int insize,
+                      int *position,
+                      void *outbuf,
+                      int outcount,
+                      MPI_Datatype datatype,
+                      Sim_FT_MPI_Comm comm);
+
+/*
+ Redirected `MPI_Pack_size`: local operation (no communication; allowed on a revoked communicator).
+ */
+int Sim_FT_MPI_Pack_size(int incount, MPI_Datatype datatype, Sim_FT_MPI_Comm comm, int *size);
 
 /*
  Redirected `MPI_Cart_create`: collective that creates a communicator; the new handle is an MPIFT communicator.
@@ -477,6 +839,107 @@ int Sim_FT_MPI_Cartdim_get(Sim_FT_MPI_Comm comm,
  Redirected `MPI_Topo_test`: local operation (no communication; allowed on a revoked communicator).
  */
 int Sim_FT_MPI_Topo_test(Sim_FT_MPI_Comm comm, int *status);
+
+/*
+ Redirected `MPI_Cart_map`: local operation (no communication; allowed on a revoked communicator).
+ */
+int Sim_FT_MPI_Cart_map(Sim_FT_MPI_Comm comm,
+                        int ndims,
+                        const int *dims,
+                        const int *periods,
+                        int *newrank);
+
+/*
+ Redirected `MPI_Graph_create`: collective that creates a communicator; the new handle is an MPIFT communicator.
+ */
+int Sim_FT_MPI_Graph_create(Sim_FT_MPI_Comm comm_old,
+                            int nnodes,
+                            const int *index,
+                            const int *edges,
+                            int reorder,
+                            Sim_FT_MPI_Comm *comm_graph);
+
+/*
+ Redirected `MPI_Graph_get`: local operation (no communication; allowed on a revoked communicator).
+ */
+int Sim_FT_MPI_Graph_get(Sim_FT_MPI_Comm comm, int maxindex, int maxedges, int *index, int *edges);
+
+/*
+ Redirected `MPI_Graph_map`: local operation (no communication; allowed on a revoked communicator).
+ */
+int Sim_FT_MPI_Graph_map(Sim_FT_MPI_Comm comm,
+                         int nnodes,
+                         const int *index,
+                         const int *edges,
+                         int *newrank);
+
+/*
+ Redirected `MPI_Graph_neighbors`: local operation (no communication; allowed on a revoked communicator).
+ */
+int Sim_FT_MPI_Graph_neighbors(Sim_FT_MPI_Comm comm,
+                               int rank,
+                               int maxneighbors,
+                               int *neighbors);
+
+/*
+ Redirected `MPI_Graph_neighbors_count`: local operation (no communication; allowed on a revoked communicator).
+ */
+int Sim_FT_MPI_Graph_neighbors_count(Sim_FT_MPI_Comm comm,
+                                     int rank,
+                                     int *nneighbors);
+
+/*
+ Redirected `MPI_Graphdims_get`: local operation (no communication; allowed on a revoked communicator).
+ */
+int Sim_FT_MPI_Graphdims_get(Sim_FT_MPI_Comm comm,
+                             int *nnodes,
+                             int *nedges);
+
+/*
+ Redirected `MPI_Dist_graph_create`: collective that creates a communicator; the new handle is an MPIFT communicator.
+ */
+int Sim_FT_MPI_Dist_graph_create(Sim_FT_MPI_Comm comm_old,
+                                 int n,
+                                 const int *sources,
+                                 const int *degrees,
+                                 const int *destinations,
+                                 const int *weights,
+                                 MPI_Info info,
+                                 int reorder,
+                                 Sim_FT_MPI_Comm *comm_dist_graph);
+
+/*
+ Redirected `MPI_Dist_graph_create_adjacent`: collective that creates a communicator; the new handle is an MPIFT communicator.
+ */
+int Sim_FT_MPI_Dist_graph_create_adjacent(Sim_FT_MPI_Comm comm_old,
+                                          int indegree,
+                                          const int *sources,
+                                          const int *sourceweights,
+                                          int outdegree,
+                                          const int *destinations,
+                                          const int *destweights,
+                                          MPI_Info info,
+                                          int reorder,
+                                          Sim_FT_MPI_Comm *comm_dist_graph);
+
+/*
+ Redirected `MPI_Dist_graph_neighbors`: local operation (no communication; allowed on a revoked communicator).
+ */
+int Sim_FT_MPI_Dist_graph_neighbors(Sim_FT_MPI_Comm comm,
+                                    int maxindegree,
+                                    int *sources,
+                                    int *sourceweights,
+                                    int maxoutdegree,
+                                    int *destinations,
+                                    int *destweights);
+
+/*
+ Redirected `MPI_Dist_graph_neighbors_count`: local operation (no communication; allowed on a revoked communicator).
+ */
+int Sim_FT_MPI_Dist_graph_neighbors_count(Sim_FT_MPI_Comm comm,
+                                          int *indegree,
+                                          int *outdegree,
+                                          int *weighted);
 
 /*
  Redirected `MPI_Send`: implemented by MPIFT.
@@ -567,6 +1030,43 @@ int Sim_FT_MPI_Probe(int source, int tag, Sim_FT_MPI_Comm comm, MPI_Status *stat
  Redirected `MPI_Iprobe`: implemented by MPIFT.
  */
 int Sim_FT_MPI_Iprobe(int source, int tag, Sim_FT_MPI_Comm comm, int *flag, MPI_Status *status);
+
+/*
+ Redirected `MPI_Mprobe`: implemented by MPIFT.
+ */
+int Sim_FT_MPI_Mprobe(int source,
+                      int tag,
+                      Sim_FT_MPI_Comm comm,
+                      MPI_Message *message,
+                      MPI_Status *status);
+
+/*
+ Redirected `MPI_Improbe`: implemented by MPIFT.
+ */
+int Sim_FT_MPI_Improbe(int source,
+                       int tag,
+                       Sim_FT_MPI_Comm comm,
+                       int *flag,
+                       MPI_Message *message,
+                       MPI_Status *status);
+
+/*
+ Redirected `MPI_Mrecv`: implemented by MPIFT.
+ */
+int Sim_FT_MPI_Mrecv(void *buf,
+                     int count,
+                     MPI_Datatype datatype,
+                     MPI_Message *message,
+                     MPI_Status *status);
+
+/*
+ Redirected `MPI_Imrecv`: implemented by MPIFT.
+ */
+int Sim_FT_MPI_Imrecv(void *buf,
+                      int count,
+                      MPI_Datatype datatype,
+                      MPI_Message *message,
+                      Sim_FT_MPI_Request *request);
 
 /*
  Redirected `MPI_Isend`: non-blocking or persistent point-to-point start; the request is an MPIFT request.
@@ -762,6 +1262,20 @@ int Sim_FT_MPI_Start(Sim_FT_MPI_Request *request);
  Redirected `MPI_Startall`: implemented by MPIFT.
  */
 int Sim_FT_MPI_Startall(int count, Sim_FT_MPI_Request *array_of_requests);
+
+/*
+ Redirected `MPI_Grequest_start`: implemented by MPIFT.
+ */
+int Sim_FT_MPI_Grequest_start(MPI_Grequest_query_function *query_fn,
+                              MPI_Grequest_free_function *free_fn,
+                              MPI_Grequest_cancel_function *cancel_fn,
+                              void *extra_state,
+                              Sim_FT_MPI_Request *request);
+
+/*
+ Redirected `MPI_Grequest_complete`: implemented by MPIFT.
+ */
+int Sim_FT_MPI_Grequest_complete(Sim_FT_MPI_Request request);
 
 /*
  Redirected `MPI_Barrier`: blocking collective operation.
@@ -1092,6 +1606,31 @@ int Sim_FT_MPI_Ialltoallv(const void *sendbuf,
                           Sim_FT_MPI_Request *request);
 
 /*
+ Redirected `MPI_Ialltoallw`: non-blocking collective start; the request is an MPIFT request.
+ */
+int Sim_FT_MPI_Ialltoallw(const void *sendbuf,
+                          const int *sendcounts,
+                          const int *sdispls,
+                          const MPI_Datatype *sendtypes,
+                          void *recvbuf,
+                          const int *recvcounts,
+                          const int *rdispls,
+                          const MPI_Datatype *recvtypes,
+                          Sim_FT_MPI_Comm comm,
+                          Sim_FT_MPI_Request *request);
+
+/*
+ Redirected `MPI_Ireduce_scatter`: non-blocking collective start; the request is an MPIFT request.
+ */
+int Sim_FT_MPI_Ireduce_scatter(const void *sendbuf,
+                               void *recvbuf,
+                               const int *recvcounts,
+                               MPI_Datatype datatype,
+                               MPI_Op op,
+                               Sim_FT_MPI_Comm comm,
+                               Sim_FT_MPI_Request *request);
+
+/*
  Redirected `MPI_Ireduce_scatter_block`: non-blocking collective start; the request is an MPIFT request.
  */
 int Sim_FT_MPI_Ireduce_scatter_block(const void *sendbuf,
@@ -1123,6 +1662,131 @@ int Sim_FT_MPI_Iexscan(const void *sendbuf,
                        MPI_Op op,
                        Sim_FT_MPI_Comm comm,
                        Sim_FT_MPI_Request *request);
+
+/*
+ Redirected `MPI_Neighbor_allgather`: blocking collective operation.
+ */
+int Sim_FT_MPI_Neighbor_allgather(const void *sendbuf,
+                                  int sendcount,
+                                  MPI_Datatype sendtype,
+                                  void *recvbuf,
+                                  int recvcount,
+                                  MPI_Datatype recvtype,
+                                  Sim_FT_MPI_Comm comm);
+
+/*
+ Redirected `MPI_Neighbor_allgatherv`: blocking collective operation.
+ */
+int Sim_FT_MPI_Neighbor_allgatherv(const void *sendbuf,
+                                   int sendcount,
+                                   MPI_Datatype sendtype,
+                                   void *recvbuf,
+                                   const int *recvcounts,
+                                   const int *displs,
+                                   MPI_Datatype recvtype,
+                                   Sim_FT_MPI_Comm comm);
+
+/*
+ Redirected `MPI_Neighbor_alltoall`: blocking collective operation.
+ */
+int Sim_FT_MPI_Neighbor_alltoall(const void *sendbuf,
+                                 int sendcount,
+                                 MPI_Datatype sendtype,
+                                 void *recvbuf,
+                                 int recvcount,
+                                 MPI_Datatype recvtype,
+                                 Sim_FT_MPI_Comm comm);
+
+/*
+ Redirected `MPI_Neighbor_alltoallv`: blocking collective operation.
+ */
+int Sim_FT_MPI_Neighbor_alltoallv(const void *sendbuf,
+                                  const int *sendcounts,
+                                  const int *sdispls,
+                                  MPI_Datatype sendtype,
+                                  void *recvbuf,
+                                  const int *recvcounts,
+                                  const int *rdispls,
+                                  MPI_Datatype recvtype,
+                                  Sim_FT_MPI_Comm comm);
+
+/*
+ Redirected `MPI_Neighbor_alltoallw`: blocking collective operation.
+ */
+int Sim_FT_MPI_Neighbor_alltoallw(const void *sendbuf,
+                                  const int *sendcounts,
+                                  const MPI_Aint *sdispls,
+                                  const MPI_Datatype *sendtypes,
+                                  void *recvbuf,
+                                  const int *recvcounts,
+                                  const MPI_Aint *rdispls,
+                                  const MPI_Datatype *recvtypes,
+                                  Sim_FT_MPI_Comm comm);
+
+/*
+ Redirected `MPI_Ineighbor_allgather`: non-blocking collective start; the request is an MPIFT request.
+ */
+int Sim_FT_MPI_Ineighbor_allgather(const void *sendbuf,
+                                   int sendcount,
+                                   MPI_Datatype sendtype,
+                                   void *recvbuf,
+                                   int recvcount,
+                                   MPI_Datatype recvtype,
+                                   Sim_FT_MPI_Comm comm,
+                                   Sim_FT_MPI_Request *request);
+
+/*
+ Redirected `MPI_Ineighbor_allgatherv`: non-blocking collective start; the request is an MPIFT request.
+ */
+int Sim_FT_MPI_Ineighbor_allgatherv(const void *sendbuf,
+                                    int sendcount,
+                                    MPI_Datatype sendtype,
+                                    void *recvbuf,
+                                    const int *recvcounts,
+                                    const int *displs,
+                                    MPI_Datatype recvtype,
+                                    Sim_FT_MPI_Comm comm,
+                                    Sim_FT_MPI_Request *request);
+
+/*
+ Redirected `MPI_Ineighbor_alltoall`: non-blocking collective start; the request is an MPIFT request.
+ */
+int Sim_FT_MPI_Ineighbor_alltoall(const void *sendbuf,
+                                  int sendcount,
+                                  MPI_Datatype sendtype,
+                                  void *recvbuf,
+                                  int recvcount,
+                                  MPI_Datatype recvtype,
+                                  Sim_FT_MPI_Comm comm,
+                                  Sim_FT_MPI_Request *request);
+
+/*
+ Redirected `MPI_Ineighbor_alltoallv`: non-blocking collective start; the request is an MPIFT request.
+ */
+int Sim_FT_MPI_Ineighbor_alltoallv(const void *sendbuf,
+                                   const int *sendcounts,
+                                   const int *sdispls,
+                                   MPI_Datatype sendtype,
+                                   void *recvbuf,
+                                   const int *recvcounts,
+                                   const int *rdispls,
+                                   MPI_Datatype recvtype,
+                                   Sim_FT_MPI_Comm comm,
+                                   Sim_FT_MPI_Request *request);
+
+/*
+ Redirected `MPI_Ineighbor_alltoallw`: non-blocking collective start; the request is an MPIFT request.
+ */
+int Sim_FT_MPI_Ineighbor_alltoallw(const void *sendbuf,
+                                   const int *sendcounts,
+                                   const MPI_Aint *sdispls,
+                                   const MPI_Datatype *sendtypes,
+                                   void *recvbuf,
+                                   const int *recvcounts,
+                                   const MPI_Aint *rdispls,
+                                   const MPI_Datatype *recvtypes,
+                                   Sim_FT_MPI_Comm comm,
+                                   Sim_FT_MPI_Request *request);
 
 /*
  Redirected `MPIX_Comm_revoke`: implemented by MPIFT.

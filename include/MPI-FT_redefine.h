@@ -13,10 +13,34 @@
 #define MPI_Comm Sim_FT_MPI_Comm
 #undef MPI_Request
 #define MPI_Request Sim_FT_MPI_Request
+
+/* Callback types and predefined callbacks: they see MPIFT's handles. */
 #undef MPI_Comm_errhandler_function
 #define MPI_Comm_errhandler_function Sim_FT_MPI_Comm_errhandler_function
 #undef MPI_Comm_errhandler_fn
 #define MPI_Comm_errhandler_fn Sim_FT_MPI_Comm_errhandler_function
+#undef MPI_Handler_function
+#define MPI_Handler_function Sim_FT_MPI_Comm_errhandler_function
+#undef MPI_Comm_copy_attr_function
+#define MPI_Comm_copy_attr_function Sim_FT_MPI_Comm_copy_attr_function
+#undef MPI_Comm_delete_attr_function
+#define MPI_Comm_delete_attr_function Sim_FT_MPI_Comm_delete_attr_function
+#undef MPI_Copy_function
+#define MPI_Copy_function Sim_FT_MPI_Comm_copy_attr_function
+#undef MPI_Delete_function
+#define MPI_Delete_function Sim_FT_MPI_Comm_delete_attr_function
+#undef MPI_COMM_NULL_COPY_FN
+#define MPI_COMM_NULL_COPY_FN Sim_FT_MPI_COMM_NULL_COPY_FN
+#undef MPI_COMM_DUP_FN
+#define MPI_COMM_DUP_FN Sim_FT_MPI_COMM_DUP_FN
+#undef MPI_COMM_NULL_DELETE_FN
+#define MPI_COMM_NULL_DELETE_FN Sim_FT_MPI_COMM_NULL_DELETE_FN
+#undef MPI_NULL_COPY_FN
+#define MPI_NULL_COPY_FN Sim_FT_MPI_COMM_NULL_COPY_FN
+#undef MPI_DUP_FN
+#define MPI_DUP_FN Sim_FT_MPI_COMM_DUP_FN
+#undef MPI_NULL_DELETE_FN
+#define MPI_NULL_DELETE_FN Sim_FT_MPI_COMM_NULL_DELETE_FN
 
 /* Predefined handles (address constants: usable in static initialisers). */
 #undef MPI_COMM_WORLD
@@ -54,260 +78,808 @@
 #undef OMPI_HAVE_MPIX_COMM_ISHRINK
 #define OMPI_HAVE_MPIX_COMM_ISHRINK 1
 
-/* Functions (one line per table entry; aliases follow their function). */
+/* Functions (one line per table entry; aliases follow their function). A program
+ * that calls the profiling name PMPI_X directly reaches the same wrapper: its
+ * arguments are MPIFT handles too. */
 #undef MPI_Init
 #define MPI_Init Sim_FT_MPI_Init
+#undef PMPI_Init
+#define PMPI_Init Sim_FT_MPI_Init
 #undef MPI_Init_thread
 #define MPI_Init_thread Sim_FT_MPI_Init_thread
+#undef PMPI_Init_thread
+#define PMPI_Init_thread Sim_FT_MPI_Init_thread
 #undef MPI_Initialized
 #define MPI_Initialized Sim_FT_MPI_Initialized
+#undef PMPI_Initialized
+#define PMPI_Initialized Sim_FT_MPI_Initialized
 #undef MPI_Finalize
 #define MPI_Finalize Sim_FT_MPI_Finalize
+#undef PMPI_Finalize
+#define PMPI_Finalize Sim_FT_MPI_Finalize
 #undef MPI_Finalized
 #define MPI_Finalized Sim_FT_MPI_Finalized
+#undef PMPI_Finalized
+#define PMPI_Finalized Sim_FT_MPI_Finalized
 #undef MPI_Abort
 #define MPI_Abort Sim_FT_MPI_Abort
+#undef PMPI_Abort
+#define PMPI_Abort Sim_FT_MPI_Abort
+#undef MPI_Comm_c2f
+#define MPI_Comm_c2f Sim_FT_MPI_Comm_c2f
+#undef PMPI_Comm_c2f
+#define PMPI_Comm_c2f Sim_FT_MPI_Comm_c2f
+#undef MPI_Comm_f2c
+#define MPI_Comm_f2c Sim_FT_MPI_Comm_f2c
+#undef PMPI_Comm_f2c
+#define PMPI_Comm_f2c Sim_FT_MPI_Comm_f2c
+#undef MPI_Request_c2f
+#define MPI_Request_c2f Sim_FT_MPI_Request_c2f
+#undef PMPI_Request_c2f
+#define PMPI_Request_c2f Sim_FT_MPI_Request_c2f
+#undef MPI_Request_f2c
+#define MPI_Request_f2c Sim_FT_MPI_Request_f2c
+#undef PMPI_Request_f2c
+#define PMPI_Request_f2c Sim_FT_MPI_Request_f2c
 #undef MPI_Error_string
 #define MPI_Error_string Sim_FT_MPI_Error_string
+#undef PMPI_Error_string
+#define PMPI_Error_string Sim_FT_MPI_Error_string
 #undef MPI_Error_class
 #define MPI_Error_class Sim_FT_MPI_Error_class
+#undef PMPI_Error_class
+#define PMPI_Error_class Sim_FT_MPI_Error_class
 #undef MPI_Comm_rank
 #define MPI_Comm_rank Sim_FT_MPI_Comm_rank
+#undef PMPI_Comm_rank
+#define PMPI_Comm_rank Sim_FT_MPI_Comm_rank
 #undef MPI_Comm_size
 #define MPI_Comm_size Sim_FT_MPI_Comm_size
+#undef PMPI_Comm_size
+#define PMPI_Comm_size Sim_FT_MPI_Comm_size
 #undef MPI_Comm_remote_size
 #define MPI_Comm_remote_size Sim_FT_MPI_Comm_remote_size
+#undef PMPI_Comm_remote_size
+#define PMPI_Comm_remote_size Sim_FT_MPI_Comm_remote_size
 #undef MPI_Comm_group
 #define MPI_Comm_group Sim_FT_MPI_Comm_group
+#undef PMPI_Comm_group
+#define PMPI_Comm_group Sim_FT_MPI_Comm_group
 #undef MPI_Comm_remote_group
 #define MPI_Comm_remote_group Sim_FT_MPI_Comm_remote_group
+#undef PMPI_Comm_remote_group
+#define PMPI_Comm_remote_group Sim_FT_MPI_Comm_remote_group
 #undef MPI_Comm_test_inter
 #define MPI_Comm_test_inter Sim_FT_MPI_Comm_test_inter
+#undef PMPI_Comm_test_inter
+#define PMPI_Comm_test_inter Sim_FT_MPI_Comm_test_inter
 #undef MPI_Comm_compare
 #define MPI_Comm_compare Sim_FT_MPI_Comm_compare
+#undef PMPI_Comm_compare
+#define PMPI_Comm_compare Sim_FT_MPI_Comm_compare
 #undef MPI_Comm_set_name
 #define MPI_Comm_set_name Sim_FT_MPI_Comm_set_name
+#undef PMPI_Comm_set_name
+#define PMPI_Comm_set_name Sim_FT_MPI_Comm_set_name
 #undef MPI_Comm_get_name
 #define MPI_Comm_get_name Sim_FT_MPI_Comm_get_name
+#undef PMPI_Comm_get_name
+#define PMPI_Comm_get_name Sim_FT_MPI_Comm_get_name
 #undef MPI_Comm_get_attr
 #define MPI_Comm_get_attr Sim_FT_MPI_Comm_get_attr
+#undef PMPI_Comm_get_attr
+#define PMPI_Comm_get_attr Sim_FT_MPI_Comm_get_attr
+#undef MPI_Attr_get
+#define MPI_Attr_get Sim_FT_MPI_Comm_get_attr
+#undef PMPI_Attr_get
+#define PMPI_Attr_get Sim_FT_MPI_Comm_get_attr
 #undef MPI_Comm_set_attr
 #define MPI_Comm_set_attr Sim_FT_MPI_Comm_set_attr
+#undef PMPI_Comm_set_attr
+#define PMPI_Comm_set_attr Sim_FT_MPI_Comm_set_attr
+#undef MPI_Attr_put
+#define MPI_Attr_put Sim_FT_MPI_Comm_set_attr
+#undef PMPI_Attr_put
+#define PMPI_Attr_put Sim_FT_MPI_Comm_set_attr
 #undef MPI_Comm_delete_attr
 #define MPI_Comm_delete_attr Sim_FT_MPI_Comm_delete_attr
+#undef PMPI_Comm_delete_attr
+#define PMPI_Comm_delete_attr Sim_FT_MPI_Comm_delete_attr
+#undef MPI_Attr_delete
+#define MPI_Attr_delete Sim_FT_MPI_Comm_delete_attr
+#undef PMPI_Attr_delete
+#define PMPI_Attr_delete Sim_FT_MPI_Comm_delete_attr
+#undef MPI_Comm_create_keyval
+#define MPI_Comm_create_keyval Sim_FT_MPI_Comm_create_keyval
+#undef PMPI_Comm_create_keyval
+#define PMPI_Comm_create_keyval Sim_FT_MPI_Comm_create_keyval
+#undef MPI_Keyval_create
+#define MPI_Keyval_create Sim_FT_MPI_Comm_create_keyval
+#undef PMPI_Keyval_create
+#define PMPI_Keyval_create Sim_FT_MPI_Comm_create_keyval
+#undef MPI_Comm_free_keyval
+#define MPI_Comm_free_keyval Sim_FT_MPI_Comm_free_keyval
+#undef PMPI_Comm_free_keyval
+#define PMPI_Comm_free_keyval Sim_FT_MPI_Comm_free_keyval
+#undef MPI_Keyval_free
+#define MPI_Keyval_free Sim_FT_MPI_Comm_free_keyval
+#undef PMPI_Keyval_free
+#define PMPI_Keyval_free Sim_FT_MPI_Comm_free_keyval
 #undef MPI_Comm_set_info
 #define MPI_Comm_set_info Sim_FT_MPI_Comm_set_info
+#undef PMPI_Comm_set_info
+#define PMPI_Comm_set_info Sim_FT_MPI_Comm_set_info
 #undef MPI_Comm_get_info
 #define MPI_Comm_get_info Sim_FT_MPI_Comm_get_info
+#undef PMPI_Comm_get_info
+#define PMPI_Comm_get_info Sim_FT_MPI_Comm_get_info
 #undef MPI_Comm_dup
 #define MPI_Comm_dup Sim_FT_MPI_Comm_dup
+#undef PMPI_Comm_dup
+#define PMPI_Comm_dup Sim_FT_MPI_Comm_dup
 #undef MPI_Comm_dup_with_info
 #define MPI_Comm_dup_with_info Sim_FT_MPI_Comm_dup_with_info
+#undef PMPI_Comm_dup_with_info
+#define PMPI_Comm_dup_with_info Sim_FT_MPI_Comm_dup_with_info
+#undef MPI_Comm_idup
+#define MPI_Comm_idup Sim_FT_MPI_Comm_idup
+#undef PMPI_Comm_idup
+#define PMPI_Comm_idup Sim_FT_MPI_Comm_idup
 #undef MPI_Comm_split
 #define MPI_Comm_split Sim_FT_MPI_Comm_split
+#undef PMPI_Comm_split
+#define PMPI_Comm_split Sim_FT_MPI_Comm_split
 #undef MPI_Comm_split_type
 #define MPI_Comm_split_type Sim_FT_MPI_Comm_split_type
+#undef PMPI_Comm_split_type
+#define PMPI_Comm_split_type Sim_FT_MPI_Comm_split_type
 #undef MPI_Comm_create
 #define MPI_Comm_create Sim_FT_MPI_Comm_create
+#undef PMPI_Comm_create
+#define PMPI_Comm_create Sim_FT_MPI_Comm_create
 #undef MPI_Comm_create_group
 #define MPI_Comm_create_group Sim_FT_MPI_Comm_create_group
+#undef PMPI_Comm_create_group
+#define PMPI_Comm_create_group Sim_FT_MPI_Comm_create_group
 #undef MPI_Intercomm_create
 #define MPI_Intercomm_create Sim_FT_MPI_Intercomm_create
+#undef PMPI_Intercomm_create
+#define PMPI_Intercomm_create Sim_FT_MPI_Intercomm_create
 #undef MPI_Intercomm_merge
 #define MPI_Intercomm_merge Sim_FT_MPI_Intercomm_merge
+#undef PMPI_Intercomm_merge
+#define PMPI_Intercomm_merge Sim_FT_MPI_Intercomm_merge
 #undef MPI_Comm_free
 #define MPI_Comm_free Sim_FT_MPI_Comm_free
+#undef PMPI_Comm_free
+#define PMPI_Comm_free Sim_FT_MPI_Comm_free
 #undef MPI_Comm_create_errhandler
 #define MPI_Comm_create_errhandler Sim_FT_MPI_Comm_create_errhandler
+#undef PMPI_Comm_create_errhandler
+#define PMPI_Comm_create_errhandler Sim_FT_MPI_Comm_create_errhandler
+#undef MPI_Errhandler_create
+#define MPI_Errhandler_create Sim_FT_MPI_Comm_create_errhandler
+#undef PMPI_Errhandler_create
+#define PMPI_Errhandler_create Sim_FT_MPI_Comm_create_errhandler
 #undef MPI_Comm_set_errhandler
 #define MPI_Comm_set_errhandler Sim_FT_MPI_Comm_set_errhandler
+#undef PMPI_Comm_set_errhandler
+#define PMPI_Comm_set_errhandler Sim_FT_MPI_Comm_set_errhandler
+#undef MPI_Errhandler_set
+#define MPI_Errhandler_set Sim_FT_MPI_Comm_set_errhandler
+#undef PMPI_Errhandler_set
+#define PMPI_Errhandler_set Sim_FT_MPI_Comm_set_errhandler
 #undef MPI_Comm_get_errhandler
 #define MPI_Comm_get_errhandler Sim_FT_MPI_Comm_get_errhandler
+#undef PMPI_Comm_get_errhandler
+#define PMPI_Comm_get_errhandler Sim_FT_MPI_Comm_get_errhandler
+#undef MPI_Errhandler_get
+#define MPI_Errhandler_get Sim_FT_MPI_Comm_get_errhandler
+#undef PMPI_Errhandler_get
+#define PMPI_Errhandler_get Sim_FT_MPI_Comm_get_errhandler
 #undef MPI_Comm_call_errhandler
 #define MPI_Comm_call_errhandler Sim_FT_MPI_Comm_call_errhandler
+#undef PMPI_Comm_call_errhandler
+#define PMPI_Comm_call_errhandler Sim_FT_MPI_Comm_call_errhandler
+#undef MPI_Comm_spawn
+#define MPI_Comm_spawn Sim_FT_MPI_Comm_spawn
+#undef PMPI_Comm_spawn
+#define PMPI_Comm_spawn Sim_FT_MPI_Comm_spawn
+#undef MPI_Comm_spawn_multiple
+#define MPI_Comm_spawn_multiple Sim_FT_MPI_Comm_spawn_multiple
+#undef PMPI_Comm_spawn_multiple
+#define PMPI_Comm_spawn_multiple Sim_FT_MPI_Comm_spawn_multiple
+#undef MPI_Comm_connect
+#define MPI_Comm_connect Sim_FT_MPI_Comm_connect
+#undef PMPI_Comm_connect
+#define PMPI_Comm_connect Sim_FT_MPI_Comm_connect
+#undef MPI_Comm_accept
+#define MPI_Comm_accept Sim_FT_MPI_Comm_accept
+#undef PMPI_Comm_accept
+#define PMPI_Comm_accept Sim_FT_MPI_Comm_accept
+#undef MPI_Comm_get_parent
+#define MPI_Comm_get_parent Sim_FT_MPI_Comm_get_parent
+#undef PMPI_Comm_get_parent
+#define PMPI_Comm_get_parent Sim_FT_MPI_Comm_get_parent
+#undef MPI_Comm_join
+#define MPI_Comm_join Sim_FT_MPI_Comm_join
+#undef PMPI_Comm_join
+#define PMPI_Comm_join Sim_FT_MPI_Comm_join
+#undef MPI_Comm_disconnect
+#define MPI_Comm_disconnect Sim_FT_MPI_Comm_disconnect
+#undef PMPI_Comm_disconnect
+#define PMPI_Comm_disconnect Sim_FT_MPI_Comm_disconnect
+#undef MPI_Win_create
+#define MPI_Win_create Sim_FT_MPI_Win_create
+#undef PMPI_Win_create
+#define PMPI_Win_create Sim_FT_MPI_Win_create
+#undef MPI_Win_allocate
+#define MPI_Win_allocate Sim_FT_MPI_Win_allocate
+#undef PMPI_Win_allocate
+#define PMPI_Win_allocate Sim_FT_MPI_Win_allocate
+#undef MPI_Win_allocate_shared
+#define MPI_Win_allocate_shared Sim_FT_MPI_Win_allocate_shared
+#undef PMPI_Win_allocate_shared
+#define PMPI_Win_allocate_shared Sim_FT_MPI_Win_allocate_shared
+#undef MPI_Win_create_dynamic
+#define MPI_Win_create_dynamic Sim_FT_MPI_Win_create_dynamic
+#undef PMPI_Win_create_dynamic
+#define PMPI_Win_create_dynamic Sim_FT_MPI_Win_create_dynamic
+#undef MPI_Rput
+#define MPI_Rput Sim_FT_MPI_Rput
+#undef PMPI_Rput
+#define PMPI_Rput Sim_FT_MPI_Rput
+#undef MPI_Rget
+#define MPI_Rget Sim_FT_MPI_Rget
+#undef PMPI_Rget
+#define PMPI_Rget Sim_FT_MPI_Rget
+#undef MPI_Raccumulate
+#define MPI_Raccumulate Sim_FT_MPI_Raccumulate
+#undef PMPI_Raccumulate
+#define PMPI_Raccumulate Sim_FT_MPI_Raccumulate
+#undef MPI_Rget_accumulate
+#define MPI_Rget_accumulate Sim_FT_MPI_Rget_accumulate
+#undef PMPI_Rget_accumulate
+#define PMPI_Rget_accumulate Sim_FT_MPI_Rget_accumulate
+#undef MPI_File_open
+#define MPI_File_open Sim_FT_MPI_File_open
+#undef PMPI_File_open
+#define PMPI_File_open Sim_FT_MPI_File_open
+#undef MPI_File_iread
+#define MPI_File_iread Sim_FT_MPI_File_iread
+#undef PMPI_File_iread
+#define PMPI_File_iread Sim_FT_MPI_File_iread
+#undef MPI_File_iread_all
+#define MPI_File_iread_all Sim_FT_MPI_File_iread_all
+#undef PMPI_File_iread_all
+#define PMPI_File_iread_all Sim_FT_MPI_File_iread_all
+#undef MPI_File_iread_at
+#define MPI_File_iread_at Sim_FT_MPI_File_iread_at
+#undef PMPI_File_iread_at
+#define PMPI_File_iread_at Sim_FT_MPI_File_iread_at
+#undef MPI_File_iread_at_all
+#define MPI_File_iread_at_all Sim_FT_MPI_File_iread_at_all
+#undef PMPI_File_iread_at_all
+#define PMPI_File_iread_at_all Sim_FT_MPI_File_iread_at_all
+#undef MPI_File_iread_shared
+#define MPI_File_iread_shared Sim_FT_MPI_File_iread_shared
+#undef PMPI_File_iread_shared
+#define PMPI_File_iread_shared Sim_FT_MPI_File_iread_shared
+#undef MPI_File_iwrite
+#define MPI_File_iwrite Sim_FT_MPI_File_iwrite
+#undef PMPI_File_iwrite
+#define PMPI_File_iwrite Sim_FT_MPI_File_iwrite
+#undef MPI_File_iwrite_all
+#define MPI_File_iwrite_all Sim_FT_MPI_File_iwrite_all
+#undef PMPI_File_iwrite_all
+#define PMPI_File_iwrite_all Sim_FT_MPI_File_iwrite_all
+#undef MPI_File_iwrite_at
+#define MPI_File_iwrite_at Sim_FT_MPI_File_iwrite_at
+#undef PMPI_File_iwrite_at
+#define PMPI_File_iwrite_at Sim_FT_MPI_File_iwrite_at
+#undef MPI_File_iwrite_at_all
+#define MPI_File_iwrite_at_all Sim_FT_MPI_File_iwrite_at_all
+#undef PMPI_File_iwrite_at_all
+#define PMPI_File_iwrite_at_all Sim_FT_MPI_File_iwrite_at_all
+#undef MPI_File_iwrite_shared
+#define MPI_File_iwrite_shared Sim_FT_MPI_File_iwrite_shared
+#undef PMPI_File_iwrite_shared
+#define PMPI_File_iwrite_shared Sim_FT_MPI_File_iwrite_shared
+#undef MPI_Pack
+#define MPI_Pack Sim_FT_MPI_Pack
+#undef PMPI_Pack
+#define PMPI_Pack Sim_FT_MPI_Pack
+#undef MPI_Unpack
+#define MPI_Unpack Sim_FT_MPI_Unpack
+#undef PMPI_Unpack
+#define PMPI_Unpack Sim_FT_MPI_Unpack
+#undef MPI_Pack_size
+#define MPI_Pack_size Sim_FT_MPI_Pack_size
+#undef PMPI_Pack_size
+#define PMPI_Pack_size Sim_FT_MPI_Pack_size
 #undef MPI_Cart_create
 #define MPI_Cart_create Sim_FT_MPI_Cart_create
+#undef PMPI_Cart_create
+#define PMPI_Cart_create Sim_FT_MPI_Cart_create
 #undef MPI_Cart_sub
 #define MPI_Cart_sub Sim_FT_MPI_Cart_sub
+#undef PMPI_Cart_sub
+#define PMPI_Cart_sub Sim_FT_MPI_Cart_sub
 #undef MPI_Cart_coords
 #define MPI_Cart_coords Sim_FT_MPI_Cart_coords
+#undef PMPI_Cart_coords
+#define PMPI_Cart_coords Sim_FT_MPI_Cart_coords
 #undef MPI_Cart_rank
 #define MPI_Cart_rank Sim_FT_MPI_Cart_rank
+#undef PMPI_Cart_rank
+#define PMPI_Cart_rank Sim_FT_MPI_Cart_rank
 #undef MPI_Cart_get
 #define MPI_Cart_get Sim_FT_MPI_Cart_get
+#undef PMPI_Cart_get
+#define PMPI_Cart_get Sim_FT_MPI_Cart_get
 #undef MPI_Cart_shift
 #define MPI_Cart_shift Sim_FT_MPI_Cart_shift
+#undef PMPI_Cart_shift
+#define PMPI_Cart_shift Sim_FT_MPI_Cart_shift
 #undef MPI_Cartdim_get
 #define MPI_Cartdim_get Sim_FT_MPI_Cartdim_get
+#undef PMPI_Cartdim_get
+#define PMPI_Cartdim_get Sim_FT_MPI_Cartdim_get
 #undef MPI_Topo_test
 #define MPI_Topo_test Sim_FT_MPI_Topo_test
+#undef PMPI_Topo_test
+#define PMPI_Topo_test Sim_FT_MPI_Topo_test
+#undef MPI_Cart_map
+#define MPI_Cart_map Sim_FT_MPI_Cart_map
+#undef PMPI_Cart_map
+#define PMPI_Cart_map Sim_FT_MPI_Cart_map
+#undef MPI_Graph_create
+#define MPI_Graph_create Sim_FT_MPI_Graph_create
+#undef PMPI_Graph_create
+#define PMPI_Graph_create Sim_FT_MPI_Graph_create
+#undef MPI_Graph_get
+#define MPI_Graph_get Sim_FT_MPI_Graph_get
+#undef PMPI_Graph_get
+#define PMPI_Graph_get Sim_FT_MPI_Graph_get
+#undef MPI_Graph_map
+#define MPI_Graph_map Sim_FT_MPI_Graph_map
+#undef PMPI_Graph_map
+#define PMPI_Graph_map Sim_FT_MPI_Graph_map
+#undef MPI_Graph_neighbors
+#define MPI_Graph_neighbors Sim_FT_MPI_Graph_neighbors
+#undef PMPI_Graph_neighbors
+#define PMPI_Graph_neighbors Sim_FT_MPI_Graph_neighbors
+#undef MPI_Graph_neighbors_count
+#define MPI_Graph_neighbors_count Sim_FT_MPI_Graph_neighbors_count
+#undef PMPI_Graph_neighbors_count
+#define PMPI_Graph_neighbors_count Sim_FT_MPI_Graph_neighbors_count
+#undef MPI_Graphdims_get
+#define MPI_Graphdims_get Sim_FT_MPI_Graphdims_get
+#undef PMPI_Graphdims_get
+#define PMPI_Graphdims_get Sim_FT_MPI_Graphdims_get
+#undef MPI_Dist_graph_create
+#define MPI_Dist_graph_create Sim_FT_MPI_Dist_graph_create
+#undef PMPI_Dist_graph_create
+#define PMPI_Dist_graph_create Sim_FT_MPI_Dist_graph_create
+#undef MPI_Dist_graph_create_adjacent
+#define MPI_Dist_graph_create_adjacent Sim_FT_MPI_Dist_graph_create_adjacent
+#undef PMPI_Dist_graph_create_adjacent
+#define PMPI_Dist_graph_create_adjacent Sim_FT_MPI_Dist_graph_create_adjacent
+#undef MPI_Dist_graph_neighbors
+#define MPI_Dist_graph_neighbors Sim_FT_MPI_Dist_graph_neighbors
+#undef PMPI_Dist_graph_neighbors
+#define PMPI_Dist_graph_neighbors Sim_FT_MPI_Dist_graph_neighbors
+#undef MPI_Dist_graph_neighbors_count
+#define MPI_Dist_graph_neighbors_count Sim_FT_MPI_Dist_graph_neighbors_count
+#undef PMPI_Dist_graph_neighbors_count
+#define PMPI_Dist_graph_neighbors_count Sim_FT_MPI_Dist_graph_neighbors_count
 #undef MPI_Send
 #define MPI_Send Sim_FT_MPI_Send
+#undef PMPI_Send
+#define PMPI_Send Sim_FT_MPI_Send
 #undef MPI_Ssend
 #define MPI_Ssend Sim_FT_MPI_Ssend
+#undef PMPI_Ssend
+#define PMPI_Ssend Sim_FT_MPI_Ssend
 #undef MPI_Bsend
 #define MPI_Bsend Sim_FT_MPI_Bsend
+#undef PMPI_Bsend
+#define PMPI_Bsend Sim_FT_MPI_Bsend
 #undef MPI_Rsend
 #define MPI_Rsend Sim_FT_MPI_Rsend
+#undef PMPI_Rsend
+#define PMPI_Rsend Sim_FT_MPI_Rsend
 #undef MPI_Recv
 #define MPI_Recv Sim_FT_MPI_Recv
+#undef PMPI_Recv
+#define PMPI_Recv Sim_FT_MPI_Recv
 #undef MPI_Sendrecv
 #define MPI_Sendrecv Sim_FT_MPI_Sendrecv
+#undef PMPI_Sendrecv
+#define PMPI_Sendrecv Sim_FT_MPI_Sendrecv
 #undef MPI_Sendrecv_replace
 #define MPI_Sendrecv_replace Sim_FT_MPI_Sendrecv_replace
+#undef PMPI_Sendrecv_replace
+#define PMPI_Sendrecv_replace Sim_FT_MPI_Sendrecv_replace
 #undef MPI_Probe
 #define MPI_Probe Sim_FT_MPI_Probe
+#undef PMPI_Probe
+#define PMPI_Probe Sim_FT_MPI_Probe
 #undef MPI_Iprobe
 #define MPI_Iprobe Sim_FT_MPI_Iprobe
+#undef PMPI_Iprobe
+#define PMPI_Iprobe Sim_FT_MPI_Iprobe
+#undef MPI_Mprobe
+#define MPI_Mprobe Sim_FT_MPI_Mprobe
+#undef PMPI_Mprobe
+#define PMPI_Mprobe Sim_FT_MPI_Mprobe
+#undef MPI_Improbe
+#define MPI_Improbe Sim_FT_MPI_Improbe
+#undef PMPI_Improbe
+#define PMPI_Improbe Sim_FT_MPI_Improbe
+#undef MPI_Mrecv
+#define MPI_Mrecv Sim_FT_MPI_Mrecv
+#undef PMPI_Mrecv
+#define PMPI_Mrecv Sim_FT_MPI_Mrecv
+#undef MPI_Imrecv
+#define MPI_Imrecv Sim_FT_MPI_Imrecv
+#undef PMPI_Imrecv
+#define PMPI_Imrecv Sim_FT_MPI_Imrecv
 #undef MPI_Isend
 #define MPI_Isend Sim_FT_MPI_Isend
+#undef PMPI_Isend
+#define PMPI_Isend Sim_FT_MPI_Isend
 #undef MPI_Issend
 #define MPI_Issend Sim_FT_MPI_Issend
+#undef PMPI_Issend
+#define PMPI_Issend Sim_FT_MPI_Issend
 #undef MPI_Ibsend
 #define MPI_Ibsend Sim_FT_MPI_Ibsend
+#undef PMPI_Ibsend
+#define PMPI_Ibsend Sim_FT_MPI_Ibsend
 #undef MPI_Irsend
 #define MPI_Irsend Sim_FT_MPI_Irsend
+#undef PMPI_Irsend
+#define PMPI_Irsend Sim_FT_MPI_Irsend
 #undef MPI_Irecv
 #define MPI_Irecv Sim_FT_MPI_Irecv
+#undef PMPI_Irecv
+#define PMPI_Irecv Sim_FT_MPI_Irecv
 #undef MPI_Send_init
 #define MPI_Send_init Sim_FT_MPI_Send_init
+#undef PMPI_Send_init
+#define PMPI_Send_init Sim_FT_MPI_Send_init
 #undef MPI_Ssend_init
 #define MPI_Ssend_init Sim_FT_MPI_Ssend_init
+#undef PMPI_Ssend_init
+#define PMPI_Ssend_init Sim_FT_MPI_Ssend_init
 #undef MPI_Bsend_init
 #define MPI_Bsend_init Sim_FT_MPI_Bsend_init
+#undef PMPI_Bsend_init
+#define PMPI_Bsend_init Sim_FT_MPI_Bsend_init
 #undef MPI_Rsend_init
 #define MPI_Rsend_init Sim_FT_MPI_Rsend_init
+#undef PMPI_Rsend_init
+#define PMPI_Rsend_init Sim_FT_MPI_Rsend_init
 #undef MPI_Recv_init
 #define MPI_Recv_init Sim_FT_MPI_Recv_init
+#undef PMPI_Recv_init
+#define PMPI_Recv_init Sim_FT_MPI_Recv_init
 #undef MPI_Wait
 #define MPI_Wait Sim_FT_MPI_Wait
+#undef PMPI_Wait
+#define PMPI_Wait Sim_FT_MPI_Wait
 #undef MPI_Test
 #define MPI_Test Sim_FT_MPI_Test
+#undef PMPI_Test
+#define PMPI_Test Sim_FT_MPI_Test
 #undef MPI_Waitall
 #define MPI_Waitall Sim_FT_MPI_Waitall
+#undef PMPI_Waitall
+#define PMPI_Waitall Sim_FT_MPI_Waitall
 #undef MPI_Testall
 #define MPI_Testall Sim_FT_MPI_Testall
+#undef PMPI_Testall
+#define PMPI_Testall Sim_FT_MPI_Testall
 #undef MPI_Waitany
 #define MPI_Waitany Sim_FT_MPI_Waitany
+#undef PMPI_Waitany
+#define PMPI_Waitany Sim_FT_MPI_Waitany
 #undef MPI_Testany
 #define MPI_Testany Sim_FT_MPI_Testany
+#undef PMPI_Testany
+#define PMPI_Testany Sim_FT_MPI_Testany
 #undef MPI_Waitsome
 #define MPI_Waitsome Sim_FT_MPI_Waitsome
+#undef PMPI_Waitsome
+#define PMPI_Waitsome Sim_FT_MPI_Waitsome
 #undef MPI_Testsome
 #define MPI_Testsome Sim_FT_MPI_Testsome
+#undef PMPI_Testsome
+#define PMPI_Testsome Sim_FT_MPI_Testsome
 #undef MPI_Request_free
 #define MPI_Request_free Sim_FT_MPI_Request_free
+#undef PMPI_Request_free
+#define PMPI_Request_free Sim_FT_MPI_Request_free
 #undef MPI_Request_get_status
 #define MPI_Request_get_status Sim_FT_MPI_Request_get_status
+#undef PMPI_Request_get_status
+#define PMPI_Request_get_status Sim_FT_MPI_Request_get_status
 #undef MPI_Cancel
 #define MPI_Cancel Sim_FT_MPI_Cancel
+#undef PMPI_Cancel
+#define PMPI_Cancel Sim_FT_MPI_Cancel
 #undef MPI_Start
 #define MPI_Start Sim_FT_MPI_Start
+#undef PMPI_Start
+#define PMPI_Start Sim_FT_MPI_Start
 #undef MPI_Startall
 #define MPI_Startall Sim_FT_MPI_Startall
+#undef PMPI_Startall
+#define PMPI_Startall Sim_FT_MPI_Startall
+#undef MPI_Grequest_start
+#define MPI_Grequest_start Sim_FT_MPI_Grequest_start
+#undef PMPI_Grequest_start
+#define PMPI_Grequest_start Sim_FT_MPI_Grequest_start
+#undef MPI_Grequest_complete
+#define MPI_Grequest_complete Sim_FT_MPI_Grequest_complete
+#undef PMPI_Grequest_complete
+#define PMPI_Grequest_complete Sim_FT_MPI_Grequest_complete
 #undef MPI_Barrier
 #define MPI_Barrier Sim_FT_MPI_Barrier
+#undef PMPI_Barrier
+#define PMPI_Barrier Sim_FT_MPI_Barrier
 #undef MPI_Bcast
 #define MPI_Bcast Sim_FT_MPI_Bcast
+#undef PMPI_Bcast
+#define PMPI_Bcast Sim_FT_MPI_Bcast
 #undef MPI_Reduce
 #define MPI_Reduce Sim_FT_MPI_Reduce
+#undef PMPI_Reduce
+#define PMPI_Reduce Sim_FT_MPI_Reduce
 #undef MPI_Allreduce
 #define MPI_Allreduce Sim_FT_MPI_Allreduce
+#undef PMPI_Allreduce
+#define PMPI_Allreduce Sim_FT_MPI_Allreduce
 #undef MPI_Gather
 #define MPI_Gather Sim_FT_MPI_Gather
+#undef PMPI_Gather
+#define PMPI_Gather Sim_FT_MPI_Gather
 #undef MPI_Gatherv
 #define MPI_Gatherv Sim_FT_MPI_Gatherv
+#undef PMPI_Gatherv
+#define PMPI_Gatherv Sim_FT_MPI_Gatherv
 #undef MPI_Scatter
 #define MPI_Scatter Sim_FT_MPI_Scatter
+#undef PMPI_Scatter
+#define PMPI_Scatter Sim_FT_MPI_Scatter
 #undef MPI_Scatterv
 #define MPI_Scatterv Sim_FT_MPI_Scatterv
+#undef PMPI_Scatterv
+#define PMPI_Scatterv Sim_FT_MPI_Scatterv
 #undef MPI_Allgather
 #define MPI_Allgather Sim_FT_MPI_Allgather
+#undef PMPI_Allgather
+#define PMPI_Allgather Sim_FT_MPI_Allgather
 #undef MPI_Allgatherv
 #define MPI_Allgatherv Sim_FT_MPI_Allgatherv
+#undef PMPI_Allgatherv
+#define PMPI_Allgatherv Sim_FT_MPI_Allgatherv
 #undef MPI_Alltoall
 #define MPI_Alltoall Sim_FT_MPI_Alltoall
+#undef PMPI_Alltoall
+#define PMPI_Alltoall Sim_FT_MPI_Alltoall
 #undef MPI_Alltoallv
 #define MPI_Alltoallv Sim_FT_MPI_Alltoallv
+#undef PMPI_Alltoallv
+#define PMPI_Alltoallv Sim_FT_MPI_Alltoallv
 #undef MPI_Alltoallw
 #define MPI_Alltoallw Sim_FT_MPI_Alltoallw
+#undef PMPI_Alltoallw
+#define PMPI_Alltoallw Sim_FT_MPI_Alltoallw
 #undef MPI_Reduce_scatter
 #define MPI_Reduce_scatter Sim_FT_MPI_Reduce_scatter
+#undef PMPI_Reduce_scatter
+#define PMPI_Reduce_scatter Sim_FT_MPI_Reduce_scatter
 #undef MPI_Reduce_scatter_block
 #define MPI_Reduce_scatter_block Sim_FT_MPI_Reduce_scatter_block
+#undef PMPI_Reduce_scatter_block
+#define PMPI_Reduce_scatter_block Sim_FT_MPI_Reduce_scatter_block
 #undef MPI_Scan
 #define MPI_Scan Sim_FT_MPI_Scan
+#undef PMPI_Scan
+#define PMPI_Scan Sim_FT_MPI_Scan
 #undef MPI_Exscan
 #define MPI_Exscan Sim_FT_MPI_Exscan
+#undef PMPI_Exscan
+#define PMPI_Exscan Sim_FT_MPI_Exscan
 #undef MPI_Ibarrier
 #define MPI_Ibarrier Sim_FT_MPI_Ibarrier
+#undef PMPI_Ibarrier
+#define PMPI_Ibarrier Sim_FT_MPI_Ibarrier
 #undef MPI_Ibcast
 #define MPI_Ibcast Sim_FT_MPI_Ibcast
+#undef PMPI_Ibcast
+#define PMPI_Ibcast Sim_FT_MPI_Ibcast
 #undef MPI_Ireduce
 #define MPI_Ireduce Sim_FT_MPI_Ireduce
+#undef PMPI_Ireduce
+#define PMPI_Ireduce Sim_FT_MPI_Ireduce
 #undef MPI_Iallreduce
 #define MPI_Iallreduce Sim_FT_MPI_Iallreduce
+#undef PMPI_Iallreduce
+#define PMPI_Iallreduce Sim_FT_MPI_Iallreduce
 #undef MPI_Igather
 #define MPI_Igather Sim_FT_MPI_Igather
+#undef PMPI_Igather
+#define PMPI_Igather Sim_FT_MPI_Igather
 #undef MPI_Igatherv
 #define MPI_Igatherv Sim_FT_MPI_Igatherv
+#undef PMPI_Igatherv
+#define PMPI_Igatherv Sim_FT_MPI_Igatherv
 #undef MPI_Iscatter
 #define MPI_Iscatter Sim_FT_MPI_Iscatter
+#undef PMPI_Iscatter
+#define PMPI_Iscatter Sim_FT_MPI_Iscatter
 #undef MPI_Iscatterv
 #define MPI_Iscatterv Sim_FT_MPI_Iscatterv
+#undef PMPI_Iscatterv
+#define PMPI_Iscatterv Sim_FT_MPI_Iscatterv
 #undef MPI_Iallgather
 #define MPI_Iallgather Sim_FT_MPI_Iallgather
+#undef PMPI_Iallgather
+#define PMPI_Iallgather Sim_FT_MPI_Iallgather
 #undef MPI_Iallgatherv
 #define MPI_Iallgatherv Sim_FT_MPI_Iallgatherv
+#undef PMPI_Iallgatherv
+#define PMPI_Iallgatherv Sim_FT_MPI_Iallgatherv
 #undef MPI_Ialltoall
 #define MPI_Ialltoall Sim_FT_MPI_Ialltoall
+#undef PMPI_Ialltoall
+#define PMPI_Ialltoall Sim_FT_MPI_Ialltoall
 #undef MPI_Ialltoallv
 #define MPI_Ialltoallv Sim_FT_MPI_Ialltoallv
+#undef PMPI_Ialltoallv
+#define PMPI_Ialltoallv Sim_FT_MPI_Ialltoallv
+#undef MPI_Ialltoallw
+#define MPI_Ialltoallw Sim_FT_MPI_Ialltoallw
+#undef PMPI_Ialltoallw
+#define PMPI_Ialltoallw Sim_FT_MPI_Ialltoallw
+#undef MPI_Ireduce_scatter
+#define MPI_Ireduce_scatter Sim_FT_MPI_Ireduce_scatter
+#undef PMPI_Ireduce_scatter
+#define PMPI_Ireduce_scatter Sim_FT_MPI_Ireduce_scatter
 #undef MPI_Ireduce_scatter_block
 #define MPI_Ireduce_scatter_block Sim_FT_MPI_Ireduce_scatter_block
+#undef PMPI_Ireduce_scatter_block
+#define PMPI_Ireduce_scatter_block Sim_FT_MPI_Ireduce_scatter_block
 #undef MPI_Iscan
 #define MPI_Iscan Sim_FT_MPI_Iscan
+#undef PMPI_Iscan
+#define PMPI_Iscan Sim_FT_MPI_Iscan
 #undef MPI_Iexscan
 #define MPI_Iexscan Sim_FT_MPI_Iexscan
+#undef PMPI_Iexscan
+#define PMPI_Iexscan Sim_FT_MPI_Iexscan
+#undef MPI_Neighbor_allgather
+#define MPI_Neighbor_allgather Sim_FT_MPI_Neighbor_allgather
+#undef PMPI_Neighbor_allgather
+#define PMPI_Neighbor_allgather Sim_FT_MPI_Neighbor_allgather
+#undef MPI_Neighbor_allgatherv
+#define MPI_Neighbor_allgatherv Sim_FT_MPI_Neighbor_allgatherv
+#undef PMPI_Neighbor_allgatherv
+#define PMPI_Neighbor_allgatherv Sim_FT_MPI_Neighbor_allgatherv
+#undef MPI_Neighbor_alltoall
+#define MPI_Neighbor_alltoall Sim_FT_MPI_Neighbor_alltoall
+#undef PMPI_Neighbor_alltoall
+#define PMPI_Neighbor_alltoall Sim_FT_MPI_Neighbor_alltoall
+#undef MPI_Neighbor_alltoallv
+#define MPI_Neighbor_alltoallv Sim_FT_MPI_Neighbor_alltoallv
+#undef PMPI_Neighbor_alltoallv
+#define PMPI_Neighbor_alltoallv Sim_FT_MPI_Neighbor_alltoallv
+#undef MPI_Neighbor_alltoallw
+#define MPI_Neighbor_alltoallw Sim_FT_MPI_Neighbor_alltoallw
+#undef PMPI_Neighbor_alltoallw
+#define PMPI_Neighbor_alltoallw Sim_FT_MPI_Neighbor_alltoallw
+#undef MPI_Ineighbor_allgather
+#define MPI_Ineighbor_allgather Sim_FT_MPI_Ineighbor_allgather
+#undef PMPI_Ineighbor_allgather
+#define PMPI_Ineighbor_allgather Sim_FT_MPI_Ineighbor_allgather
+#undef MPI_Ineighbor_allgatherv
+#define MPI_Ineighbor_allgatherv Sim_FT_MPI_Ineighbor_allgatherv
+#undef PMPI_Ineighbor_allgatherv
+#define PMPI_Ineighbor_allgatherv Sim_FT_MPI_Ineighbor_allgatherv
+#undef MPI_Ineighbor_alltoall
+#define MPI_Ineighbor_alltoall Sim_FT_MPI_Ineighbor_alltoall
+#undef PMPI_Ineighbor_alltoall
+#define PMPI_Ineighbor_alltoall Sim_FT_MPI_Ineighbor_alltoall
+#undef MPI_Ineighbor_alltoallv
+#define MPI_Ineighbor_alltoallv Sim_FT_MPI_Ineighbor_alltoallv
+#undef PMPI_Ineighbor_alltoallv
+#define PMPI_Ineighbor_alltoallv Sim_FT_MPI_Ineighbor_alltoallv
+#undef MPI_Ineighbor_alltoallw
+#define MPI_Ineighbor_alltoallw Sim_FT_MPI_Ineighbor_alltoallw
+#undef PMPI_Ineighbor_alltoallw
+#define PMPI_Ineighbor_alltoallw Sim_FT_MPI_Ineighbor_alltoallw
 #undef MPIX_Comm_revoke
 #define MPIX_Comm_revoke Sim_FT_MPIX_Comm_revoke
+#undef PMPIX_Comm_revoke
+#define PMPIX_Comm_revoke Sim_FT_MPIX_Comm_revoke
 #undef MPI_Comm_revoke
 #define MPI_Comm_revoke Sim_FT_MPIX_Comm_revoke
+#undef PMPI_Comm_revoke
+#define PMPI_Comm_revoke Sim_FT_MPIX_Comm_revoke
 #undef MPIX_Comm_is_revoked
 #define MPIX_Comm_is_revoked Sim_FT_MPIX_Comm_is_revoked
+#undef PMPIX_Comm_is_revoked
+#define PMPIX_Comm_is_revoked Sim_FT_MPIX_Comm_is_revoked
 #undef MPI_Comm_is_revoked
 #define MPI_Comm_is_revoked Sim_FT_MPIX_Comm_is_revoked
+#undef PMPI_Comm_is_revoked
+#define PMPI_Comm_is_revoked Sim_FT_MPIX_Comm_is_revoked
 #undef MPIX_Comm_shrink
 #define MPIX_Comm_shrink Sim_FT_MPIX_Comm_shrink
+#undef PMPIX_Comm_shrink
+#define PMPIX_Comm_shrink Sim_FT_MPIX_Comm_shrink
 #undef MPI_Comm_shrink
 #define MPI_Comm_shrink Sim_FT_MPIX_Comm_shrink
+#undef PMPI_Comm_shrink
+#define PMPI_Comm_shrink Sim_FT_MPIX_Comm_shrink
 #undef MPIX_Comm_ishrink
 #define MPIX_Comm_ishrink Sim_FT_MPIX_Comm_ishrink
+#undef PMPIX_Comm_ishrink
+#define PMPIX_Comm_ishrink Sim_FT_MPIX_Comm_ishrink
 #undef MPI_Comm_ishrink
 #define MPI_Comm_ishrink Sim_FT_MPIX_Comm_ishrink
+#undef PMPI_Comm_ishrink
+#define PMPI_Comm_ishrink Sim_FT_MPIX_Comm_ishrink
 #undef MPIX_Comm_agree
 #define MPIX_Comm_agree Sim_FT_MPIX_Comm_agree
+#undef PMPIX_Comm_agree
+#define PMPIX_Comm_agree Sim_FT_MPIX_Comm_agree
 #undef MPI_Comm_agree
 #define MPI_Comm_agree Sim_FT_MPIX_Comm_agree
+#undef PMPI_Comm_agree
+#define PMPI_Comm_agree Sim_FT_MPIX_Comm_agree
 #undef MPIX_Comm_iagree
 #define MPIX_Comm_iagree Sim_FT_MPIX_Comm_iagree
+#undef PMPIX_Comm_iagree
+#define PMPIX_Comm_iagree Sim_FT_MPIX_Comm_iagree
 #undef MPI_Comm_iagree
 #define MPI_Comm_iagree Sim_FT_MPIX_Comm_iagree
+#undef PMPI_Comm_iagree
+#define PMPI_Comm_iagree Sim_FT_MPIX_Comm_iagree
 #undef MPIX_Comm_failure_ack
 #define MPIX_Comm_failure_ack Sim_FT_MPIX_Comm_failure_ack
+#undef PMPIX_Comm_failure_ack
+#define PMPIX_Comm_failure_ack Sim_FT_MPIX_Comm_failure_ack
 #undef MPI_Comm_failure_ack
 #define MPI_Comm_failure_ack Sim_FT_MPIX_Comm_failure_ack
+#undef PMPI_Comm_failure_ack
+#define PMPI_Comm_failure_ack Sim_FT_MPIX_Comm_failure_ack
 #undef MPIX_Comm_failure_get_acked
 #define MPIX_Comm_failure_get_acked Sim_FT_MPIX_Comm_failure_get_acked
+#undef PMPIX_Comm_failure_get_acked
+#define PMPIX_Comm_failure_get_acked Sim_FT_MPIX_Comm_failure_get_acked
 #undef MPI_Comm_failure_get_acked
 #define MPI_Comm_failure_get_acked Sim_FT_MPIX_Comm_failure_get_acked
+#undef PMPI_Comm_failure_get_acked
+#define PMPI_Comm_failure_get_acked Sim_FT_MPIX_Comm_failure_get_acked
 #undef MPIX_Comm_get_failed
 #define MPIX_Comm_get_failed Sim_FT_MPIX_Comm_get_failed
+#undef PMPIX_Comm_get_failed
+#define PMPIX_Comm_get_failed Sim_FT_MPIX_Comm_get_failed
 #undef MPI_Comm_get_failed
 #define MPI_Comm_get_failed Sim_FT_MPIX_Comm_get_failed
+#undef PMPI_Comm_get_failed
+#define PMPI_Comm_get_failed Sim_FT_MPIX_Comm_get_failed
 #undef MPIX_Comm_ack_failed
 #define MPIX_Comm_ack_failed Sim_FT_MPIX_Comm_ack_failed
+#undef PMPIX_Comm_ack_failed
+#define PMPIX_Comm_ack_failed Sim_FT_MPIX_Comm_ack_failed
 #undef MPI_Comm_ack_failed
 #define MPI_Comm_ack_failed Sim_FT_MPIX_Comm_ack_failed
+#undef PMPI_Comm_ack_failed
+#define PMPI_Comm_ack_failed Sim_FT_MPIX_Comm_ack_failed
 
 #endif /* MPIFT_MPI_FT_REDEFINE_H */

@@ -2,10 +2,11 @@
 # Every MPIFT test, for each MPI named on the command line (default: mpich openmpi):
 # Rust tests, header drift, the C and C++ API checks built three ways (plain MPI,
 # explicit MPIFT headers, unmodified source through include/compat) and run under
-# mpiexec, the thesis test program, install + pkg-config + CMake consumer, the
-# wrong-MPI build error, the demo, and the fault-injection cases (tests/inject).
-# Every mpiexec runs under a timeout; a hang is a failure. Ends with "N passed,
-# M failed".
+# mpiexec, the MPI coverage figure and the C and C++ coverage checks (built the same
+# three ways), the thesis test program, install + pkg-config + CMake consumer, the
+# wrong-MPI build error, the demo, the ULFM programs and the fault-injection cases
+# (tests/inject). Every mpiexec runs under a timeout; a hang is a failure. Ends with
+# "N passed, M failed".
 set -u
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -59,10 +60,12 @@ print: ; @echo $(RUST_LIBS)' print)
 
 for mpi in "${mpis[@]}"; do
   case $mpi in
+    # dynamic: the coverage check also spawns, connects and joins processes (MPICH
+    # 4.0 with the UCX netmod supports none of it, even without MPIFT).
     mpich) MPICC=mpicc.mpich MPICXX=mpicxx.mpich MPIEXEC=mpiexec.mpich MPI_PC=mpich other=openmpi nps="2 4"
-           ft_nps="2 4" test_args="--iters 16 --loops 50" ;;
+           ft_nps="2 4" test_args="--iters 16 --loops 50" dynamic="" ;;
     openmpi) MPICC=mpicc.openmpi MPICXX=mpicxx.openmpi MPIEXEC=mpiexec.openmpi MPI_PC=ompi-c other=mpich nps="2 4 8"
-             ft_nps="4 8" test_args="" ;;
+             ft_nps="4 8" test_args="" dynamic=1 ;;
     *) echo "unknown MPI '$mpi' (mpich or openmpi)"; exit 2 ;;
   esac
   echo "=== $mpi ==="
@@ -92,6 +95,27 @@ for mpi in "${mpis[@]}"; do
         t "$mpi: $lang api_check $way -n $np" run "$np" "$work/${lang}_$way"
       done
     done
+  done
+
+  # Every MPI function that takes a communicator or request: redirected (measured on
+  # the real mpi.h), and called once each by the coverage check, in C and C++.
+  t "$mpi: MPI coverage of the redirect header (tests/coverage.rs)" \
+    env MPICC="$MPICC" CARGO_TARGET_DIR="$tgt" cargo test --quiet --test coverage -- --nocapture
+  for lang in c cxx; do
+    if [ $lang = c ]; then cc=$MPICC src="tests/c/coverage_check.c tests/c/coverage_more.c"
+    else cc=$MPICXX src=tests/cxx/coverage_check.cpp; fi
+    t "$mpi: $lang coverage_check builds (plain MPI)" $cc $W $NOCXX $src -o "$work/cov_${lang}_plain"
+    t "$mpi: $lang coverage_check builds (explicit headers)" $cc $W $EX $src -o "$work/cov_${lang}_explicit" $LIBS
+    t "$mpi: $lang coverage_check builds (include/compat)" $cc $W $FT $src -o "$work/cov_${lang}_compat" $LIBS
+    for np in 2 4; do
+      for way in plain explicit compat; do
+        t "$mpi: $lang coverage_check $way -n $np" run "$np" "$work/cov_${lang}_$way"
+      done
+    done
+    if [ -n "$dynamic" ]; then
+      t "$mpi: $lang coverage_check compat with spawn/connect/join -n 2" \
+        env MPIFT_TEST_DYNAMIC=1 timeout -k 10 "${MPIFT_TEST_TIMEOUT:-180}" "$MPIEXEC" -n 2 "$work/cov_${lang}_compat"
+    fi
   done
 
   t "$mpi: make MPI_Test_regular" make -s --no-print-directory MPI_Test_regular MPI="$mpi" CXXFLAGS="-O2 $W $NOCXX"

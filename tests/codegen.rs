@@ -36,7 +36,12 @@ fn checked_in_redefine_header_is_what_the_table_generates() {
 fn every_wrapper_is_declared_in_mpi_ft_h() {
     let h = header("MPI-FT.h");
     for f in table() {
-        assert!(h.contains(&format!("int Sim_FT_{}(", f.name)), "Sim_FT_{} missing from MPI-FT.h", f.name);
+        // Handle conversions return a handle; MPIFT's handles replace the real ones.
+        let ret = match f.ret.as_str() {
+            "MPI_Comm" | "MPI_Request" => format!("Sim_FT_{}", f.ret),
+            other => other.to_string(),
+        };
+        assert!(h.contains(&format!("{ret} Sim_FT_{}(", f.name)), "Sim_FT_{} missing from MPI-FT.h", f.name);
     }
 }
 
@@ -75,6 +80,46 @@ fn generic_wrappers_convert_handles_and_run_hooks() {
 }
 
 #[test]
+fn profiling_names_reach_the_same_wrappers() {
+    let redefine = header("MPI-FT_redefine.h");
+    for f in table() {
+        for n in std::iter::once(&f.name).chain(f.aliases.iter()) {
+            assert!(redefine.contains(&format!("#define P{n} Sim_FT_{}\n", f.name)), "P{n} is not redirected");
+        }
+    }
+}
+
+#[test]
+fn callback_types_and_predefined_callbacks_are_mpifts() {
+    let redefine = header("MPI-FT_redefine.h");
+    for (name, to) in [
+        ("MPI_Comm_copy_attr_function", "Sim_FT_MPI_Comm_copy_attr_function"),
+        ("MPI_Comm_delete_attr_function", "Sim_FT_MPI_Comm_delete_attr_function"),
+        ("MPI_Copy_function", "Sim_FT_MPI_Comm_copy_attr_function"),
+        ("MPI_COMM_DUP_FN", "Sim_FT_MPI_COMM_DUP_FN"),
+        ("MPI_NULL_DELETE_FN", "Sim_FT_MPI_COMM_NULL_DELETE_FN"),
+    ] {
+        assert!(redefine.contains(&format!("#define {name} {to}\n")), "{name}");
+    }
+    let h = header("MPI-FT.h");
+    assert!(h.contains("typedef int Sim_FT_MPI_Comm_copy_attr_function(Sim_FT_MPI_Comm,"));
+    assert!(h.contains("int Sim_FT_MPI_COMM_DUP_FN(Sim_FT_MPI_Comm oldcomm,"));
+}
+
+#[test]
+fn noft_wrappers_pass_through_and_wrap_requests() {
+    let t = table();
+    let get = |n: &str| codegen::rust_wrappers(&[t.iter().find(|f| f.name == n).unwrap().clone()]);
+    let win = get("MPI_Win_create");
+    assert!(win.contains("hooks::unjoinable_enter(&comm_r)?") && win.contains("boundary::run(\"MPI_Win_create\""));
+    let file = get("MPI_File_iread");
+    assert!(file.contains("boundary::run_raw(") && file.contains("*request = request::adopt_plain(request_r)"));
+    assert!(get("MPI_File_open").contains("boundary::run_raw("), "objerr: the file's handler already ran");
+    let conv = get("MPI_Comm_f2c");
+    assert!(conv.contains("-> Sim_FT_MPI_Comm {") && conv.contains("boundary::value("));
+}
+
+#[test]
 fn malformed_lines_are_rejected() {
     for bad in [
         "p2p int MPI_X(int a)",                             // generic kind without a communicator
@@ -82,7 +127,24 @@ fn malformed_lines_are_rejected() {
         "local int MPI_X(MPI_Comm c) => crate::x",          // path on a generic kind
         "weird int MPI_X(MPI_Comm c)",                      // unknown kind
         "local void MPI_X(MPI_Comm c)",                     // MPI functions return int
+        "local MPI_Fint MPI_X(MPI_Comm c)",                 // only custom lines return a value
+        "local int MPI_X(MPI_Comm c) objerr",               // objerr is for noft lines
     ] {
         assert!(codegen::parse_table(bad).is_err(), "accepted: {bad}");
+    }
+}
+
+/// The compile-and-run coverage check calls every redirected name (its C++ twin
+/// compiles the same sources).
+#[test]
+fn coverage_check_calls_every_redirected_function() {
+    let src: String = ["coverage_check.c", "coverage_more.c"]
+        .iter()
+        .map(|f| fs::read_to_string(format!("{}/tests/c/{f}", env!("CARGO_MANIFEST_DIR"))).unwrap())
+        .collect();
+    for f in table() {
+        for n in std::iter::once(&f.name).chain(f.aliases.iter()) {
+            assert!(src.contains(&format!("{n}(")), "tests/c/coverage_check.c never calls {n}");
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! Hand-written exported items that are not MPI functions.
-#![allow(non_upper_case_globals, non_camel_case_types)]
+#![allow(non_upper_case_globals, non_camel_case_types, non_snake_case, clippy::missing_safety_doc)]
 
+use crate::ffi::handles::Sim_FT_MPI_Comm;
 use std::os::raw::{c_char, c_int, c_long, c_longlong, c_ulonglong, c_void};
 
 /// The keyval of the `MPIX_FT` attribute (Open MPI 5's `MPI_FT`): set on
@@ -156,4 +157,47 @@ pub extern "C" fn Sim_FT_raise(sig: c_int) -> c_int {
 #[no_mangle]
 pub extern "C" fn Sim_FT_kill(pid: c_int, sig: c_int) -> c_int {
     crate::inject::legacy::kill(pid, sig)
+}
+
+/// `MPI_COMM_NULL_COPY_FN` and `MPI_NULL_COPY_FN` (MPI-3.1 §6.7.2): an attribute
+/// copy function that copies nothing (`*flag = 0`).
+#[no_mangle]
+pub unsafe extern "C" fn Sim_FT_MPI_COMM_NULL_COPY_FN(
+    oldcomm: Sim_FT_MPI_Comm,
+    comm_keyval: c_int,
+    extra_state: *mut c_void,
+    attribute_val_in: *mut c_void,
+    attribute_val_out: *mut c_void,
+    flag: *mut c_int,
+) -> c_int {
+    let _ = (oldcomm, comm_keyval, extra_state, attribute_val_in, attribute_val_out);
+    crate::layer::keyval::null_copy(flag)
+}
+
+/// `MPI_COMM_DUP_FN` and `MPI_DUP_FN`: an attribute copy function that copies the
+/// value (`*(void **)attribute_val_out = attribute_val_in`, `*flag = 1`).
+#[no_mangle]
+pub unsafe extern "C" fn Sim_FT_MPI_COMM_DUP_FN(
+    oldcomm: Sim_FT_MPI_Comm,
+    comm_keyval: c_int,
+    extra_state: *mut c_void,
+    attribute_val_in: *mut c_void,
+    attribute_val_out: *mut c_void,
+    flag: *mut c_int,
+) -> c_int {
+    let _ = (oldcomm, comm_keyval, extra_state);
+    crate::layer::keyval::dup_copy(attribute_val_in, attribute_val_out, flag)
+}
+
+/// `MPI_COMM_NULL_DELETE_FN` and `MPI_NULL_DELETE_FN`: a delete function that does
+/// nothing.
+#[no_mangle]
+pub unsafe extern "C" fn Sim_FT_MPI_COMM_NULL_DELETE_FN(
+    comm: Sim_FT_MPI_Comm,
+    comm_keyval: c_int,
+    attribute_val: *mut c_void,
+    extra_state: *mut c_void,
+) -> c_int {
+    let _ = (comm, comm_keyval, attribute_val, extra_state);
+    0
 }

@@ -66,3 +66,44 @@ fn handled(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
         Err(_) => failure.code,
     }
 }
+
+/// Runs an MPI call whose real return code is passed on as is (calls on files
+/// and windows, whose errors the real MPI already reported through that object's
+/// own error handler). MPIFT's own errors still go through [`run`].
+pub fn run_raw(name: &'static str, f: impl FnOnce() -> Result<c_int, Failure>) -> c_int {
+    let mut raw = 0;
+    let code = run(name, || {
+        raw = f()?;
+        Ok(())
+    });
+    if code == 0 {
+        raw
+    } else {
+        code
+    }
+}
+
+/// What a value-returning call gives back when it panicked.
+pub trait Fallback {
+    fn fallback() -> Self;
+}
+impl Fallback for c_int {
+    fn fallback() -> c_int {
+        -1
+    }
+}
+impl<T> Fallback for *mut T {
+    fn fallback() -> *mut T {
+        std::ptr::null_mut()
+    }
+}
+
+/// Runs one of the few MPI functions that return a value instead of an error code
+/// (the handle conversions `MPI_Comm_c2f` & co.): no error handler is involved,
+/// a panic gives the fallback (a null handle).
+pub fn value<T: Fallback>(name: &'static str, f: impl FnOnce() -> T) -> T {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| {
+        eprintln!("MPIFT: internal error in {name}");
+        T::fallback()
+    })
+}

@@ -38,6 +38,14 @@ pub type Sim_FT_MPI_Request = *mut Sim_FT_Request_struct;
 /// Marker for the C function type `Sim_FT_MPI_Comm_errhandler_function`, which is
 /// variadic and therefore written by hand in the header preamble.
 pub type Sim_FT_MPI_Comm_errhandler_function = c_void;
+/// Marker for the C function type `Sim_FT_MPI_Comm_copy_attr_function` (MPI-3.1
+/// §6.7.2 with MPIFT's handle), declared in the header preamble.
+pub type Sim_FT_MPI_Comm_copy_attr_function = c_void;
+/// Marker for the C function type `Sim_FT_MPI_Comm_delete_attr_function`.
+pub type Sim_FT_MPI_Comm_delete_attr_function = c_void;
+/// The real MPI's Fortran integer (`MPI_Fint`; a macro in Open MPI, so mpi-sys
+/// names it `RSMPI_Fint`).
+pub type MPI_Fint = mpi_sys::RSMPI_Fint;
 
 /// The object behind `MPI_COMM_WORLD`.
 #[no_mangle]
@@ -75,7 +83,9 @@ fn err_comm() -> i32 {
 /// Converts the communicator an operation works on: null or unknown handles give
 /// `MPI_ERR_COMM` (reported on `MPI_COMM_WORLD`).
 pub fn comm_arg(h: Sim_FT_MPI_Comm) -> Result<CommRef, Failure> {
-    comm::lookup(h).ok_or_else(|| Failure::on_world(err_comm()))
+    comm::lookup(h)
+        .or_else(|| crate::layer::comm_ctor::adopt_pending(h))
+        .ok_or_else(|| Failure::on_world(err_comm()))
 }
 
 /// Converts a secondary communicator argument that MPI allows to be

@@ -309,3 +309,34 @@ pub fn find_by_id(id: u64) -> Option<Sim_FT_MPI_Comm> {
 pub fn count() -> usize {
     COMMS.lock().unwrap().as_ref().map_or(0, |m| m.len())
 }
+
+// ---- for the constructors and conversions MPIFT implements by hand
+// (layer::comm_ctor, layer::dynamic, layer::fortran, layer::keyval) ----
+
+/// The MPIFT handle of a real communicator, if MPIFT knows it (callbacks and
+/// handle conversions receive real communicators).
+pub fn find_by_real(real: MPI_Comm) -> Option<Sim_FT_MPI_Comm> {
+    let guard = COMMS.lock().unwrap();
+    guard.as_ref()?.iter().find(|(_, st)| st.real.0 == real).map(|(k, _)| *k as Sim_FT_MPI_Comm)
+}
+
+/// Wraps a real communicator at a handle allocated earlier (`MPI_Comm_idup` hands
+/// the handle out before the communicator is usable), with the given error handler.
+pub fn adopt_at(h: Sim_FT_MPI_Comm, real: MPI_Comm, errhandler: Real<MPI_Errhandler>, id: u64) {
+    let st = new_state(real, errhandler, id, false);
+    COMMS.lock().unwrap().as_mut().expect("MPI is initialised").insert(key(h), st);
+}
+
+/// A handle for a communicator that is not registered yet (see [`adopt_at`]).
+pub fn new_handle() -> Sim_FT_MPI_Comm {
+    Box::into_raw(Box::new(Sim_FT_Comm_struct::anchor()))
+}
+
+/// Forgets a communicator whose real one the caller has already released
+/// (`MPI_Comm_disconnect`), and frees its handle.
+pub fn forget(h: Sim_FT_MPI_Comm) {
+    let removed = COMMS.lock().unwrap().as_mut().and_then(|m| m.remove(&key(h)));
+    if matches!(removed, Some(ref st) if !st.predefined) {
+        drop(unsafe { Box::from_raw(h) });
+    }
+}

@@ -12,7 +12,7 @@
 
 use crate::ffi::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_REVOKED};
 use crate::ffi::handles::{CommRef, Sim_FT_MPI_Comm};
-use crate::layer::describe::Desc;
+use crate::layer::describe::{fcode, Desc};
 use crate::layer::{comm, news};
 use std::os::raw::c_int;
 
@@ -58,6 +58,9 @@ pub fn leave(_kind: Kind, comm: &CommRef, rc: c_int) -> Outcome {
 /// Returns the collective's number.
 pub fn coll_enter(c: &CommRef, d: &Desc) -> Result<u64, Failure> {
     news::refresh();
+    if d.fcode & !fcode::NB == fcode::OPAQUE {
+        unjoinable_enter(c)?;
+    }
     let Some(seq) = log_entry(c, d, true) else {
         return Err(refused(c));
     };
@@ -144,4 +147,22 @@ pub fn comm_new_leave(c: &CommRef, rc: c_int, created: &mut [&mut crate::transpo
         }
     }
     r
+}
+
+/// Before an operation no dead rank can take part in (an opaque collective, a
+/// window or file on the communicator, `MPI_Comm_create_group`): a revoked
+/// communicator refuses, and so does one with a known failure, because the
+/// operation could only block (ULFM: creating from a communicator with a failed
+/// member fails). A member that does not know of the failure yet still enters and
+/// can block there (docs/ARCHITECTURE.md, "Not simulated").
+pub fn unjoinable_enter(c: &CommRef) -> Outcome {
+    news::refresh();
+    let (revoked, failed) = comm::read(c.handle, |s| (s.revoked, s.has_failed())).unwrap_or((false, false));
+    if revoked {
+        return Err(Failure::on(c.handle, SIM_FT_ERR_REVOKED));
+    }
+    if failed {
+        return Err(Failure::on(c.handle, SIM_FT_ERR_PROC_FAILED));
+    }
+    Ok(())
 }

@@ -395,6 +395,11 @@ pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>], ft_words: &[u64]) -> 
                 )
             };
         }
+        fcode::NEIGHBOR_ALLGATHER..=fcode::NEIGHBOR_ALLTOALLW
+        | fcode::GRAPH_CREATE
+        | fcode::DIST_GRAPH_CREATE
+        | fcode::DIST_GRAPH_CREATE_ADJACENT => return crate::layer::topo::join(who, f, nb, &e0, entries),
+        fcode::COMM_IDUP | fcode::INTERCOMM_CREATE => return crate::layer::comm_ctor::join(who, f, &e0, entries),
         _ => return Joined::Unsupported,
     }
     if nb {
@@ -443,4 +448,17 @@ fn prefix_bytes(counts: &[c_int], types: &[mpi::MPI_Datatype]) -> Vec<c_int> {
 
 fn total_bytes(counts: &[c_int], types: &[mpi::MPI_Datatype]) -> usize {
     counts.iter().zip(types).map(|(c, t)| (*c).max(0) as usize * elem(*t)).sum()
+}
+
+impl Pending {
+    /// A non-blocking join started elsewhere (layer::topo), with the buffers and
+    /// arrays MPI uses until it completes.
+    pub(crate) fn holding(
+        req: mpi::MPI_Request,
+        bufs: Vec<Vec<u8>>,
+        ints: Vec<Vec<c_int>>,
+        types: Vec<Vec<mpi::MPI_Datatype>>,
+    ) -> Pending {
+        Pending { req, _bufs: bufs, _ints: ints, _types: types }
+    }
 }

@@ -78,6 +78,8 @@ pub fn finalized(flag: *mut c_int) -> Outcome {
 
 /// `MPI_Finalize`.
 pub fn finalize() -> Outcome {
+    // MPI_COMM_SELF's attributes go first, while MPI is fully usable (§8.7.1).
+    crate::layer::keyval::before_finalize();
     // Catch up on revoked communicators (members may still be inside a collective
     // this rank skipped), let abandoned requests finish, then tell the dead ranks:
     // they finalize once every live rank has got here (layer::zombie).

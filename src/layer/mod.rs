@@ -4,16 +4,23 @@
 //! every generated wrapper runs around the real MPI call.
 
 pub mod comm;
+pub mod comm_ctor;
 pub mod complete;
 pub mod describe;
+pub mod dynamic;
 pub mod errhandler;
+pub mod fortran;
+pub mod grequest;
 pub mod hooks;
 pub mod join;
+pub mod keyval;
 pub mod lifecycle;
 pub mod logs;
+pub mod mprobe;
 pub mod news;
 pub mod p2p;
 pub mod request;
+pub mod topo;
 pub mod ulfm;
 pub mod zombie;
 

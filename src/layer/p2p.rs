@@ -30,7 +30,7 @@ pub fn count_send(c: Sim_FT_MPI_Comm, dest: c_int) {
 
 /// What is known locally about a peer: dead, and for receives whether everything
 /// it sent before dying has arrived.
-fn dead_and_drained(c: &CommRef, peer: c_int, recv: bool) -> bool {
+pub(crate) fn dead_and_drained(c: &CommRef, peer: c_int, recv: bool) -> bool {
     if peer < 0 {
         return false;
     }
@@ -117,7 +117,7 @@ pub fn rsend(buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, ta
     send_with("MPI_Rsend", mpi::MPI_Irsend, buf, count, dt, dest, tag, comm)
 }
 
-fn copy_status(out: *mut MPI_Status, st: &MPI_Status) {
+pub(crate) fn copy_status(out: *mut MPI_Status, st: &MPI_Status) {
     if !out.is_null() && out != transport::status_ignore() {
         unsafe { *out = *st };
     }
@@ -125,7 +125,7 @@ fn copy_status(out: *mut MPI_Status, st: &MPI_Status) {
 
 /// Blocking wildcard receive with an unacknowledged failure: `MPI_ERR_PROC_FAILED`
 /// (ULFM-SEMANTICS.md, Point-to-point).
-fn wildcard_blocked(c: &CommRef, source: c_int) -> bool {
+pub(crate) fn wildcard_blocked(c: &CommRef, source: c_int) -> bool {
     source == transport::any_source()
         && comm::read(c.handle, |s| s.failures.has_unacknowledged()).unwrap_or(false)
 }

@@ -269,6 +269,23 @@ pub fn startall(count: c_int, reqs: *mut Sim_FT_MPI_Request) -> Outcome {
     Ok(())
 }
 
+/// Wraps a request that belongs to no communicator (files, windows, generalized
+/// requests): completion calls treat it like the real MPI does, with no failure
+/// verdicts; its errors are reported on `MPI_COMM_WORLD` (MPI-3.1 §8.3).
+pub fn adopt_plain(real: MPI_Request) -> Sim_FT_MPI_Request {
+    let none = CommRef { handle: std::ptr::null_mut(), real: transport::comm_null(), revoked: false, id: 0, rank: -1, size: 0 };
+    adopt(real, Kind::Local, &none)
+}
+
+/// The MPIFT handle of a live real request, if MPIFT wrapped it.
+pub fn find_by_real(real: MPI_Request) -> Option<Sim_FT_MPI_Request> {
+    let t = TABLE.lock().unwrap();
+    t.slots.iter().enumerate().find_map(|(i, s)| match s.state {
+        Some(st) if st.real.0 == real => Some(encode(i, s.generation)),
+        _ => None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -165,3 +165,50 @@ pub fn create_errhandler_token(out: &mut MPI_Errhandler) -> c_int {
 pub unsafe fn call_user_errhandler(f: *mut c_void, comm: *mut c_void, code: &mut c_int) {
     mpift_call_user_errhandler(f, comm, code)
 }
+
+extern "C" {
+    fn mpift_comm_c2f(comm: MPI_Comm) -> mpi::RSMPI_Fint;
+    fn mpift_comm_f2c(comm: mpi::RSMPI_Fint) -> MPI_Comm;
+    fn mpift_request_c2f(request: MPI_Request) -> mpi::RSMPI_Fint;
+    fn mpift_request_f2c(request: mpi::RSMPI_Fint) -> MPI_Request;
+    fn mpift_unweighted() -> *mut c_int;
+    fn mpift_weights_empty() -> *mut c_int;
+}
+
+/// `MPI_Comm_c2f` of the real MPI (a macro in MPICH).
+pub fn comm_c2f(c: MPI_Comm) -> mpi::RSMPI_Fint {
+    unsafe { mpift_comm_c2f(c) }
+}
+/// `MPI_Comm_f2c` of the real MPI.
+pub fn comm_f2c(f: mpi::RSMPI_Fint) -> MPI_Comm {
+    unsafe { mpift_comm_f2c(f) }
+}
+/// `MPI_Request_c2f` of the real MPI.
+pub fn request_c2f(r: MPI_Request) -> mpi::RSMPI_Fint {
+    unsafe { mpift_request_c2f(r) }
+}
+/// `MPI_Request_f2c` of the real MPI.
+pub fn request_f2c(f: mpi::RSMPI_Fint) -> MPI_Request {
+    unsafe { mpift_request_f2c(f) }
+}
+/// `MPI_UNWEIGHTED` (a pointer constant: a variable in MPICH, a macro in Open MPI).
+pub fn unweighted() -> *mut c_int {
+    unsafe { mpift_unweighted() }
+}
+/// `MPI_WEIGHTS_EMPTY`.
+pub fn weights_empty() -> *mut c_int {
+    unsafe { mpift_weights_empty() }
+}
+
+/// Topology kinds as `MPI_Topo_test` reports them.
+pub mod topo_kind {
+    use std::os::raw::c_int;
+    extern "C" {
+        #[link_name = "MPIFT_CART"]
+        pub static CART: c_int;
+        #[link_name = "MPIFT_GRAPH"]
+        pub static GRAPH: c_int;
+        #[link_name = "MPIFT_DIST_GRAPH"]
+        pub static DIST_GRAPH: c_int;
+    }
+}

@@ -1,0 +1,200 @@
+//! Communicator constructors that do not fit the generic `comm_new` wrapper
+//! (MPI-3.1 §6.4.2, §6.6.2), with their descriptors and dead-rank joins.
+//!
+//! - `MPI_Comm_idup` hands out the new handle before the communicator is usable.
+//!   MPIFT allocates the handle at once and registers the communicator at its first
+//!   use after the request completed ([`adopt_pending`]), because only then may
+//!   the real one be queried. A dead rank joins the idup with a real
+//!   `MPI_Comm_idup`, waits for it (every live member has started it, so it
+//!   completes) and frees the result.
+//! - `MPI_Comm_create_group` is collective over the group only, not over the
+//!   parent: it is therefore not a numbered collective of the parent (members
+//!   outside the group would count differently), its id comes from the parent, the
+//!   tag and the group, and a dead rank does not join it. With a known failure in
+//!   the parent it fails at once with `MPI_ERR_PROC_FAILED` (as ULFM does, also for
+//!   a group of live ranks); a member that does not know of it yet completes with
+//!   a group of live ranks, and blocks with a group that contains the dead rank
+//!   (docs/ARCHITECTURE.md, "Not simulated").
+//! - `MPI_Intercomm_create` is a collective of the local communicator: a dead
+//!   non-leader joins with `MPI_COMM_NULL` as the peer communicator (not
+//!   significant there); a dead leader uses the peer communicator another member
+//!   named, if any did.
+
+use crate::ffi::errors::Outcome;
+use crate::ffi::handles::{self, CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
+use crate::layer::describe::{self, fcode, Desc};
+use crate::layer::hooks::{self, Kind};
+use crate::layer::join::{Joined, Who};
+use crate::layer::{comm, request, Real};
+use crate::transport::{self, mpi};
+use mpi_sys::{MPI_Errhandler, MPI_Group};
+use std::collections::HashMap;
+use std::os::raw::c_int;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+/// An idup whose communicator is not registered yet.
+struct PendingDup {
+    handle: Real<Sim_FT_MPI_Comm>,
+    real: Real<mpi::MPI_Comm>,
+    request: Real<Sim_FT_MPI_Request>,
+    errhandler: Real<MPI_Errhandler>,
+    id: u64,
+}
+
+static PENDING: Mutex<Vec<PendingDup>> = Mutex::new(Vec::new());
+/// Fast path of [`adopt_pending`]: nothing pending.
+static ANY_PENDING: AtomicBool = AtomicBool::new(false);
+
+/// `MPI_Comm_idup`.
+pub fn idup(c: Sim_FT_MPI_Comm, newcomm: *mut Sim_FT_MPI_Comm, req: *mut Sim_FT_MPI_Request) -> Outcome {
+    let cr = handles::comm_arg(c)?;
+    handles::check_out_ptr(newcomm, &cr)?;
+    handles::check_out_ptr(req, &cr)?;
+    let desc = describe::unless_inter(&cr, || Desc { fcode: fcode::COMM_IDUP | fcode::NB, ..Desc::default() });
+    hooks::coll_enter(&cr, &desc)?;
+    let id = hooks::next_child_id(&cr);
+    let errhandler = comm::read(c, |s| s.errhandler).expect("looked up above");
+    let mut real = transport::comm_null();
+    let mut real_req = transport::request_null();
+    let rc = unsafe { mpi::MPI_Comm_idup(cr.real, &mut real, &mut real_req) };
+    hooks::leave(Kind::CollStart, &cr, rc)?;
+    let h = comm::new_handle();
+    let r = request::adopt(real_req, Kind::CollStart, &cr);
+    PENDING.lock().unwrap().push(PendingDup {
+        handle: Real(h),
+        real: Real(real),
+        request: Real(r),
+        errhandler,
+        id,
+    });
+    ANY_PENDING.store(true, Ordering::Release);
+    unsafe {
+        *newcomm = h;
+        *req = r;
+    }
+    Ok(())
+}
+
+/// Registers the communicator of a completed `MPI_Comm_idup` at its handle (called
+/// when a handle is not found). The idup's request is complete once MPIFT released
+/// it; a program must not use the communicator before that (MPI-3.1 §6.4.2).
+pub fn adopt_pending(h: Sim_FT_MPI_Comm) -> Option<CommRef> {
+    if !ANY_PENDING.load(Ordering::Acquire) || h.is_null() {
+        return None;
+    }
+    let mut pending = PENDING.lock().unwrap();
+    let i = pending.iter().position(|p| p.handle.0 == h)?;
+    if request::lookup(pending[i].request.0).is_ok() {
+        return None;
+    }
+    let p = pending.swap_remove(i);
+    ANY_PENDING.store(!pending.is_empty(), Ordering::Release);
+    drop(pending);
+    comm::adopt_at(h, p.real.0, p.errhandler, p.id);
+    comm::lookup(h)
+}
+
+/// Per (parent, group, tag): `MPI_Comm_create_group` calls so far. Every member of
+/// the group makes the same calls in the same order, so the count is the same.
+static GROUP_CALLS: Mutex<Option<HashMap<u64, u64>>> = Mutex::new(None);
+
+/// Job-wide id of a communicator made by `MPI_Comm_create_group`.
+fn group_child_id(cr: &CommRef, group: MPI_Group, tag: c_int) -> u64 {
+    let mut gsize: c_int = 0;
+    let mut pg = transport::group_empty();
+    unsafe {
+        mpi::MPI_Group_size(group, &mut gsize);
+        mpi::MPI_Comm_group(cr.real, &mut pg);
+    }
+    let n = gsize.max(0) as usize;
+    let ranks: Vec<c_int> = (0..n as c_int).collect();
+    let mut in_parent = vec![0 as c_int; n];
+    unsafe {
+        mpi::MPI_Group_translate_ranks(group, gsize, ranks.as_ptr(), pg, in_parent.as_mut_ptr());
+        mpi::MPI_Group_free(&mut pg);
+    }
+    let members = comm::read(cr.handle, |s| s.members.clone()).unwrap_or_default();
+    let mut key = comm::child_id(cr.id, tag as u32 as u64 | (1 << 42));
+    for r in in_parent {
+        let w = members.get(r.max(0) as usize).copied().unwrap_or(u32::MAX);
+        key = comm::child_id(key, w as u64);
+    }
+    let mut g = GROUP_CALLS.lock().unwrap();
+    let k = g.get_or_insert_with(HashMap::new).entry(key).or_insert(0);
+    *k += 1;
+    comm::child_id(key, *k)
+}
+
+/// `MPI_Comm_create_group`: refused on a revoked communicator or one with a known
+/// failure; not logged (see the module documentation).
+pub fn create_group(c: Sim_FT_MPI_Comm, group: MPI_Group, tag: c_int, newcomm: *mut Sim_FT_MPI_Comm) -> Outcome {
+    let cr = handles::comm_arg(c)?;
+    handles::check_out_ptr(newcomm, &cr)?;
+    hooks::unjoinable_enter(&cr)?;
+    let id = group_child_id(&cr, group, tag);
+    let mut real = transport::comm_null();
+    let rc = unsafe { mpi::MPI_Comm_create_group(cr.real, group, tag, &mut real) };
+    hooks::comm_new_leave(&cr, rc, &mut [&mut real])?;
+    unsafe { *newcomm = comm::adopt(real, &cr, id) };
+    Ok(())
+}
+
+/// Descriptor of `MPI_Intercomm_create` on the local communicator: leaders, tag,
+/// and the job-wide id of the peer communicator (0 where it was not given).
+pub fn describe_intercomm_create(_c: &CommRef, local_leader: c_int, peer: mpi::MPI_Comm, remote_leader: c_int, tag: c_int) -> Desc {
+    let peer_id = if peer == transport::comm_null() {
+        0
+    } else {
+        comm::find_by_real(peer).and_then(|h| comm::read(h, |s| s.id)).unwrap_or(0)
+    };
+    Desc {
+        fcode: fcode::INTERCOMM_CREATE,
+        root: local_leader,
+        extra: [remote_leader as u32 as u64, tag as u32 as u64, peer_id, 0],
+        op: describe::OP_NONE,
+        ..Desc::default()
+    }
+}
+
+fn free_comm(mut nc: mpi::MPI_Comm) {
+    if nc != transport::comm_null() {
+        unsafe { mpi::MPI_Comm_free(&mut nc) };
+    }
+}
+
+/// A dead rank's (or a catching-up rank's) part in `MPI_Comm_idup` and
+/// `MPI_Intercomm_create` (layer::join dispatches here).
+pub fn join(who: &Who, f: u32, e0: &Desc, entries: &[Option<Desc>]) -> Joined {
+    let c = who.real;
+    match f {
+        fcode::COMM_IDUP => {
+            let mut nc = transport::comm_null();
+            let mut r = transport::request_null();
+            unsafe {
+                mpi::MPI_Comm_idup(c, &mut nc, &mut r);
+                mpi::MPI_Wait(&mut r, transport::status_ignore());
+            }
+            free_comm(nc);
+            Joined::Done
+        }
+        fcode::INTERCOMM_CREATE => {
+            let leader = e0.root;
+            let (remote_leader, tag) = (e0.extra[0] as u32 as c_int, e0.extra[1] as u32 as c_int);
+            let peer = if who.rank as c_int == leader {
+                let id = entries.iter().flatten().map(|e| e.extra[2]).find(|id| *id != 0);
+                match id.and_then(comm::find_by_id).and_then(|h| comm::read(h, |s| s.real.0)) {
+                    Some(real) => real,
+                    None => return Joined::Unsupported,
+                }
+            } else {
+                transport::comm_null()
+            };
+            let mut nc = transport::comm_null();
+            unsafe { mpi::MPI_Intercomm_create(c, leader, peer, remote_leader, tag, &mut nc) };
+            free_comm(nc);
+            Joined::Done
+        }
+        _ => Joined::Unsupported,
+    }
+}
