@@ -84,7 +84,7 @@ pub fn coll_enter(c: &CommRef, d: &Desc) -> Result<u64, Failure> {
 /// shrinks or agrees on `c` — by then it may wait in another communicator for that
 /// stuck member (docs/ARCHITECTURE.md, "Revoke").
 fn refused(c: &CommRef) -> Failure {
-    match crate::layer::ulfm::catch_up(c, None) {
+    match crate::layer::ulfm::catch_up_refused(c) {
         Err(f) => f,
         Ok(()) => Failure::on(c.handle, SIM_FT_ERR_REVOKED),
     }

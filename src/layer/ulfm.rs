@@ -76,6 +76,20 @@ pub fn is_revoked(c: Sim_FT_MPI_Comm, flag: *mut c_int) -> Outcome {
 /// members are inside it already: the caller does not join it as a dummy but runs
 /// its own operation as that collective, so everyone gets the same result.
 pub(crate) fn catch_up(cr: &CommRef, merge: Option<u32>) -> Outcome {
+    catch_up_to(cr, merge, false)
+}
+
+/// [`catch_up`] for a collective refused because the communicator is revoked: joins
+/// the program's collectives the others are inside, but stops before an agree or
+/// shrink. Those are called by every member on the revoked communicator itself
+/// (recovery), possibly *after* the revoke, so the horizon can include one; joining
+/// it here with dummy data would make this rank's own agree/shrink a collective
+/// the others never call (api_check hung in shrink this way on MPICH).
+pub(crate) fn catch_up_refused(cr: &CommRef) -> Outcome {
+    catch_up_to(cr, None, true)
+}
+
+fn catch_up_to(cr: &CommRef, merge: Option<u32>, stop_at_ft: bool) -> Outcome {
     let horizon = loop {
         news::refresh();
         let Some((revoked, h)) = comm::read(cr.handle, |s| (s.revoked, s.horizon)) else { return Ok(()) };
@@ -109,6 +123,9 @@ pub(crate) fn catch_up(cr: &CommRef, merge: Option<u32>) -> Outcome {
             std::thread::sleep(std::time::Duration::from_micros(50));
         };
         if s == horizon && merge == Some(d.fcode) {
+            return Ok(());
+        }
+        if stop_at_ft && logs::is_ft(&d) {
             return Ok(());
         }
         news::log_collective(cr.id, s, &Desc { fcode: d.fcode | logs::DUMMY, ..Desc::default() });
