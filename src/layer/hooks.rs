@@ -72,7 +72,28 @@ pub fn coll_enter(c: &CommRef, d: &Desc) -> Result<u64, Failure> {
         comm::update(c.handle, |s| s.seq -= 1);
         return Err(refused(c));
     }
+    LAST_SEQ.with(|l| l.set(seq));
     Ok(seq)
+}
+
+thread_local! {
+    /// The number [`coll_enter`] gave the collective now running (for [`coll_leave`]).
+    static LAST_SEQ: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Did every other member take part in collective `seq` of `c` with its own data?
+/// Yes if each has a real (not catch-up) entry for it in its log, read fresh: a dead
+/// member logged it before dying (it dies between calls, so it finished its part),
+/// and a live member that joined as a catch-up dummy wrote a dummy entry first.
+/// Unknown (an entry already overwritten) counts as no. Only asked when a member
+/// is dead or the communicator revoked.
+fn all_real(c: &CommRef, seq: u64) -> bool {
+    let Some((members, me)) = comm::read(c.handle, |s| (s.members.clone(), s.rank as usize)) else { return false };
+    members.iter().enumerate().filter(|(r, _)| *r != me).all(|(_, w)| {
+        let (_, entries) = news::read_log(*w as usize, 0);
+        let mine: Vec<_> = entries.iter().filter(|e| e.comm == c.id && e.seq == seq).collect();
+        !mine.is_empty() && mine.iter().all(|e| e.desc.fcode & crate::layer::logs::DUMMY == 0)
+    })
 }
 
 /// A collective refused because `c` is revoked: before returning
@@ -114,6 +135,12 @@ pub fn coll_leave(c: &CommRef, rc: c_int) -> Outcome {
         return Err(Failure::on(c.handle, rc));
     }
     let (failed, revoked) = comm::read(c.handle, |s| (s.has_failed(), s.revoked)).unwrap_or((false, false));
+    // News that came while the collective ran: it still succeeds if nobody's part
+    // was a dummy (ULFM: a death or revoke after the members' contributions need not
+    // fail a completed collective; the oracle returns success there).
+    if (failed || revoked) && all_real(c, LAST_SEQ.with(|l| l.get())) {
+        return Ok(());
+    }
     if failed {
         return Err(Failure::on(c.handle, SIM_FT_ERR_PROC_FAILED));
     }
