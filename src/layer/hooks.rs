@@ -72,13 +72,15 @@ pub fn coll_enter(c: &CommRef, d: &Desc) -> Result<u64, Failure> {
         comm::update(c.handle, |s| s.seq -= 1);
         return Err(refused(c));
     }
-    LAST_SEQ.with(|l| l.set(seq));
+    let failed = comm::read(c.handle, |s| s.has_failed()).unwrap_or(false);
+    LAST_SEQ.with(|l| l.set((seq, failed)));
     Ok(seq)
 }
 
 thread_local! {
-    /// The number [`coll_enter`] gave the collective now running (for [`coll_leave`]).
-    static LAST_SEQ: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// The number [`coll_enter`] gave the collective now running, and whether a
+    /// member was known dead then (for [`coll_leave`]).
+    static LAST_SEQ: std::cell::Cell<(u64, bool)> = const { std::cell::Cell::new((0, false)) };
 }
 
 /// Did every other member take part in collective `seq` of `c` with its own data?
@@ -138,7 +140,11 @@ pub fn coll_leave(c: &CommRef, rc: c_int) -> Outcome {
     // News that came while the collective ran: it still succeeds if nobody's part
     // was a dummy (ULFM: a death or revoke after the members' contributions need not
     // fail a completed collective; the oracle returns success there).
-    if (failed || revoked) && all_real(c, LAST_SEQ.with(|l| l.get())) {
+    // Asked only when the news is new since the entry: with a member known dead
+    // at the entry, its part is a dummy for sure (and reading the logs per call
+    // would slow every collective of a communicator with a dead member).
+    let (seq, failed_at_entry) = LAST_SEQ.with(|l| l.get());
+    if (revoked || (failed && !failed_at_entry)) && all_real(c, seq) {
         return Ok(());
     }
     if failed {

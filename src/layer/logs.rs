@@ -87,7 +87,8 @@ impl LogCache {
     /// which sleeps between polls: with MPICH, RMA to a process computing outside
     /// MPI completes only when it next enters MPI, and a blocking flush would spin
     /// on a core until then. Also tracks each rank's `FINALIZING` word.
-    pub fn poll_async(&mut self, ranks: &[u32]) {
+    pub fn poll_async(&mut self, ranks: &[u32]) -> bool {
+        let mut news = false;
         let n = news::world_size();
         // (`poll` may have sized `after` already.)
         self.after.resize(n.max(self.after.len()), 0);
@@ -99,7 +100,7 @@ impl LogCache {
                 match std::mem::take(&mut self.fetch[p]) {
                     Fetch::Idle => {
                         let mut b = Box::new([0u64; 3]);
-                        let Some(r) = news::with(|rt| rt.win.rget(p, window::FINALIZING, &mut b[..])) else { return };
+                        let Some(r) = news::with(|rt| rt.win.rget(p, window::FINALIZING, &mut b[..])) else { return news };
                         self.fetch[p] = Fetch::Head(r, b);
                     }
                     Fetch::Head(mut r, b) => {
@@ -122,8 +123,9 @@ impl LogCache {
                                 })
                                 .collect()
                         });
-                        let Some(reads) = reads else { return };
+                        let Some(reads) = reads else { return news };
                         self.fetch[p] = Fetch::Entries(reads, head);
+                        news = true;
                     }
                     Fetch::Entries(mut reads, head) => {
                         if !reads.iter_mut().all(|(r, _)| done(r)) {
@@ -131,6 +133,7 @@ impl LogCache {
                             break;
                         }
                         self.after[p] = head;
+                        news = true;
                         for (_, buf) in &reads {
                             if let Some(e) = news::parse_entry(buf, n) {
                                 self.entries.entry((e.comm, e.seq)).or_default().insert(p as u32, e.desc);
@@ -141,6 +144,7 @@ impl LogCache {
                 }
             }
         }
+        news
     }
 
     /// Whether world rank `p` had entered `MPI_Finalize` when

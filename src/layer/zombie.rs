@@ -131,7 +131,8 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>, mut news_out: S
             busy |= comm::drain(c.real, &mut scratch);
         }
         // Collectives to join.
-        logs::with(|cache| cache.poll_async(&everyone));
+        // New log entries keep the loop quick (the reads take a few rounds).
+        busy |= logs::with(|cache| cache.poll_async(&everyone));
         for c in comms.iter_mut() {
             while let Some(j) = next_join(c, &told) {
                 busy = true;
