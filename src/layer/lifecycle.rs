@@ -29,7 +29,10 @@ fn after_init() -> Outcome {
     if let Err(stop) = crate::inject::start(news::shadow(), news::world_rank() as u32, news::world_size() as u32) {
         eprintln!("MPIFT: rank {}: MPI_Init: {}", news::world_rank(), stop.why);
         if !stop.everywhere {
-            // Only this rank's own policy is wrong: the others cannot know.
+            // Only this rank's own policy is wrong: the others cannot know. Give the
+            // launcher time to forward the message first (MPICH's hydra dropped it
+            // in 1 of 4 runs when the abort came at once).
+            std::thread::sleep(std::time::Duration::from_millis(300));
             unsafe { mpi::MPI_Abort(transport::comm_world(), 1) };
         }
         // Every rank read the same (rank 0's) policy, so every rank stops here, with
