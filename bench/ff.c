@@ -29,6 +29,7 @@
  *   variant,np,rep,layer_comms,user_comms,layer_comms_4dups,user_comms_4dups,layer_windows,init_collectives
  * Options: --tests 1,2,3,4,5 --max-exp K (or --exps 0,2,4: the sizes' exponents of 4)
  *          --iters N --blocks B --variant NAME --rep R
+ *          --mimic (plain build: MPIFT's extra MPI state without its code, see below)
  *          --csv FILE --acct FILE (appended to; the header line goes into an empty
  *          file) --header (header line also on stdout). */
 #include <mpi.h>
@@ -43,6 +44,22 @@
 #endif
 
 static int rank, size, iters = 128, max_exp = 10, rep = 0, blocks = 5;
+
+/* --mimic (plain build only): what MPIFT adds to the real MPI's state, without its
+ * code, to tell the two costs apart: an RMA window over MPI_COMM_WORLD in a
+ * lock_all epoch, a duplicate of MPI_COMM_WORLD with a receive always posted on it,
+ * and blocking Send/Recv done as Isend/Irecv + MPI_Waitany over {request, that
+ * receive} (MPIFT's layer/news.rs, layer/complete.rs). */
+static int mimic = 0;
+static MPI_Request wake = MPI_REQUEST_NULL;
+
+static void mimic_wait(MPI_Request *r)
+{
+    MPI_Request pair[2] = {*r, wake};
+    int idx;
+    MPI_Waitany(2, pair, &idx, MPI_STATUS_IGNORE);
+    *r = pair[0];
+}
 static const char *variant = "plain";
 
 /* Control traffic so far in this process (0 without MPIFT). */
@@ -68,14 +85,24 @@ static void p2p(int *buf, int count, int nonblocking)
             MPI_Isend(buf, count, MPI_INT, peer, 0, MPI_COMM_WORLD, &r);
             MPI_Wait(&r, MPI_STATUS_IGNORE);
         } else {
-            MPI_Send(buf, count, MPI_INT, peer, 0, MPI_COMM_WORLD);
+            if (mimic) {
+                MPI_Isend(buf, count, MPI_INT, peer, 0, MPI_COMM_WORLD, &r);
+                mimic_wait(&r);
+            } else {
+                MPI_Send(buf, count, MPI_INT, peer, 0, MPI_COMM_WORLD);
+            }
         }
     } else {
         if (nonblocking) {
             MPI_Irecv(buf, count, MPI_INT, peer, 0, MPI_COMM_WORLD, &r);
             MPI_Wait(&r, MPI_STATUS_IGNORE);
         } else {
-            MPI_Recv(buf, count, MPI_INT, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            if (mimic) {
+                MPI_Irecv(buf, count, MPI_INT, peer, 0, MPI_COMM_WORLD, &r);
+                mimic_wait(&r);
+            } else {
+                MPI_Recv(buf, count, MPI_INT, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            }
         }
     }
 }
@@ -125,6 +152,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--csv")) csv = v, i++;
         else if (!strcmp(a, "--acct")) acct = v, i++;
         else if (!strcmp(a, "--header")) header = 1;
+        else if (!strcmp(a, "--mimic") && !HAVE_STATS) mimic = 1;
         else {
             if (rank == 0) fprintf(stderr, "ff: unknown option %s\n", a);
             MPI_Abort(MPI_COMM_WORLD, 2);
@@ -153,6 +181,17 @@ int main(int argc, char **argv)
         if (es[k] > max_exp) max_exp = es[k];
     }
     int maxcount = 1 << (2 * max_exp);
+    MPI_Win win = MPI_WIN_NULL;
+    MPI_Comm side = MPI_COMM_NULL;
+    unsigned long long wake_buf[4];
+    if (mimic) {
+        void *base;
+        MPI_Win_allocate(65536, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+        MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+        MPI_Comm_dup(MPI_COMM_WORLD, &side);
+        MPI_Recv_init(wake_buf, 4, MPI_UNSIGNED_LONG_LONG, MPI_ANY_SOURCE, 1, side, &wake);
+        MPI_Start(&wake);
+    }
     int *in = malloc(sizeof(int) * maxcount), *out = malloc(sizeof(int) * maxcount);
     for (int i = 0; i < maxcount; i++) in[i] = rank + i;
 
@@ -215,6 +254,14 @@ int main(int argc, char **argv)
             fprintf(g, "%s,%d,%d,%llu,%llu,%llu,%llu,%llu,%llu\n", variant, size, rep, a[0], a[1], a[2], a[3], w, ic);
             fclose(g);
         }
+    }
+    if (mimic) {
+        MPI_Cancel(&wake);
+        MPI_Wait(&wake, MPI_STATUS_IGNORE);
+        MPI_Request_free(&wake);
+        MPI_Comm_free(&side);
+        MPI_Win_unlock_all(win);
+        MPI_Win_free(&win);
     }
     if (rank == 0 && f != stdout) fclose(f);
     free(in);

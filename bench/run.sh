@@ -7,8 +7,11 @@
 #    include/compat: the same source) and bench/fail.c twice (with MPIFT, and
 #    against Open MPI 5 ULFM, the oracle of ../shared/tools/ulfm-oracle, if present).
 # 2. Failure-free: per repetition and rank count, runs the plain and the MPIFT
-#    binary one after the other (the order alternating between repetitions, so a
-#    drift of the machine's load hits both alike) -> DIR/ff-np<N>.csv, acct.csv.
+#    binary one after the other (the order rotating between repetitions, so a
+#    drift of the machine's load hits both alike) -> DIR/ff-np<N>.csv, acct.csv;
+#    and a third variant, "mimic": the plain binary with --mimic, i.e. MPIFT's
+#    extra MPI state (window, posted wake receive, Waitany) without its code, which
+#    splits MPIFT's overhead into the MPI's part and the layer's.
 # 3. Failure path: per run and rank count, MPIFT and the oracle one after the
 #    other -> DIR/fail-np<N>.csv. Runs alternate how survivors observe the death
 #    (blocked in MPI_Recv from the victim, or in MPI_Barrier). The last MPIFT run
@@ -99,10 +102,16 @@ run() { # run WHAT COMMAND...: under a timeout; a failure is logged, not fatal
 echo "bench: failure-free tests 1-5, $ff_reps repetitions per variant, np in $nps"
 for ((r = 1; r <= ff_reps; r++)); do
   for np in $nps; do
-    order="plain mpift"
-    [ $((r % 2)) = 0 ] && order="mpift plain"
+    # Rotated per repetition, so no variant always runs first.
+    case $((r % 3)) in
+      1) order="plain mpift mimic" ;;
+      2) order="mpift mimic plain" ;;
+      0) order="mimic plain mpift" ;;
+    esac
     for v in $order; do
-      run "ff $v -n $np rep $r" $MPIEXEC -n "$np" "$bin/ff_$v" --variant "$v" --rep "$r" \
+      exe=$bin/ff_$v extra=()
+      [ $v = mimic ] && exe=$bin/ff_plain extra=(--mimic)
+      run "ff $v -n $np rep $r" $MPIEXEC -n "$np" "$exe" --variant "$v" --rep "$r" "${extra[@]}" \
         --exps "$ff_exps" --blocks "$ff_blocks" --csv "$out/ff-np$np.csv" --acct "$out/acct.csv"
     done
   done
