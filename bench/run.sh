@@ -77,7 +77,9 @@ if [ -x "$oracle" ] && "$oracle" >/dev/null 2>&1; then
   omccc=${ULFM_ORACLE_VENV:-/opt/ulfm-oracle}/bin/mpicc
   if "$omccc" -std=c99 -O2 -Wall -Wextra bench/fail.c -o "$bin/fail_ulfm"; then have_oracle=1; fi
 fi
-[ $have_oracle = 1 ] || echo "bench: no ULFM oracle ($oracle): failure path measured for MPIFT only" | tee -a "$log"
+no_oracle=""
+[ $have_oracle = 1 ] || no_oracle="no ULFM oracle ($oracle): failure path measured for MPIFT only"
+[ -n "$no_oracle" ] && echo "bench: $no_oracle"
 
 {
   echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -87,6 +89,7 @@ fi
   echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
   echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "mpi: $($MPIEXEC --version 2>&1 | head -n1)"
+  [ -n "$no_oracle" ] && echo "oracle: $no_oracle"
   [ $have_oracle = 1 ] && echo "oracle: $("${ULFM_ORACLE_VENV:-/opt/ulfm-oracle}/bin/mpirun" --version 2>&1 | head -n1) --with-ft ulfm"
   echo "ff: reps=$ff_reps exps=$ff_exps blocks=$ff_blocks iters=128; fail: runs=$fail_runs reps=$fail_reps idle=${idle}s"
 } >"$out/machine.txt"
