@@ -5,6 +5,7 @@
 #   make demo                                           run the demo (examples/master_worker.cpp)
 #   make test                                           every test, on MPICH and Open MPI
 #   make coverage [MPI=...]                             MPI functions redirected, measured on mpi.h
+#   make bench [QUICK=1]                                benchmarks -> bench/results/ (not part of test)
 #   make install PREFIX=/usr/local                      headers, library, CMake package, pkg-config
 #
 # Default MPI: the system `mpicc` (Open MPI on Debian when both are installed).
@@ -47,7 +48,7 @@ FT_FLAGS   := -Iinclude/compat -Iinclude -I$(CONFIG_INC)
 CXXFLAGS   ?= -O2 -g -Wall -Wextra
 SOURCES    := $(shell find src build cpp -type f) Cargo.toml build.rs cbindgen.toml
 
-.PHONY: all lib deps MPI_Test_ft MPI_Test_regular demo demo-run test coverage install headers-check clean
+.PHONY: all lib deps MPI_Test_ft MPI_Test_regular demo demo-run test coverage bench install headers-check clean
 
 all: lib
 
@@ -87,6 +88,14 @@ test: deps
 # MPI coverage: the real mpi.h against the redirect header (prints the figure).
 coverage:
 	MPICC=$(MPICC) CARGO_TARGET_DIR=$(TARGET_DIR) cargo test --release --quiet --test coverage -- --nocapture
+
+# Benchmarks (bench/README.md): failure-free tests 1-5 MPIFT vs plain MPI, failure
+# path MPIFT vs Open MPI 5 ULFM, accounting, plots. Open MPI unless MPI=mpich.
+# QUICK=1: fewer sizes and repetitions (under 3 minutes), same outputs.
+BENCH_NPS ?= 2 4
+bench: deps
+	@scripts/install-deps.sh gnuplot-nox
+	bench/run.sh $(if $(filter 1,$(QUICK)),--quick) --mpi $(or $(MPI),openmpi) --nps "$(BENCH_NPS)"
 
 install: $(LIB)
 	scripts/install.sh "$(PREFIX)" "$(LIB)" "$(CONFIG_INC)/mpift_config.h" "$(MPICC)" "$(MPICXX)" "$(MPIEXEC)" "$(MPI_PC)" "$(RUST_LIBS)"

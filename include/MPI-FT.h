@@ -89,6 +89,53 @@ typedef struct Sim_FT_Comm_struct Sim_FT_Comm_struct;
 typedef struct Sim_FT_Request_struct Sim_FT_Request_struct;
 
 /*
+ What MPIFT sent and created for its own purposes in this process since
+ `MPI_Init` (`Sim_FT_stats`). Failure-free, only the `MPI_Init` items are
+ nonzero: no control message per application call.
+ */
+typedef struct {
+  /*
+   One-sided operations started on other processes' window regions (news of a
+   death or revoke, reads of collective logs, kill tickets).
+   */
+  unsigned long long rma_ops;
+  /*
+   Zero-byte wake messages sent on the layer's communicator.
+   */
+  unsigned long long wake_msgs;
+  /*
+   Collectives joined with dummy data (as a dead rank, or catching up on a
+   revoked communicator).
+   */
+  unsigned long long dummy_joins;
+  /*
+   Collectives MPIFT ran for itself inside `MPI_Init` (window creation, the
+   fault-injection agreement). `MPI_Finalize` adds the report's gathers and
+   the window's free.
+   */
+  unsigned long long init_collectives;
+  /*
+   Communicators MPIFT created for its own use since `MPI_Init` (its one
+   shadow communicator; dummy results of constructors a dead rank joined,
+   freed at once).
+   */
+  unsigned long long layer_comms_created;
+  /*
+   Of those, how many exist now.
+   */
+  unsigned long long layer_comms_live;
+  /*
+   RMA windows MPIFT created (one, over `MPI_COMM_WORLD`).
+   */
+  unsigned long long layer_windows;
+  /*
+   Communicators of the program that exist now (`MPI_COMM_WORLD` and
+   `MPI_COMM_SELF` included).
+   */
+  unsigned long long user_comms;
+} Sim_FT_stats_t;
+
+/*
  A kill callback (see `Sim_FT_set_kill_callback`): called at the entry of
  every MPI call with the caller's world rank, the call's number (1 is
  `MPI_Init`), the MPI function's name and `ctx`; nonzero means "die now".
@@ -146,6 +193,16 @@ void Sim_FT_set_timeout(double seconds);
  there), so polling it in a loop sees a death.
  */
 int Sim_FT_is_dead(int rank);
+
+/*
+ Fills `*out` with this process's accounting (see `Sim_FT_stats_t`); returns
+ 0, or `MPI_ERR_ARG` if `out` is NULL. Local, sends nothing; callable at any
+ time (zeros before `MPI_Init`).
+
+ # Safety
+ `out` is NULL or points to a writable `Sim_FT_stats_t`.
+ */
+int Sim_FT_stats(Sim_FT_stats_t *out);
 
 /*
  Sets this rank's kill policy, in `MPIFT_KILL`'s language (e.g.

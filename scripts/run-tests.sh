@@ -4,9 +4,9 @@
 # explicit MPIFT headers, unmodified source through include/compat) and run under
 # mpiexec, the MPI coverage figure and the C and C++ coverage checks (built the same
 # three ways), the thesis test program, install + pkg-config + CMake consumer, the
-# wrong-MPI build error, the demo, the ULFM programs and the fault-injection cases
-# (tests/inject). Every mpiexec runs under a timeout; a hang is a failure. Ends with
-# "N passed, M failed".
+# wrong-MPI build error, the demo, the ULFM programs, the fault-injection cases
+# (tests/inject) and a smoke run of the benchmarks (bench/smoke.sh). Every mpiexec
+# runs under a timeout; a hang is a failure. Ends with "N passed, M failed".
 set -u
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -148,6 +148,8 @@ for mpi in "${mpis[@]}"; do
   t "$mpi: demo (master/worker) -n 5" make -s --no-print-directory demo-run MPI="$mpi"
   # Fault injection: one case per rule type, seeds, bit flips, legacy mapping.
   t "$mpi: fault injection (tests/inject/run.sh)" tests/inject/run.sh "$mpi"
+  # The benchmarks build and run (tiny configuration; `make bench` measures).
+  t "$mpi: benchmarks build and run (bench/smoke.sh)" bench/smoke.sh "$mpi"
 done
 
 echo

@@ -48,6 +48,66 @@ pub extern "C" fn Sim_FT_is_dead(rank: c_int) -> c_int {
     (rank >= 0 && crate::layer::news::is_dead(rank as u32)) as c_int
 }
 
+// --- accounting (bench/README.md) ----------------------------------------------
+
+/// What MPIFT sent and created for its own purposes in this process since
+/// `MPI_Init` (`Sim_FT_stats`). Failure-free, only the `MPI_Init` items are
+/// nonzero: no control message per application call.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub struct Sim_FT_stats_t {
+    /// One-sided operations started on other processes' window regions (news of a
+    /// death or revoke, reads of collective logs, kill tickets).
+    pub rma_ops: c_ulonglong,
+    /// Zero-byte wake messages sent on the layer's communicator.
+    pub wake_msgs: c_ulonglong,
+    /// Collectives joined with dummy data (as a dead rank, or catching up on a
+    /// revoked communicator).
+    pub dummy_joins: c_ulonglong,
+    /// Collectives MPIFT ran for itself inside `MPI_Init` (window creation, the
+    /// fault-injection agreement). `MPI_Finalize` adds the report's gathers and
+    /// the window's free.
+    pub init_collectives: c_ulonglong,
+    /// Communicators MPIFT created for its own use since `MPI_Init` (its one
+    /// shadow communicator; dummy results of constructors a dead rank joined,
+    /// freed at once).
+    pub layer_comms_created: c_ulonglong,
+    /// Of those, how many exist now.
+    pub layer_comms_live: c_ulonglong,
+    /// RMA windows MPIFT created (one, over `MPI_COMM_WORLD`).
+    pub layer_windows: c_ulonglong,
+    /// Communicators of the program that exist now (`MPI_COMM_WORLD` and
+    /// `MPI_COMM_SELF` included).
+    pub user_comms: c_ulonglong,
+}
+
+/// Fills `*out` with this process's accounting (see `Sim_FT_stats_t`); returns
+/// 0, or `MPI_ERR_ARG` if `out` is NULL. Local, sends nothing; callable at any
+/// time (zeros before `MPI_Init`).
+///
+/// # Safety
+/// `out` is NULL or points to a writable `Sim_FT_stats_t`.
+#[no_mangle]
+pub unsafe extern "C" fn Sim_FT_stats(out: *mut Sim_FT_stats_t) -> c_int {
+    use crate::transport::stats::{self, get};
+    if out.is_null() {
+        return crate::transport::err::get(unsafe { &crate::transport::err::ARG });
+    }
+    let created = get(&stats::COMMS_CREATED);
+    let s = Sim_FT_stats_t {
+        rma_ops: get(&stats::RMA_OPS),
+        wake_msgs: get(&stats::WAKE_MSGS),
+        dummy_joins: get(&stats::DUMMY_JOINS),
+        init_collectives: get(&stats::INIT_COLLECTIVES),
+        layer_comms_created: created,
+        layer_comms_live: created.saturating_sub(get(&stats::COMMS_FREED)),
+        layer_windows: get(&stats::WINDOWS),
+        user_comms: std::panic::catch_unwind(crate::layer::comm::count).unwrap_or(0) as c_ulonglong,
+    };
+    unsafe { *out = s };
+    0
+}
+
 // --- fault injection (docs/INJECTION.md) -------------------------------------
 
 /// A kill callback (see `Sim_FT_set_kill_callback`): called at the entry of

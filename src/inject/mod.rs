@@ -425,6 +425,10 @@ pub fn start(shadow: mpi::MPI_Comm, me: u32, size: u32) -> Result<(), Stop> {
             shadow,
         );
     }
+    // Two broadcasts in agree(), one allgather here (accounting, transport::stats).
+    for _ in 0..3 {
+        transport::stats::bump(&transport::stats::INIT_COLLECTIVES);
+    }
     if let Some(e) = agreed.error {
         return Err(e.into());
     }

@@ -158,6 +158,7 @@ pub fn describe_intercomm_create(_c: &CommRef, local_leader: c_int, peer: mpi::M
 }
 
 fn free_comm(mut nc: mpi::MPI_Comm) {
+    transport::stats::transient_comm(nc != transport::comm_null());
     if nc != transport::comm_null() {
         unsafe { mpi::MPI_Comm_free(&mut nc) };
     }

@@ -79,6 +79,7 @@ fn uniform_spec(entries: &[Option<Desc>], root: usize, from_root_recv: bool) -> 
 /// member r's own log entry for it (None for dead or catching-up members).
 /// `ft_words` is the dummy's contribution to MPIFT's own agree/shrink reduction.
 pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>], ft_words: &[u64]) -> Joined {
+    transport::stats::bump(&transport::stats::DUMMY_JOINS);
     let nb = d.fcode & fcode::NB != 0;
     let f = d.fcode & !fcode::NB;
     let c = who.real;
@@ -410,6 +411,7 @@ pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>], ft_words: &[u64]) -> 
 }
 
 fn free_comm(mut nc: mpi::MPI_Comm) {
+    transport::stats::transient_comm(nc != transport::comm_null());
     if nc != transport::comm_null() {
         unsafe { mpi::MPI_Comm_free(&mut nc) };
     }

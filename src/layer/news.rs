@@ -16,7 +16,7 @@ use crate::layer::comm;
 use crate::layer::describe::Desc;
 use crate::transport::script::{Scripts, Update};
 use crate::transport::window::{self, Window};
-use crate::transport::{self, mpi};
+use crate::transport::{self, mpi, stats};
 use std::collections::HashMap;
 use std::os::raw::{c_int, c_void};
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
@@ -84,6 +84,7 @@ pub fn start() -> Result<(), c_int> {
         return Err(rc);
     }
     unsafe { mpi::MPI_Comm_set_errhandler(shadow, transport::errors_return()) };
+    stats::bump(&stats::COMMS_CREATED);
     let mut rt = Runtime {
         dead: vec![false; win.n],
         dead_order: Vec::new(),
@@ -127,6 +128,7 @@ pub fn stop() {
         // Wake-ups nobody waited for: receive them, so none is left unmatched.
         crate::layer::comm::drain(rt.shadow, &mut Vec::new());
         unsafe { mpi::MPI_Comm_free(&mut rt.shadow) };
+        stats::bump(&stats::COMMS_FREED);
     }
 }
 
@@ -336,6 +338,7 @@ pub fn wake_all() {
 pub fn wake(p: usize) {
     with(|rt| {
         let mut r = transport::request_null();
+        stats::bump(&stats::WAKE_MSGS);
         unsafe {
             mpi::MPI_Isend(std::ptr::null(), 0, transport::dt_uint64(), p as c_int, TAG_WAKE, rt.shadow, &mut r);
             mpi::MPI_Request_free(&mut r);

@@ -296,6 +296,7 @@ fn join_constructor(c: mpi::MPI_Comm, f: u32, e0: &Desc) {
             }
         }
     }
+    transport::stats::transient_comm(nc != transport::comm_null());
     if nc != transport::comm_null() {
         unsafe { mpi::MPI_Comm_free(&mut nc) };
     }

@@ -6,6 +6,7 @@
 pub use mpi_sys as mpi;
 
 pub mod script;
+pub mod stats;
 pub mod window;
 
 use mpi_sys::{MPI_Comm, MPI_Datatype, MPI_Errhandler, MPI_Group, MPI_Request};

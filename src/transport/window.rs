@@ -26,7 +26,7 @@
 //! the owner writes its log entry, fences, then reads its news; a writer of news puts
 //! and flushes, then reads logs. One of the two always sees the other.
 
-use crate::transport::mpi;
+use crate::transport::{mpi, stats};
 use std::os::raw::{c_int, c_void};
 use std::sync::atomic::{fence, Ordering};
 
@@ -112,6 +112,8 @@ impl Window {
         unsafe { mpi::MPI_Win_set_errhandler(w.win, crate::transport::errors_return()) };
         // Everyone's region is zero before anyone reads or writes it.
         unsafe { mpi::MPI_Barrier(world) };
+        stats::bump(&stats::WINDOWS);
+        stats::bump(&stats::INIT_COLLECTIVES);
         let rc = unsafe { mpi::MPI_Win_lock_all(MPIFT_MODE_NOCHECK, w.win) };
         if rc != 0 {
             return Err(rc);
@@ -151,6 +153,7 @@ impl Window {
     // --- other processes' regions: RMA --------------------------------------
 
     pub fn put(&self, target: usize, at: usize, vals: &[u64]) {
+        stats::bump(&stats::RMA_OPS);
         unsafe {
             mpi::MPI_Put(
                 vals.as_ptr() as *const c_void,
@@ -165,6 +168,7 @@ impl Window {
         }
     }
     pub fn add(&self, target: usize, at: usize, v: u64) {
+        stats::bump(&stats::RMA_OPS);
         unsafe {
             mpi::MPI_Accumulate(
                 &v as *const u64 as *const c_void,
@@ -181,6 +185,7 @@ impl Window {
     }
     pub fn fetch_add(&self, target: usize, at: usize, v: u64) -> u64 {
         let mut old = 0u64;
+        stats::bump(&stats::RMA_OPS);
         unsafe {
             mpi::MPI_Fetch_and_op(
                 &v as *const u64 as *const c_void,
@@ -202,6 +207,7 @@ impl Window {
             }
             return;
         }
+        stats::bump(&stats::RMA_OPS);
         unsafe {
             mpi::MPI_Get(
                 out.as_mut_ptr() as *mut c_void,
@@ -227,6 +233,7 @@ impl Window {
             return crate::transport::request_null();
         }
         let mut req = crate::transport::request_null();
+        stats::bump(&stats::RMA_OPS);
         unsafe {
             mpi::MPI_Rget(
                 out.as_mut_ptr() as *mut c_void,
@@ -257,6 +264,7 @@ impl Window {
             return crate::transport::request_null();
         }
         let mut req = crate::transport::request_null();
+        stats::bump(&stats::RMA_OPS);
         unsafe {
             mpi::MPI_Rget_accumulate(
                 vals.as_ptr() as *const c_void,

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# bench/smoke.sh <mpich|openmpi>: keeps the benchmarks from rotting (run by
+# scripts/run-tests.sh; measures nothing). Builds bench/ff.c plain and with
+# MPIFT and bench/fail.c with MPIFT, runs ff with a tiny configuration (sizes 1
+# and 16 ints, 2 repetitions per variant, alternating, -n 2, one block) and fail at
+# -n 3 (2 repetitions of each phase), and checks the CSVs: the expected rows, and
+# no control message of MPIFT's in any timed block. Needs libmpift.a built.
+set -u
+cd "$(dirname "$0")/.."
+root=$PWD
+mpi=${1:?usage: bench/smoke.sh mpich|openmpi}
+case $mpi in
+  mpich) MPICC=mpicc.mpich MPIEXEC=mpiexec.mpich ;;
+  openmpi) MPICC=mpicc.openmpi MPIEXEC=mpiexec.openmpi ;;
+  *) echo "unknown MPI '$mpi'" >&2; exit 2 ;;
+esac
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export MPIFT_VERBOSE=0
+w=$(mktemp -d)
+trap 'rm -rf "$w"' EXIT
+FT="-I$root/include/compat -I$root/include -I$root/target/$mpi/release/include"
+LIBS="$root/target/$mpi/release/libmpift.a -lgcc_s -lutil -lrt -lpthread -lm -ldl"
+TO="timeout -k 5 ${MPIFT_TEST_TIMEOUT:-180}"
+set -e
+$MPICC -std=c99 -O2 -Wall -Wextra -Werror bench/ff.c -o "$w/ff_plain"
+$MPICC -std=c99 -O2 -Wall -Wextra -Werror $FT bench/ff.c -o "$w/ff_mpift" $LIBS
+$MPICC -std=c99 -O2 -Wall -Wextra -Werror $FT bench/fail.c -o "$w/fail_mpift" $LIBS
+for rep in 1 2; do
+  for v in plain mpift; do
+    $TO $MPIEXEC -n 2 "$w/ff_$v" --variant $v --rep $rep --exps 0,2 --blocks 1 --csv "$w/ff.csv" --acct "$w/acct.csv"
+  done
+done
+$TO $MPIEXEC -n 3 "$w/fail_mpift" --reps 2 --pre 4 --post 2 --csv "$w/fail.csv"
+set +e
+# 2 variants x 2 repetitions x 5 tests x 2 sizes, plus the header.
+rows=$(grep -c . "$w/ff.csv")
+[ "$rows" -eq 41 ] || { echo "ff.csv: $rows lines, want 41"; cat "$w/ff.csv"; exit 1; }
+for v in plain mpift; do
+  for t in 1 2 3 4 5; do
+    for s in 1 16; do
+      n=$(awk -F, -v v=$v -v t=$t -v s=$s '$1 == v && $5 == t && $6 == s && $2 == 2' "$w/ff.csv" | wc -l)
+      [ "$n" -eq 2 ] || { echo "ff.csv: $n rows for $v test $t size $s, want 2"; exit 1; }
+    done
+  done
+done
+ctrl=$(awk -F, '$1 == "mpift" { c += $9 } END { print c + 0 }' "$w/ff.csv")
+[ "$ctrl" -eq 0 ] || { echo "MPIFT sent $ctrl control messages on the failure-free path"; exit 1; }
+# One layer communicator (the shadow), with 2 user ones and with 6.
+ok=$(awk -F, '$1 == "mpift" && $4 == 1 && $5 == 2 && $6 == 1 && $7 == 6' "$w/acct.csv" | wc -l)
+[ "$ok" -eq 2 ] || { echo "acct.csv: want 1 layer communicator with 2 and 6 user ones"; cat "$w/acct.csv"; exit 1; }
+for m in revoke_normal revoke_revoked kill_observed_recv agree_first agree shrink_first shrink agree_nofail shrink_nofail; do
+  grep -q "^mpift,3,0,$m," "$w/fail.csv" || { echo "fail.csv: no $m row"; cat "$w/fail.csv"; exit 1; }
+done
+echo "bench smoke ($mpi): ff.csv $rows lines, 0 control messages; fail.csv $(grep -c . "$w/fail.csv") lines"
