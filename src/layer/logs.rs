@@ -135,6 +135,9 @@ impl LogCache {
                         self.after[p] = head;
                         news = true;
                         for (_, buf) in &reads {
+                            if news::debug() {
+                                eprintln!("MPIFT logs: async from {} words0 {} comm {:x} seq {}", p, buf[0], buf[1], buf[2]);
+                            }
                             if let Some(e) = news::parse_entry(buf, n) {
                                 self.entries.entry((e.comm, e.seq)).or_default().insert(p as u32, e.desc);
                             }
