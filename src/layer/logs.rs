@@ -39,14 +39,6 @@ enum Fetch {
 // Requests and buffers are only touched by the thread that calls MPI.
 unsafe impl Send for Fetch {}
 
-fn done(r: &mut mpi::MPI_Request) -> bool {
-    if *r == transport::request_null() {
-        return true;
-    }
-    let mut flag = 0;
-    unsafe { mpi::MPI_Test(r, &mut flag, transport::status_ignore()) };
-    flag != 0
-}
 
 static CACHE: Mutex<Option<LogCache>> = Mutex::new(None);
 
@@ -104,7 +96,7 @@ impl LogCache {
                         self.fetch[p] = Fetch::Head(r, b);
                     }
                     Fetch::Head(mut r, b) => {
-                        if !done(&mut r) {
+                        if !transport::test_done(&mut r) {
                             self.fetch[p] = Fetch::Head(r, b);
                             break;
                         }
@@ -128,7 +120,7 @@ impl LogCache {
                         news = true;
                     }
                     Fetch::Entries(mut reads, head) => {
-                        if !reads.iter_mut().all(|(r, _)| done(r)) {
+                        if !reads.iter_mut().all(|(r, _)| transport::test_done(r)) {
                             self.fetch[p] = Fetch::Entries(reads, head);
                             break;
                         }

@@ -14,7 +14,7 @@ use crate::ffi::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
 use crate::ffi::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::layer::hooks::{self, Kind};
 use crate::layer::p2p::{copy_status, dead_and_drained, wildcard_blocked};
-use crate::layer::{comm, news, request, Real};
+use crate::layer::{comm, request, Real};
 use crate::transport::{self, err, mpi};
 use mpi_sys::{MPI_Datatype, MPI_Message, MPI_Status};
 use std::os::raw::{c_int, c_void};
@@ -74,21 +74,7 @@ pub fn improbe(
 /// `MPI_Mprobe`: `MPI_Improbe` until a message or a failure verdict, yielding the
 /// CPU while waiting (like `MPI_Probe`).
 pub fn mprobe(source: c_int, tag: c_int, c: Sim_FT_MPI_Comm, message: *mut MPI_Message, status: *mut MPI_Status) -> Outcome {
-    let mut flag = 0;
-    let mut spins = 0u32;
-    loop {
-        improbe(source, tag, c, &mut flag, message, status)?;
-        if flag != 0 {
-            return Ok(());
-        }
-        news::drain_wakes();
-        spins += 1;
-        if spins > 100 {
-            std::thread::sleep(std::time::Duration::from_micros(20));
-        } else {
-            std::thread::yield_now();
-        }
-    }
+    crate::layer::p2p::poll_probe(|flag| improbe(source, tag, c, flag, message, status))
 }
 
 /// `MPI_Mrecv`: the message is already matched, so it completes whatever happens

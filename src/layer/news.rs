@@ -427,16 +427,6 @@ pub fn read_log(p: usize, after: u64) -> (u64, Vec<Entry>) {
     .unwrap_or((after, Vec::new()))
 }
 
-/// Whether world rank `p` has entered `MPI_Finalize`.
-pub fn is_finalizing(p: usize) -> bool {
-    with(|rt| {
-        let mut v = [0u64];
-        rt.win.get(p, window::FINALIZING, &mut v);
-        v[0] != 0
-    })
-    .unwrap_or(false)
-}
-
 pub fn set_finalizing() {
     with(|rt| {
         rt.win.store(window::FINALIZING, 1);

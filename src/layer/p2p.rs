@@ -257,10 +257,17 @@ pub fn iprobe(source: c_int, tag: c_int, comm: Sim_FT_MPI_Comm, flag: *mut c_int
 /// `MPI_Probe`: `MPI_Iprobe` until a message or a failure verdict; yields the CPU
 /// while waiting (a probe has no request to block on).
 pub fn probe(source: c_int, tag: c_int, comm: Sim_FT_MPI_Comm, status: *mut MPI_Status) -> Outcome {
+    poll_probe(|flag| iprobe(source, tag, comm, flag, status))
+}
+
+/// A blocking probe from its non-blocking twin: calls `once` until it sets the flag
+/// or fails, draining wake-ups and yielding the CPU between tries (then sleeping
+/// 20 µs after the first 100).
+pub(crate) fn poll_probe(mut once: impl FnMut(&mut c_int) -> Outcome) -> Outcome {
     let mut flag = 0;
     let mut spins = 0u32;
     loop {
-        iprobe(source, tag, comm, &mut flag, status)?;
+        once(&mut flag)?;
         if flag != 0 {
             return Ok(());
         }

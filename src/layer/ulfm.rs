@@ -31,8 +31,9 @@ fn check(rc: c_int, on: &CommRef) -> Outcome {
 /// "revoked" into every member's window region, reads the members' collective
 /// logs, publishes the horizon (the last collective any member entered), and
 /// wakes everyone so blocked point-to-point waits return `MPI_ERR_REVOKED`.
-/// Puts are one-sided and flushed, so the revoke reaches every live member even
-/// while it is blocked, and a member that dies meanwhile cannot stop it.
+/// The updates are one-sided and complete only once applied at each target, so the
+/// revoke reaches every live member even while it is blocked, and a member that
+/// dies meanwhile cannot stop it.
 pub fn revoke(c: Sim_FT_MPI_Comm) -> Outcome {
     let cr = handles::comm_arg(c)?;
     news::refresh();

@@ -120,9 +120,9 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>, mut news_out: S
             busy = true;
         }
         // Own and dummy non-blocking operations.
-        own.retain_mut(|r| !test(r));
+        own.retain_mut(|r| !transport::test_done(r));
         pending.retain_mut(|p| {
-            let done = test(&mut p.req);
+            let done = transport::test_done(&mut p.req);
             busy |= done;
             !done
         });
@@ -164,15 +164,6 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>, mut news_out: S
             mpi::MPI_Request_free(&mut r);
         }
     }
-}
-
-fn test(r: &mut mpi::MPI_Request) -> bool {
-    if *r == transport::request_null() {
-        return true;
-    }
-    let mut flag = 0;
-    unsafe { mpi::MPI_Test(r, &mut flag, transport::status_ignore()) };
-    flag != 0 || *r == transport::request_null()
 }
 
 /// The next collective this dead rank must join on `c`, joined; None if not yet.

@@ -147,6 +147,17 @@ pub fn status_ignore() -> *mut mpi::MPI_Status {
     unsafe { mpi::RSMPI_STATUS_IGNORE }
 }
 
+/// Is the layer's own request `r` complete? Tests it once (`MPI_REQUEST_NULL`
+/// counts as complete); the status is ignored.
+pub fn test_done(r: &mut MPI_Request) -> bool {
+    if *r == request_null() {
+        return true;
+    }
+    let mut flag = 0;
+    unsafe { mpi::MPI_Test(r, &mut flag, status_ignore()) };
+    flag != 0 || *r == request_null()
+}
+
 /// Creates the keyval behind the `MPIX_FT` attribute.
 pub fn create_ft_keyval(keyval: &mut c_int) -> c_int {
     unsafe { mpift_create_ft_keyval(keyval) }

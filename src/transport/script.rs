@@ -67,12 +67,8 @@ impl Scripts {
         let mut finished = Vec::new();
         for r in self.running.iter_mut().filter(|r| !r.done) {
             loop {
-                if r.started && r.req != transport::request_null() {
-                    let mut flag = 0;
-                    unsafe { mpi::MPI_Test(&mut r.req, &mut flag, transport::status_ignore()) };
-                    if flag == 0 {
-                        break;
-                    }
+                if r.started && !transport::test_done(&mut r.req) {
+                    break;
                 }
                 let prev: &[u64] = if r.started { &r.old } else { &[] };
                 match (r.next)(prev) {

@@ -23,8 +23,10 @@
 //! | `LOG + k*E` | owner | the owner's last `LOG_LEN` collective descriptors |
 //!
 //! Memory-order rule (the Dekker pair behind revoke and death, docs/ARCHITECTURE.md):
-//! the owner writes its log entry, fences, then reads its news; a writer of news puts
-//! and flushes, then reads logs. One of the two always sees the other.
+//! the owner writes its log entry, fences, then reads its news; a writer of news
+//! waits until its updates are applied at every target (`rupdate` requests
+//! complete, transport::script), then reads logs. One of the two always sees the
+//! other.
 
 use crate::transport::{mpi, stats};
 use std::os::raw::{c_int, c_void};
@@ -152,37 +154,6 @@ impl Window {
 
     // --- other processes' regions: RMA --------------------------------------
 
-    pub fn put(&self, target: usize, at: usize, vals: &[u64]) {
-        stats::bump(&stats::RMA_OPS);
-        unsafe {
-            mpi::MPI_Put(
-                vals.as_ptr() as *const c_void,
-                vals.len() as c_int,
-                MPIFT_UINT64,
-                target as c_int,
-                at as mpi::MPI_Aint,
-                vals.len() as c_int,
-                MPIFT_UINT64,
-                self.win,
-            );
-        }
-    }
-    pub fn add(&self, target: usize, at: usize, v: u64) {
-        stats::bump(&stats::RMA_OPS);
-        unsafe {
-            mpi::MPI_Accumulate(
-                &v as *const u64 as *const c_void,
-                1,
-                MPIFT_UINT64,
-                target as c_int,
-                at as mpi::MPI_Aint,
-                1,
-                MPIFT_UINT64,
-                MPIFT_OP_SUM,
-                self.win,
-            );
-        }
-    }
     pub fn fetch_add(&self, target: usize, at: usize, v: u64) -> u64 {
         let mut old = 0u64;
         stats::bump(&stats::RMA_OPS);
@@ -283,9 +254,5 @@ impl Window {
             );
         }
         req
-    }
-    /// Completes this process's puts and accumulates at `target`.
-    pub fn flush(&self, target: usize) {
-        unsafe { mpi::MPI_Win_flush(target as c_int, self.win) };
     }
 }
