@@ -126,15 +126,7 @@ for mpi in "${mpis[@]}"; do
   done
   # One program per ULFM call and failure case, outcomes as on Open MPI 5 ULFM
   # (docs/ULFM-DIFFERENCES.md); each run under its own timeout.
-  # Known bug, skipped on MPICH only: neighbor_dead hangs there in about 1 run of 5
-  # (survivors disagree on whether the dist-graph Neighbor_alltoall may be entered
-  # with a dead member; the dead rank waits for a log entry a survivor never
-  # writes). It passes on Open MPI. See the session-3 closing note.
-  ulfm_only=""
-  if [ "$mpi" = mpich ]; then
-    ulfm_only=$(for f in examples/ulfm/*.c; do b=$(basename "$f" .c); [ "$b" = neighbor_dead ] || echo "$b"; done | tr '\n' ' ')
-  fi
-  t "$mpi: examples/ulfm -n 4" env ULFM_ONLY="$ulfm_only" ULFM_CFLAGS="$FT" ULFM_TIMEOUT="${MPIFT_TEST_TIMEOUT:-180}" \
+  t "$mpi: examples/ulfm -n 4" env ULFM_CFLAGS="$FT" ULFM_TIMEOUT="${MPIFT_TEST_TIMEOUT:-180}" \
     ULFM_LIBS="$lib -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc" tests/ulfm/run.sh "$MPICC" "$MPIEXEC" 4
 
   prefix=$work/prefix-$mpi

@@ -37,6 +37,10 @@ int main(int argc, char **argv)
                                    MPI_INFO_NULL, 0, &dist);
     MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(dist, MPI_ERRORS_RETURN);
+    /* Every rank has both topologies before the death: a constructor whose member
+     * dies while it returns may fail there (ULFM allows it; MPIFT does so), and the
+     * program would go on with a null communicator. */
+    MPI_Barrier(MPI_COMM_WORLD);
     if (u_rank == victim) u_die("after creating the topologies");
     near_cart = (left == victim || right == victim);
     near_dist = (left == victim); /* receives from the dead rank */
