@@ -89,6 +89,7 @@ const int MPIFT_ERR_PENDING = MPI_ERR_PENDING;
 const int MPIFT_ERR_TRUNCATE = MPI_ERR_TRUNCATE;
 const int MPIFT_MODE_NOCHECK = MPI_MODE_NOCHECK;
 const int MPIFT_COMM_TYPE_SHARED = MPI_COMM_TYPE_SHARED;
+const int MPIFT_THREAD_MULTIPLE = MPI_THREAD_MULTIPLE;
 const MPI_Info MPIFT_INFO_NULL = MPI_INFO_NULL;
 const MPI_Win MPIFT_WIN_NULL = MPI_WIN_NULL;
 
@@ -103,6 +104,17 @@ static void mpift_noop_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
 int mpift_create_noop_op(int commute, MPI_Op *op)
 {
     return MPI_Op_create(mpift_noop_fn, commute, op);
+}
+
+/* 1 if the window's memory model is MPI_WIN_UNIFIED (MPI-3.1 §11.4): public and
+ * private copies are one, so a processor fence orders the owner's stores and
+ * loads against RMA without MPI_Win_sync. */
+int mpift_win_unified(MPI_Win win)
+{
+    int *model = NULL, flag = 0;
+    if (MPI_Win_get_attr(win, MPI_WIN_MODEL, &model, &flag) != MPI_SUCCESS || !flag || !model)
+        return 0;
+    return *model == MPI_WIN_UNIFIED;
 }
 
 /* Handle conversions (MPI-3.1 §17.2.4): macros in MPICH, functions in Open MPI. */

@@ -7,10 +7,55 @@ use crate::ffi::errors::{Failure, Outcome};
 use crate::ffi::handles::{self, CommRef, Sim_FT_Comm_struct, Sim_FT_MPI_Comm};
 use crate::layer::Real;
 use crate::protocol::failures::Failures;
+use crate::transport::serial::Serial;
 use crate::transport::{self, err, mpi};
 use mpi_sys::{MPI_Comm, MPI_Errhandler};
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Nothing has gone wrong in this process yet: no failure and no revoke known on
+/// any communicator. While this holds, the failure checks around every call are
+/// answered without looking a communicator up (the failure-free fast path,
+/// bench/README.md); the first news, revoke or failure learned clears it for good.
+static TROUBLE: AtomicBool = AtomicBool::new(false);
+
+/// No failure and no revoke known here (see `TROUBLE`).
+#[inline]
+pub fn calm() -> bool {
+    !TROUBLE.load(Ordering::Acquire)
+}
+
+/// Called before a failure or revoke is recorded on any communicator.
+pub fn troubled() {
+    TROUBLE.store(true, Ordering::SeqCst);
+}
+
+/// Hashes a handle (an anchor's address) with one multiply: the registry's keys
+/// are distinct heap addresses, so SipHash's flood resistance buys nothing and it
+/// cost about 20 ns per lookup, several lookups per MPI call.
+#[derive(Default)]
+pub struct AddrHasher(u64);
+
+impl Hasher for AddrHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ *b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    fn write_usize(&mut self, x: usize) {
+        // Spread the address over the whole word: hashbrown takes the bucket from
+        // the low bits and a tag from the high ones; heap addresses' low bits are
+        // constant, so fold the high half of the product down.
+        let h = (x as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.0 = h ^ (h >> 32);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type Registry = HashMap<usize, CommState, BuildHasherDefault<AddrHasher>>;
 
 /// What MPIFT knows about one communicator.
 #[derive(Clone, Debug)]
@@ -20,6 +65,8 @@ pub struct CommState {
     /// `MPI_ERRORS_RETURN` or a do-nothing token, so errors come back to MPIFT).
     pub errhandler: Real<MPI_Errhandler>,
     pub revoked: bool,
+    /// An intercommunicator (members are the local group).
+    pub inter: bool,
     /// Failed members known here, and which of them the program acknowledged.
     pub failures: Failures,
     /// `MPI_COMM_WORLD` / `MPI_COMM_SELF`: may not be freed.
@@ -94,13 +141,21 @@ fn membership(real: MPI_Comm) -> (i32, Vec<u32>) {
     (rank, out.into_iter().map(|w| w as u32).collect())
 }
 
-fn new_state(real: MPI_Comm, errhandler: Real<MPI_Errhandler>, id: u64, predefined: bool) -> CommState {
+fn new_state(
+    real: MPI_Comm,
+    errhandler: Real<MPI_Errhandler>,
+    id: u64,
+    predefined: bool,
+) -> CommState {
     let (rank, members) = membership(real);
     let n = members.len();
+    let mut inter: std::os::raw::c_int = 0;
+    unsafe { mpi::MPI_Comm_test_inter(real, &mut inter) };
     CommState {
         real: Real(real),
         errhandler,
         revoked: false,
+        inter: inter != 0,
         failures: Failures::new(),
         predefined,
         id,
@@ -116,7 +171,7 @@ fn new_state(real: MPI_Comm, errhandler: Real<MPI_Errhandler>, id: u64, predefin
 }
 
 /// Registry keyed by handle address; `None` outside `MPI_Init`..`MPI_Finalize`.
-static COMMS: Mutex<Option<HashMap<usize, CommState>>> = Mutex::new(None);
+static COMMS: Serial<Option<Registry>> = Serial::new(None);
 
 fn key(h: Sim_FT_MPI_Comm) -> usize {
     h as usize
@@ -124,20 +179,23 @@ fn key(h: Sim_FT_MPI_Comm) -> usize {
 
 /// Sets up `MPI_COMM_WORLD` and `MPI_COMM_SELF` (called by `MPI_Init`).
 pub(crate) fn install_predefined() {
-    let mut map = HashMap::new();
+    let mut map = Registry::default();
     for (h, real, id) in [
         (handles::world_handle(), transport::comm_world(), WORLD_ID),
         (handles::self_handle(), transport::comm_self(), SELF_ID),
     ] {
         unsafe { mpi::MPI_Comm_set_errhandler(real, transport::errors_return()) };
-        map.insert(key(h), new_state(real, Real(transport::errors_are_fatal()), id, true));
+        map.insert(
+            key(h),
+            new_state(real, Real(transport::errors_are_fatal()), id, true),
+        );
     }
-    *COMMS.lock().unwrap() = Some(map);
+    *COMMS.lock() = Some(map);
 }
 
 /// Forgets every communicator (called by `MPI_Finalize`).
 pub(crate) fn clear() {
-    if let Some(map) = COMMS.lock().unwrap().take() {
+    if let Some(map) = COMMS.lock().take() {
         for (k, st) in map {
             if !st.predefined {
                 drop(unsafe { Box::from_raw(k as *mut Sim_FT_Comm_struct) });
@@ -148,7 +206,7 @@ pub(crate) fn clear() {
 
 /// The checked lookup behind every communicator argument.
 pub fn lookup(h: Sim_FT_MPI_Comm) -> Option<CommRef> {
-    let guard = COMMS.lock().unwrap();
+    let guard = COMMS.lock();
     let st = guard.as_ref()?.get(&key(h))?;
     Some(CommRef {
         handle: h,
@@ -157,17 +215,18 @@ pub fn lookup(h: Sim_FT_MPI_Comm) -> Option<CommRef> {
         id: st.id,
         rank: st.rank,
         size: st.members.len() as i32,
+        inter: st.inter,
     })
 }
 
 /// Reads a communicator's state in place (None: unknown handle).
 pub fn read<R>(h: Sim_FT_MPI_Comm, f: impl FnOnce(&CommState) -> R) -> Option<R> {
-    COMMS.lock().unwrap().as_ref()?.get(&key(h)).map(f)
+    COMMS.lock().as_ref()?.get(&key(h)).map(f)
 }
 
 /// Changes a communicator's state; false if the handle is unknown.
 pub fn update(h: Sim_FT_MPI_Comm, f: impl FnOnce(&mut CommState)) -> bool {
-    let mut guard = COMMS.lock().unwrap();
+    let mut guard = COMMS.lock();
     match guard.as_mut().and_then(|m| m.get_mut(&key(h))) {
         Some(st) => {
             f(st);
@@ -184,10 +243,15 @@ pub fn adopt(real: MPI_Comm, parent: &CommRef, id: u64) -> Sim_FT_MPI_Comm {
     if real == transport::comm_null() {
         return std::ptr::null_mut();
     }
-    let errhandler = read(parent.handle, |s| s.errhandler).unwrap_or(Real(transport::errors_are_fatal()));
+    let errhandler =
+        read(parent.handle, |s| s.errhandler).unwrap_or(Real(transport::errors_are_fatal()));
     let h = Box::into_raw(Box::new(Sim_FT_Comm_struct::anchor()));
     let st = new_state(real, errhandler, id, false);
-    COMMS.lock().unwrap().as_mut().expect("MPI is initialised").insert(key(h), st);
+    COMMS
+        .lock()
+        .as_mut()
+        .expect("MPI is initialised")
+        .insert(key(h), st);
     h
 }
 
@@ -224,12 +288,14 @@ pub fn free(comm: *mut Sim_FT_MPI_Comm) -> Outcome {
 /// Frees the real communicator of `h` and forgets `h`; the real error code if MPI
 /// refuses.
 fn release(h: Sim_FT_MPI_Comm) -> Result<(), std::os::raw::c_int> {
-    let Some(mut real) = read(h, |st| st.real.0) else { return Ok(()) };
+    let Some(mut real) = read(h, |st| st.real.0) else {
+        return Ok(());
+    };
     let rc = unsafe { mpi::MPI_Comm_free(&mut real) };
     if rc != 0 {
         return Err(rc);
     }
-    COMMS.lock().unwrap().as_mut().unwrap().remove(&key(h));
+    COMMS.lock().as_mut().unwrap().remove(&key(h));
     drop(unsafe { Box::from_raw(h) });
     Ok(())
 }
@@ -250,7 +316,16 @@ pub(crate) fn drain(real: MPI_Comm, scratch: &mut Vec<u8>) -> bool {
         let mut flag = 0;
         let mut st: mpi::MPI_Status = unsafe { std::mem::zeroed() };
         let mut msg: mpi::MPI_Message = unsafe { std::mem::zeroed() };
-        unsafe { mpi::MPI_Improbe(transport::any_source(), transport::any_tag(), real, &mut flag, &mut msg, &mut st) };
+        unsafe {
+            mpi::MPI_Improbe(
+                transport::any_source(),
+                transport::any_tag(),
+                real,
+                &mut flag,
+                &mut msg,
+                &mut st,
+            )
+        };
         if flag == 0 {
             return any;
         }
@@ -260,19 +335,34 @@ pub(crate) fn drain(real: MPI_Comm, scratch: &mut Vec<u8>) -> bool {
         if count.max(1) as usize > scratch.len() {
             scratch.resize(count.max(1) as usize, 0);
         }
-        unsafe { mpi::MPI_Mrecv(scratch.as_mut_ptr() as *mut _, count.max(0), transport::dt_byte(), &mut msg, &mut st) };
+        unsafe {
+            mpi::MPI_Mrecv(
+                scratch.as_mut_ptr() as *mut _,
+                count.max(0),
+                transport::dt_byte(),
+                &mut msg,
+                &mut st,
+            )
+        };
     }
 }
 
 /// A copy of every communicator's state (a rank that dies keeps serving them).
 pub fn snapshot() -> Vec<CommState> {
-    COMMS.lock().unwrap().as_ref().map(|m| m.values().cloned().collect()).unwrap_or_default()
+    COMMS
+        .lock()
+        .as_ref()
+        .map(|m| m.values().cloned().collect())
+        .unwrap_or_default()
 }
 
 /// Revoked communicators (handles), for catch-up at finalize.
 pub fn revoked_handles() -> Vec<Sim_FT_MPI_Comm> {
-    COMMS.lock().unwrap().as_ref().map_or(Vec::new(), |m| {
-        m.iter().filter(|(_, st)| st.revoked).map(|(k, _)| *k as Sim_FT_MPI_Comm).collect()
+    COMMS.lock().as_ref().map_or(Vec::new(), |m| {
+        m.iter()
+            .filter(|(_, st)| st.revoked)
+            .map(|(k, _)| *k as Sim_FT_MPI_Comm)
+            .collect()
     })
 }
 
@@ -292,7 +382,7 @@ pub fn sent_summary() -> Vec<(u64, u32, u32)> {
 
 /// Applies `f` to every communicator's state (news delivery).
 pub fn for_each(mut f: impl FnMut(&mut CommState)) {
-    if let Some(map) = COMMS.lock().unwrap().as_mut() {
+    if let Some(map) = COMMS.lock().as_mut() {
         for st in map.values_mut() {
             f(st);
         }
@@ -301,13 +391,17 @@ pub fn for_each(mut f: impl FnMut(&mut CommState)) {
 
 /// Finds a communicator by job-wide id (a process is in at most one with an id).
 pub fn find_by_id(id: u64) -> Option<Sim_FT_MPI_Comm> {
-    let guard = COMMS.lock().unwrap();
-    guard.as_ref()?.iter().find(|(_, st)| st.id == id).map(|(k, _)| *k as Sim_FT_MPI_Comm)
+    let guard = COMMS.lock();
+    guard
+        .as_ref()?
+        .iter()
+        .find(|(_, st)| st.id == id)
+        .map(|(k, _)| *k as Sim_FT_MPI_Comm)
 }
 
 /// Number of live MPIFT communicators (predefined included).
 pub fn count() -> usize {
-    COMMS.lock().unwrap().as_ref().map_or(0, |m| m.len())
+    COMMS.lock().as_ref().map_or(0, |m| m.len())
 }
 
 // ---- for the constructors and conversions MPIFT implements by hand
@@ -316,15 +410,23 @@ pub fn count() -> usize {
 /// The MPIFT handle of a real communicator, if MPIFT knows it (callbacks and
 /// handle conversions receive real communicators).
 pub fn find_by_real(real: MPI_Comm) -> Option<Sim_FT_MPI_Comm> {
-    let guard = COMMS.lock().unwrap();
-    guard.as_ref()?.iter().find(|(_, st)| st.real.0 == real).map(|(k, _)| *k as Sim_FT_MPI_Comm)
+    let guard = COMMS.lock();
+    guard
+        .as_ref()?
+        .iter()
+        .find(|(_, st)| st.real.0 == real)
+        .map(|(k, _)| *k as Sim_FT_MPI_Comm)
 }
 
 /// Wraps a real communicator at a handle allocated earlier (`MPI_Comm_idup` hands
 /// the handle out before the communicator is usable), with the given error handler.
 pub fn adopt_at(h: Sim_FT_MPI_Comm, real: MPI_Comm, errhandler: Real<MPI_Errhandler>, id: u64) {
     let st = new_state(real, errhandler, id, false);
-    COMMS.lock().unwrap().as_mut().expect("MPI is initialised").insert(key(h), st);
+    COMMS
+        .lock()
+        .as_mut()
+        .expect("MPI is initialised")
+        .insert(key(h), st);
 }
 
 /// A handle for a communicator that is not registered yet (see [`adopt_at`]).
@@ -335,7 +437,7 @@ pub fn new_handle() -> Sim_FT_MPI_Comm {
 /// Forgets a communicator whose real one the caller has already released
 /// (`MPI_Comm_disconnect`), and frees its handle.
 pub fn forget(h: Sim_FT_MPI_Comm) {
-    let removed = COMMS.lock().unwrap().as_mut().and_then(|m| m.remove(&key(h)));
+    let removed = COMMS.lock().as_mut().and_then(|m| m.remove(&key(h)));
     if matches!(removed, Some(ref st) if !st.predefined) {
         drop(unsafe { Box::from_raw(h) });
     }

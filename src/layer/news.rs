@@ -15,12 +15,12 @@
 use crate::layer::comm;
 use crate::layer::describe::Desc;
 use crate::transport::script::{Scripts, Update};
+use crate::transport::serial::Serial;
 use crate::transport::window::{self, Window};
 use crate::transport::{self, mpi, stats};
 use std::collections::HashMap;
 use std::os::raw::{c_int, c_void};
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
-use std::sync::Mutex;
 use std::time::Duration;
 
 /// Tags on the shadow communicator.
@@ -44,7 +44,7 @@ pub struct Runtime {
 
 unsafe impl Send for Runtime {}
 
-static RT: Mutex<Option<Runtime>> = Mutex::new(None);
+static RT: Serial<Option<Runtime>> = Serial::new(None);
 /// This process's `NEWS_GEN` word and the value last acted on: the fast path.
 static NEWS_WORD: AtomicPtr<u64> = AtomicPtr::new(std::ptr::null_mut());
 static NEWS_SEEN: AtomicU64 = AtomicU64::new(0);
@@ -58,14 +58,18 @@ pub fn debug() -> bool {
 }
 
 pub fn with<R>(f: impl FnOnce(&mut Runtime) -> R) -> Option<R> {
-    RT.lock().unwrap().as_mut().map(f)
+    RT.lock().as_mut().map(f)
 }
 
 pub fn timeout() -> Duration {
     Duration::from_micros(TIMEOUT_US.load(Ordering::Relaxed))
 }
 pub fn set_timeout(seconds: f64) {
-    let us = if seconds.is_finite() && seconds > 0.0 { (seconds * 1e6) as u64 } else { 0 };
+    let us = if seconds.is_finite() && seconds > 0.0 {
+        (seconds * 1e6) as u64
+    } else {
+        0
+    };
     TIMEOUT_US.store(us, Ordering::Relaxed);
 }
 
@@ -109,16 +113,19 @@ pub fn start() -> Result<(), c_int> {
         );
         mpi::MPI_Start(&mut rt.wake_req);
     }
-    NEWS_WORD.store(unsafe { (rt.win.base_ptr()).add(window::NEWS_GEN) }, Ordering::Release);
+    NEWS_WORD.store(
+        unsafe { (rt.win.base_ptr()).add(window::NEWS_GEN) },
+        Ordering::Release,
+    );
     NEWS_SEEN.store(0, Ordering::Release);
-    *RT.lock().unwrap() = Some(rt);
+    *RT.lock() = Some(rt);
     Ok(())
 }
 
 /// Called by `MPI_Finalize` (every process, zombies included): collective.
 pub fn stop() {
     NEWS_WORD.store(std::ptr::null_mut(), Ordering::Release);
-    if let Some(mut rt) = RT.lock().unwrap().take() {
+    if let Some(mut rt) = RT.lock().take() {
         unsafe {
             mpi::MPI_Cancel(&mut rt.wake_req);
             mpi::MPI_Wait(&mut rt.wake_req, transport::status_ignore());
@@ -162,7 +169,8 @@ pub fn pending() -> bool {
     if p.is_null() {
         return false;
     }
-    std::sync::atomic::fence(Ordering::SeqCst);
+    // No fence here: the one ordering that matters (a collective's log entry
+    // before the news check that follows it) is `log_collective`'s.
     let v = unsafe { std::ptr::read_volatile(p) };
     v != NEWS_SEEN.load(Ordering::Relaxed)
 }
@@ -173,6 +181,8 @@ pub fn refresh() -> bool {
     if !pending() {
         return false;
     }
+    // News is only ever a death or a revoke: the failure-free fast path ends here.
+    comm::troubled();
     let (newly_dead, revokes) = match with(|rt| {
         rt.win.sync();
         let gen = rt.win.load(window::NEWS_GEN);
@@ -340,7 +350,15 @@ pub fn wake(p: usize) {
         let mut r = transport::request_null();
         stats::bump(&stats::WAKE_MSGS);
         unsafe {
-            mpi::MPI_Isend(std::ptr::null(), 0, transport::dt_uint64(), p as c_int, TAG_WAKE, rt.shadow, &mut r);
+            mpi::MPI_Isend(
+                std::ptr::null(),
+                0,
+                transport::dt_uint64(),
+                p as c_int,
+                TAG_WAKE,
+                rt.shadow,
+                &mut r,
+            );
             mpi::MPI_Request_free(&mut r);
         }
     });
@@ -375,7 +393,9 @@ pub fn run_scripts(s: &mut Scripts) {
 /// then id: a reader takes a slot whose id is set as complete), then bump its news
 /// counter — all targets at once, returning when every update has been applied.
 pub fn announce_revoke(id: u64, horizon: Option<u64>, to: &[u32]) {
-    let Some((me, ring)) = with(|rt| (rt.win.me, rt.win.ring())) else { return };
+    let Some((me, ring)) = with(|rt| (rt.win.me, rt.win.ring())) else {
+        return;
+    };
     let val = horizon.map_or(0, |h| h + 1);
     let mut s = Scripts::default();
     for &p in to {
@@ -390,13 +410,29 @@ pub fn announce_revoke(id: u64, horizon: Option<u64>, to: &[u32]) {
             Box::new(move |old: &[u64]| {
                 stage += 1;
                 match stage {
-                    1 => Some(Update { at: window::REVOKE_HEAD, vals: vec![1], sum: true }),
+                    1 => Some(Update {
+                        at: window::REVOKE_HEAD,
+                        vals: vec![1],
+                        sum: true,
+                    }),
                     2 => {
                         at = ring + 2 * (old[0] as usize % window::RING_LEN);
-                        Some(Update { at: at + 1, vals: vec![val], sum: false })
+                        Some(Update {
+                            at: at + 1,
+                            vals: vec![val],
+                            sum: false,
+                        })
                     }
-                    3 => Some(Update { at, vals: vec![id], sum: false }),
-                    4 => Some(Update { at: window::NEWS_GEN, vals: vec![1], sum: true }),
+                    3 => Some(Update {
+                        at,
+                        vals: vec![id],
+                        sum: false,
+                    }),
+                    4 => Some(Update {
+                        at: window::NEWS_GEN,
+                        vals: vec![1],
+                        sum: true,
+                    }),
                     _ => None,
                 }
             }),

@@ -11,10 +11,10 @@ use crate::ffi::errors::{Failure, Outcome};
 use crate::ffi::handles::{CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::layer::hooks::Kind;
 use crate::layer::Real;
+use crate::transport::serial::Serial;
 use crate::transport::{self, err, mpi};
 use mpi_sys::{MPI_Request, MPI_Status};
 use std::os::raw::c_int;
-use std::sync::Mutex;
 
 /// What MPIFT keeps per request.
 #[derive(Clone, Copy, Debug)]
@@ -42,13 +42,16 @@ struct Table {
     free: Vec<usize>,
 }
 
-static TABLE: Mutex<Table> = Mutex::new(Table { slots: Vec::new(), free: Vec::new() });
+static TABLE: Serial<Table> = Serial::new(Table {
+    slots: Vec::new(),
+    free: Vec::new(),
+});
 
 /// Buffers real requests read from, by id (see [`ReqState::keep`]). Freed when
 /// the request completes ([`settle`]), moved along when it becomes an orphan
 /// (layer::complete), and leaked when nobody can know when MPI is done with it
 /// (`MPI_Request_free` of an active send, a dying rank's requests, finalize).
-static KEPT: Mutex<Vec<(u64, Vec<u8>)>> = Mutex::new(Vec::new());
+static KEPT: Serial<Vec<(u64, Vec<u8>)>> = Serial::new(Vec::new());
 static KEPT_NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// Keeps `copy` alive for the real request behind `h` (no-op for None).
@@ -56,9 +59,12 @@ pub fn keep(h: Sim_FT_MPI_Request, copy: Option<Vec<u8>>) {
     let Some(copy) = copy else { return };
     let id = keep_buffer(copy);
     let (index, generation) = decode(h);
-    let mut t = TABLE.lock().unwrap();
+    let mut t = TABLE.lock();
     match t.slots.get_mut(index) {
-        Some(Slot { generation: g, state: Some(st) }) if *g == generation => st.keep = id,
+        Some(Slot {
+            generation: g,
+            state: Some(st),
+        }) if *g == generation => st.keep = id,
         // No MPIFT request (the real one was null): nothing reads the copy.
         _ => drop(take_kept(id)),
     }
@@ -67,7 +73,7 @@ pub fn keep(h: Sim_FT_MPI_Request, copy: Option<Vec<u8>>) {
 /// Stores a buffer a real request reads from; returns its id.
 pub fn keep_buffer(copy: Vec<u8>) -> u64 {
     let id = KEPT_NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    KEPT.lock().unwrap().push((id, copy));
+    KEPT.lock().push((id, copy));
     id
 }
 
@@ -76,7 +82,7 @@ pub fn take_kept(id: u64) -> Option<Vec<u8>> {
     if id == 0 {
         return None;
     }
-    let mut k = KEPT.lock().unwrap();
+    let mut k = KEPT.lock();
     let i = k.iter().position(|(x, _)| *x == id)?;
     Some(k.swap_remove(i).1)
 }
@@ -96,16 +102,32 @@ pub fn adopt(real: MPI_Request, kind: Kind, comm: &CommRef) -> Sim_FT_MPI_Reques
 }
 
 /// Wraps a point-to-point request (peer: destination or source).
-pub fn adopt_p2p(real: MPI_Request, kind: Kind, comm: &CommRef, peer: c_int, recv: bool) -> Sim_FT_MPI_Request {
+pub fn adopt_p2p(
+    real: MPI_Request,
+    kind: Kind,
+    comm: &CommRef,
+    peer: c_int,
+    recv: bool,
+) -> Sim_FT_MPI_Request {
     if real == transport::request_null() {
         return std::ptr::null_mut();
     }
-    let st = ReqState { real: Real(real), comm: Real(comm.handle), kind, peer, recv, keep: 0 };
-    let mut t = TABLE.lock().unwrap();
+    let st = ReqState {
+        real: Real(real),
+        comm: Real(comm.handle),
+        kind,
+        peer,
+        recv,
+        keep: 0,
+    };
+    let mut t = TABLE.lock();
     let index = match t.free.pop() {
         Some(i) => i,
         None => {
-            t.slots.push(Slot { generation: 0, state: None });
+            t.slots.push(Slot {
+                generation: 0,
+                state: None,
+            });
             t.slots.len() - 1
         }
     };
@@ -117,9 +139,12 @@ pub fn adopt_p2p(real: MPI_Request, kind: Kind, comm: &CommRef, peer: c_int, rec
 /// The checked lookup behind every request argument.
 pub fn lookup(h: Sim_FT_MPI_Request) -> Result<ReqState, Failure> {
     let (index, generation) = decode(h);
-    let t = TABLE.lock().unwrap();
+    let t = TABLE.lock();
     match t.slots.get(index) {
-        Some(Slot { generation: g, state: Some(st) }) if *g == generation => Ok(*st),
+        Some(Slot {
+            generation: g,
+            state: Some(st),
+        }) if *g == generation => Ok(*st),
         _ => Err(Failure::on_world(err::get(unsafe { &err::REQUEST }))),
     }
 }
@@ -128,7 +153,7 @@ pub fn lookup(h: Sim_FT_MPI_Request) -> Result<ReqState, Failure> {
 /// else remember its (possibly changed) real value. Returns the user's new handle.
 pub(crate) fn settle(h: Sim_FT_MPI_Request, real: MPI_Request) -> Sim_FT_MPI_Request {
     let (index, _) = decode(h);
-    let mut t = TABLE.lock().unwrap();
+    let mut t = TABLE.lock();
     if real == transport::request_null() {
         let slot = &mut t.slots[index];
         // Done (or handed to the orphans, which took the buffer): free the copy.
@@ -153,14 +178,22 @@ pub(crate) fn settle(h: Sim_FT_MPI_Request, real: MPI_Request) -> Sim_FT_MPI_Req
 
 /// Is some outstanding request on communicator `h`?
 pub(crate) fn on_comm(h: Sim_FT_MPI_Comm) -> bool {
-    TABLE.lock().unwrap().slots.iter().any(|s| matches!(s.state, Some(st) if st.comm.0 == h))
+    TABLE
+        .lock()
+        .slots
+        .iter()
+        .any(|s| matches!(s.state, Some(st) if st.comm.0 == h))
 }
 
 /// Hands every outstanding real request over (a rank that dies keeps
 /// progressing them) and forgets the handles.
 pub(crate) fn take_all() -> Vec<MPI_Request> {
-    let mut t = TABLE.lock().unwrap();
-    let v = t.slots.iter().filter_map(|s| s.state.map(|st| st.real.0)).collect();
+    let mut t = TABLE.lock();
+    let v = t
+        .slots
+        .iter()
+        .filter_map(|s| s.state.map(|st| st.real.0))
+        .collect();
     t.slots.clear();
     t.free.clear();
     v
@@ -168,14 +201,19 @@ pub(crate) fn take_all() -> Vec<MPI_Request> {
 
 /// Forgets every request (called by `MPI_Finalize`).
 pub(crate) fn clear() {
-    let mut t = TABLE.lock().unwrap();
+    let mut t = TABLE.lock();
     t.slots.clear();
     t.free.clear();
 }
 
 /// Number of live MPIFT requests.
 pub fn count() -> usize {
-    TABLE.lock().unwrap().slots.iter().filter(|s| s.state.is_some()).count()
+    TABLE
+        .lock()
+        .slots
+        .iter()
+        .filter(|s| s.state.is_some())
+        .count()
 }
 
 pub(crate) fn arg_error() -> Failure {
@@ -193,7 +231,9 @@ pub(crate) fn fail_on(st: Option<&ReqState>, rc: c_int) -> Outcome {
 }
 
 /// One request argument: (state, real handle); a null handle is `MPI_REQUEST_NULL`.
-pub(crate) fn one(request: *mut Sim_FT_MPI_Request) -> Result<(Option<ReqState>, MPI_Request), Failure> {
+pub(crate) fn one(
+    request: *mut Sim_FT_MPI_Request,
+) -> Result<(Option<ReqState>, MPI_Request), Failure> {
     if request.is_null() {
         return Err(arg_error());
     }
@@ -205,12 +245,16 @@ pub(crate) fn one(request: *mut Sim_FT_MPI_Request) -> Result<(Option<ReqState>,
     Ok((Some(st), st.real.0))
 }
 
-pub use crate::layer::complete::{testall, testany, testsome, test, waitall, waitany, waitsome, wait};
+pub use crate::layer::complete::{
+    test, testall, testany, testsome, wait, waitall, waitany, waitsome,
+};
 
 /// `MPI_Request_free`.
 pub fn free(request: *mut Sim_FT_MPI_Request) -> Outcome {
     let (st, mut real) = one(request)?;
-    let Some(st) = st else { return Err(Failure::on_world(err::get(unsafe { &err::REQUEST }))) };
+    let Some(st) = st else {
+        return Err(Failure::on_world(err::get(unsafe { &err::REQUEST })));
+    };
     let rc = unsafe { mpi::MPI_Request_free(&mut real) };
     if rc == 0 {
         // MPI may still be sending from a kept copy: it must outlive the request.
@@ -221,7 +265,11 @@ pub fn free(request: *mut Sim_FT_MPI_Request) -> Outcome {
 }
 
 /// `MPI_Request_get_status` (does not free the request).
-pub fn get_status(request: Sim_FT_MPI_Request, flag: *mut c_int, status: *mut MPI_Status) -> Outcome {
+pub fn get_status(
+    request: Sim_FT_MPI_Request,
+    flag: *mut c_int,
+    status: *mut MPI_Status,
+) -> Outcome {
     let (st, real) = if request.is_null() {
         (None, transport::request_null())
     } else {
@@ -235,7 +283,9 @@ pub fn get_status(request: Sim_FT_MPI_Request, flag: *mut c_int, status: *mut MP
 /// `MPI_Cancel` (the request stays valid until completed or freed).
 pub fn cancel(request: *mut Sim_FT_MPI_Request) -> Outcome {
     let (st, mut real) = one(request)?;
-    let Some(st) = st else { return Err(Failure::on_world(err::get(unsafe { &err::REQUEST }))) };
+    let Some(st) = st else {
+        return Err(Failure::on_world(err::get(unsafe { &err::REQUEST })));
+    };
     let rc = unsafe { mpi::MPI_Cancel(&mut real) };
     fail_on(Some(&st), rc)
 }
@@ -250,7 +300,9 @@ fn count_start(st: &ReqState) {
 /// `MPI_Start` (persistent requests).
 pub fn start(request: *mut Sim_FT_MPI_Request) -> Outcome {
     let (st, mut real) = one(request)?;
-    let Some(st) = st else { return Err(Failure::on_world(err::get(unsafe { &err::REQUEST }))) };
+    let Some(st) = st else {
+        return Err(Failure::on_world(err::get(unsafe { &err::REQUEST })));
+    };
     crate::layer::hooks::p2p_enter(st.comm.0)?;
     count_start(&st);
     let rc = unsafe { mpi::MPI_Start(&mut real) };
@@ -273,13 +325,21 @@ pub fn startall(count: c_int, reqs: *mut Sim_FT_MPI_Request) -> Outcome {
 /// requests): completion calls treat it like the real MPI does, with no failure
 /// verdicts; its errors are reported on `MPI_COMM_WORLD` (MPI-3.1 §8.3).
 pub fn adopt_plain(real: MPI_Request) -> Sim_FT_MPI_Request {
-    let none = CommRef { handle: std::ptr::null_mut(), real: transport::comm_null(), revoked: false, id: 0, rank: -1, size: 0 };
+    let none = CommRef {
+        handle: std::ptr::null_mut(),
+        real: transport::comm_null(),
+        revoked: false,
+        id: 0,
+        rank: -1,
+        size: 0,
+        inter: false,
+    };
     adopt(real, Kind::Local, &none)
 }
 
 /// The MPIFT handle of a live real request, if MPIFT wrapped it.
 pub fn find_by_real(real: MPI_Request) -> Option<Sim_FT_MPI_Request> {
-    let t = TABLE.lock().unwrap();
+    let t = TABLE.lock();
     t.slots.iter().enumerate().find_map(|(i, s)| match s.state {
         Some(st) if st.real.0 == real => Some(encode(i, s.generation)),
         _ => None,
@@ -302,12 +362,23 @@ mod tests {
 
     #[test]
     fn stale_and_garbage_handles_are_rejected() {
-        let c = CommRef { handle: handles::world_handle(), real: transport::comm_null(), revoked: false, id: 0, rank: 0, size: 1 };
+        let c = CommRef {
+            handle: handles::world_handle(),
+            real: transport::comm_null(),
+            revoked: false,
+            id: 0,
+            rank: 0,
+            size: 1,
+            inter: false,
+        };
         let h = adopt(fake_real(), Kind::P2pStart, &c);
         assert!(!h.is_null());
         assert!(lookup(h).is_ok());
         assert!(settle(h, transport::request_null()).is_null());
-        assert!(lookup(h).is_err(), "a completed request's handle must be stale");
+        assert!(
+            lookup(h).is_err(),
+            "a completed request's handle must be stale"
+        );
         let h2 = adopt(fake_real(), Kind::P2pStart, &c);
         assert_ne!(h, h2, "a reused slot gets a new generation");
         assert!(lookup(h).is_err() && lookup(h2).is_ok());

@@ -6,6 +6,7 @@
 pub use mpi_sys as mpi;
 
 pub mod script;
+pub mod serial;
 pub mod stats;
 pub mod window;
 
@@ -24,6 +25,7 @@ extern "C" {
     static MPIFT_UNDEFINED: c_int;
     static MPIFT_INFO_NULL: mpi::MPI_Info;
     static MPIFT_COMM_TYPE_SHARED: c_int;
+    static MPIFT_THREAD_MULTIPLE: c_int;
     fn mpift_create_noop_op(commute: c_int, op: *mut mpi::MPI_Op) -> c_int;
     static MPIFT_ERRORS_ABORT: MPI_Errhandler;
     fn mpift_create_ft_keyval(keyval: *mut c_int) -> c_int;
@@ -112,6 +114,9 @@ pub fn info_null() -> mpi::MPI_Info {
 }
 pub fn comm_type_shared() -> c_int {
     unsafe { MPIFT_COMM_TYPE_SHARED }
+}
+pub fn thread_multiple() -> c_int {
+    unsafe { MPIFT_THREAD_MULTIPLE }
 }
 /// A do-nothing reduction with the given commutativity (for dead ranks' dummies).
 pub fn noop_op(commute: bool) -> mpi::MPI_Op {
