@@ -121,11 +121,18 @@ impl LogCache {
                             break; // Idle: a new read starts next time
                         }
                         let first = self.after[p].max(head.saturating_sub(window::LOG_LEN as u64));
+                        // One read per run of the ring (two when it wraps), not
+                        // one per entry.
                         let reads = news::with(|rt| {
-                            (first..head)
-                                .map(|k| {
-                                    let mut buf =
-                                        vec![0u64; rt.win.entry_words()].into_boxed_slice();
+                            let e = rt.win.entry_words();
+                            let count = (head - first) as usize;
+                            let start = first as usize % window::LOG_LEN;
+                            let run1 = count.min(window::LOG_LEN - start);
+                            [(first, run1), (first + run1 as u64, count - run1)]
+                                .into_iter()
+                                .filter(|(_, len)| *len > 0)
+                                .map(|(k, len)| {
+                                    let mut buf = vec![0u64; len * e].into_boxed_slice();
                                     let r = rt.win.rget(p, rt.win.entry_at(k), &mut buf);
                                     (r, buf)
                                 })
@@ -142,7 +149,10 @@ impl LogCache {
                         }
                         self.after[p] = head;
                         news = true;
-                        for (_, buf) in &reads {
+                        let Some(e) = news::with(|rt| rt.win.entry_words()) else {
+                            return news;
+                        };
+                        for buf in reads.iter().flat_map(|(_, b)| b.chunks_exact(e)) {
                             if news::debug() {
                                 eprintln!(
                                     "MPIFT logs: async from {} words0 {} comm {:x} seq {}",
