@@ -436,9 +436,22 @@ fn generic_body(s: &mut String, f: &Function) {
                 .filter(|p| p.is_comm_out())
                 .map(|p| format!("&mut {}_r", p.name))
                 .collect();
+            // A failed constructor gives MPI_COMM_NULL (what MPICH's and Open MPI's
+            // own constructors do, e.g. when an attribute copy callback fails).
+            let nulls: String = f
+                .params
+                .iter()
+                .filter(|p| p.is_comm_out())
+                .map(|p| {
+                    format!(
+                        " if !{0}.is_null() {{ *{0} = std::ptr::null_mut(); }}",
+                        p.name
+                    )
+                })
+                .collect();
             let _ = writeln!(
                 s,
-                "        hooks::comm_new_leave(&{first_comm}_r, rc, &mut [{}])?;",
+                "        if let Err(failure) = hooks::comm_new_leave(&{first_comm}_r, rc, &mut [{}]) {{{nulls} return Err(failure); }}",
                 outs.join(", ")
             );
         }

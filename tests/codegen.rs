@@ -96,7 +96,9 @@ fn generic_wrappers_convert_handles_and_run_hooks() {
     // A constructor is a collective: described, logged, checked for failures after.
     assert!(src.contains("crate::layer::describe::MPI_Comm_split(&comm_r, color, key)"));
     assert!(src.contains("hooks::coll_enter(&comm_r, &desc)?"));
-    assert!(src.contains("hooks::comm_new_leave(&comm_r, rc, &mut [&mut newcomm_r])?"));
+    assert!(src.contains(
+        "if let Err(failure) = hooks::comm_new_leave(&comm_r, rc, &mut [&mut newcomm_r]) { if !newcomm.is_null() { *newcomm = std::ptr::null_mut(); } return Err(failure); }"
+    ));
     assert!(src.contains("*newcomm = comm::adopt(newcomm_r, &comm_r, child_id)"));
 }
 

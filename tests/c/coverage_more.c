@@ -120,6 +120,17 @@ static int my_copy(MPI_Comm oldcomm, int keyval, void *extra, void *in, void *ou
     *flag = 1;
     return MPI_SUCCESS;
 }
+/* A copy callback that fails: MPI_Comm_dup must fail too. */
+static int failing_copy(MPI_Comm oldcomm, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    (void)oldcomm;
+    (void)keyval;
+    (void)extra;
+    (void)in;
+    (void)out;
+    *flag = 0;
+    return MPI_ERR_OTHER;
+}
 static int my_delete(MPI_Comm comm, int keyval, void *val, void *extra)
 {
     (void)keyval;
@@ -185,6 +196,25 @@ void attributes(MPI_Comm comm)
     MPI_Keyval_free(&oldkey);
     MPI_Keyval_create(MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, &oldkey, NULL);
     MPI_Keyval_free(&oldkey);
+
+    /* A failing copy callback fails the dup; MPIFT then returns MPI_COMM_NULL
+     * (as MPICH does; found with MPICH's test/mpi/attr/attrerr). */
+    {
+        int failkey, rc;
+        MPI_Comm_set_errhandler(a, MPI_ERRORS_RETURN);
+        MPI_Comm_create_keyval(failing_copy, MPI_COMM_NULL_DELETE_FN, &failkey, NULL);
+        MPI_Comm_set_attr(a, failkey, &x);
+        b = MPI_COMM_WORLD;
+        rc = MPI_Comm_dup(a, &b);
+        CHECK(rc != MPI_SUCCESS, "Comm_dup fails when a copy callback fails");
+#ifdef MPIFT_MPI_FT_H
+        CHECK(b == MPI_COMM_NULL, "a failed Comm_dup gives MPI_COMM_NULL");
+#endif
+        if (rc == MPI_SUCCESS && b != MPI_COMM_NULL)
+            MPI_Comm_free(&b);
+        MPI_Comm_delete_attr(a, failkey);
+        MPI_Comm_free_keyval(&failkey);
+    }
 
     MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &selfkey, NULL);
     MPI_Comm_set_attr(MPI_COMM_SELF, selfkey, &self_deleted);
