@@ -68,16 +68,24 @@ make -s --no-print-directory -C "$root" install MPI="$mpi" PREFIX="$build/prefix
 export PKG_CONFIG_PATH=$build/prefix/lib/pkgconfig
 ft_cflags=$(pkg-config --cflags mpift)
 ft_libs=$(pkg-config --libs mpift)
-# Drop-in compiler wrappers for build systems that only take CC: the MPI's own
-# wrapper, MPIFT's compat include path in front, libmpift.a after everything on a link.
+# hpcc and MPICH's dtpools call MPI-1 functions removed in MPI-3.0 (MPI_Address,
+# MPI_Type_struct, MPI_Type_hindexed): Open MPI 4.1 declares them only on request
+# (its library has them). Both builds get the same flag.
+mpi1=""
+[ "$mpi" = openmpi ] && mpi1=-DOMPI_OMIT_MPI1_COMPAT_DECLS=0
+# Compiler wrappers for build systems that only take CC. pl-: the MPI's own wrapper.
+# ft-: the same, MPIFT's compat include path in front, libmpift.a after everything
+# on a link.
 for lang in cc cxx; do
+  printf '#!/bin/sh\nexec mpi%s.%s %s "$@"\n' "$lang" "$mpi" "$mpi1" >"$build/bin/pl-mpi$lang"
   cat >"$build/bin/ft-mpi$lang" <<EOF
 #!/bin/sh
-for a in "\$@"; do case \$a in -c|-E|-S|-M|-MM) exec mpi$lang.$mpi $ft_cflags "\$@" ;; esac; done
-exec mpi$lang.$mpi $ft_cflags "\$@" $ft_libs
+for a in "\$@"; do case \$a in -c|-E|-S|-M|-MM) exec mpi$lang.$mpi $mpi1 $ft_cflags "\$@" ;; esac; done
+exec mpi$lang.$mpi $mpi1 $ft_cflags "\$@" $ft_libs
 EOF
-  chmod +x "$build/bin/ft-mpi$lang"
+  chmod +x "$build/bin/ft-mpi$lang" "$build/bin/pl-mpi$lang"
 done
+MPICC=$build/bin/pl-mpicc MPICXX=$build/bin/pl-mpicxx
 FTCC=$build/bin/ft-mpicc FTCXX=$build/bin/ft-mpicxx
 
 # ---------------------------------------------------------------- sources
@@ -246,7 +254,7 @@ HPL_INCLUDES = -I$(INCdir) -I$(INCdir)/$(ARCH)
 HPL_LIBS = $(HPLlib) $(LAlib) -lm
 HPL_DEFS = $(F2CDEFS) $(HPL_INCLUDES)
 CCNOOPT = $(HPL_DEFS)
-CCFLAGS = $(HPL_DEFS) -O2 $(EXTRA_CFLAGS)
+CCFLAGS = $(HPL_DEFS) -O2
 LINKER = $(CC)
 LINKFLAGS = $(CCFLAGS)
 ARCHIVER = ar
@@ -255,11 +263,7 @@ RANLIB = ranlib
 EOF
     cc=$MPICC
     [ $way = ft ] && cc=$FTCC
-    # hpcc 1.5.0 calls MPI_Address and MPI_Type_struct (removed in MPI-3.0): Open MPI
-    # 4.1 declares them only on request (its library still has them).
-    extra=""
-    [ "$mpi" = openmpi ] && extra=-DOMPI_OMIT_MPI1_COMPAT_DECLS=0
-    if make -C "$d" -j"$jobs" arch=mpift CC="$cc" EXTRA_CFLAGS="$extra" >"$build/log/hpcc.$way.build" 2>&1; then
+    if make -C "$d" -j"$jobs" arch=mpift CC="$cc" >"$build/log/hpcc.$way.build" 2>&1; then
       # The sample input: HPL N=1000 NB=80 on a 2x2 grid; the other tests size from it.
       cp "$d/_hpccinf.txt" "$d/hpccinf.txt"
       out=$build/log/hpcc.$way.out
