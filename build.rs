@@ -45,10 +45,7 @@ fn main() {
     let funcs = codegen::parse_table(&table).unwrap_or_else(|e| panic!("{e}"));
     let wrappers = out.join("wrappers.rs");
     fs::write(&wrappers, codegen::rust_wrappers(&funcs)).unwrap();
-    write_if_changed(
-        &root.join("include/MPI-FT_redefine.h"),
-        &codegen::redefine_header(&funcs),
-    );
+    write_if_changed(&root.join("include/MPI-FT_redefine.h"), &codegen::redefine_header(&funcs));
 
     // 3. MPI-FT.h from the exported Rust items (hand-written ones and the wrappers).
     let config = cbindgen::Config::from_file(root.join("cbindgen.toml")).unwrap();
@@ -62,10 +59,7 @@ fn main() {
         .generate()
         .expect("cbindgen failed")
         .write(&mut header);
-    write_if_changed(
-        &root.join("include/MPI-FT.h"),
-        &String::from_utf8(header).unwrap(),
-    );
+    write_if_changed(&root.join("include/MPI-FT.h"), &String::from_utf8(header).unwrap());
 
     // 4. mpift_config.h: which MPI this library is for (not checked in: per build).
     let probe = probe_mpi(&mpicc, &root.join("cpp/mpift_probe.c"));
@@ -98,20 +92,13 @@ fn probe_mpi(mpicc: &str, probe: &Path) -> Probe {
         .arg(probe)
         .output()
         .unwrap_or_else(|e| panic!("cannot run MPI compiler `{mpicc}`: {e}"));
-    assert!(
-        output.status.success(),
-        "`{mpicc} -E` failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert!(output.status.success(), "`{mpicc} -E` failed: {}", String::from_utf8_lossy(&output.stderr));
     let text = String::from_utf8_lossy(&output.stdout);
     let line = text
         .lines()
         .find(|l| l.starts_with("MPIFT_PROBE"))
         .expect("MPIFT_PROBE line missing from preprocessor output");
-    let words: Vec<String> = line
-        .split_whitespace()
-        .map(|w| w.trim_matches('"').to_string())
-        .collect();
+    let words: Vec<String> = line.split_whitespace().map(|w| w.trim_matches('"').to_string()).collect();
     match words.get(1).map(String::as_str) {
         Some("openmpi") => Probe {
             flavour: "openmpi",

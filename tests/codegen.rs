@@ -9,11 +9,7 @@ use std::collections::HashSet;
 use std::fs;
 
 fn table() -> Vec<codegen::Function> {
-    let text = fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/src/ffi/mpi_functions.tbl"
-    ))
-    .unwrap();
+    let text = fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/ffi/mpi_functions.tbl")).unwrap();
     codegen::parse_table(&text).unwrap()
 }
 
@@ -33,11 +29,7 @@ fn names_are_unique() {
 
 #[test]
 fn checked_in_redefine_header_is_what_the_table_generates() {
-    assert_eq!(
-        header("MPI-FT_redefine.h"),
-        codegen::redefine_header(&table()),
-        "run `make` and commit include/"
-    );
+    assert_eq!(header("MPI-FT_redefine.h"), codegen::redefine_header(&table()), "run `make` and commit include/");
 }
 
 #[test]
@@ -49,11 +41,7 @@ fn every_wrapper_is_declared_in_mpi_ft_h() {
             "MPI_Comm" | "MPI_Request" => format!("Sim_FT_{}", f.ret),
             other => other.to_string(),
         };
-        assert!(
-            h.contains(&format!("{ret} Sim_FT_{}(", f.name)),
-            "Sim_FT_{} missing from MPI-FT.h",
-            f.name
-        );
+        assert!(h.contains(&format!("{ret} Sim_FT_{}(", f.name)), "Sim_FT_{} missing from MPI-FT.h", f.name);
     }
 }
 
@@ -69,28 +57,19 @@ fn promised_functions_are_redirected() {
         Cart_coords Cart_rank Error_string Error_class";
     let ulfm = "revoke is_revoked shrink ishrink agree iagree failure_ack failure_get_acked get_failed ack_failed";
     let redefine = header("MPI-FT_redefine.h");
-    let mut names: Vec<String> = promised
-        .split_whitespace()
-        .map(|n| format!("MPI_{n}"))
-        .collect();
+    let mut names: Vec<String> = promised.split_whitespace().map(|n| format!("MPI_{n}")).collect();
     for u in ulfm.split_whitespace() {
         names.push(format!("MPIX_Comm_{u}"));
         names.push(format!("MPI_Comm_{u}"));
     }
     for n in names {
-        assert!(
-            redefine.contains(&format!("#define {n} Sim_FT_")),
-            "{n} is not redirected"
-        );
+        assert!(redefine.contains(&format!("#define {n} Sim_FT_")), "{n} is not redirected");
     }
 }
 
 #[test]
 fn generic_wrappers_convert_handles_and_run_hooks() {
-    let f = table()
-        .into_iter()
-        .find(|f| f.name == "MPI_Comm_split")
-        .unwrap();
+    let f = table().into_iter().find(|f| f.name == "MPI_Comm_split").unwrap();
     let src = codegen::rust_wrappers(&[f]);
     assert!(src.contains("handles::comm_arg(comm)?"));
     // A constructor is a collective: described, logged, checked for failures after.
@@ -107,10 +86,7 @@ fn profiling_names_reach_the_same_wrappers() {
     let redefine = header("MPI-FT_redefine.h");
     for f in table() {
         for n in std::iter::once(&f.name).chain(f.aliases.iter()) {
-            assert!(
-                redefine.contains(&format!("#define P{n} Sim_FT_{}\n", f.name)),
-                "P{n} is not redirected"
-            );
+            assert!(redefine.contains(&format!("#define P{n} Sim_FT_{}\n", f.name)), "P{n} is not redirected");
         }
     }
 }
@@ -119,22 +95,13 @@ fn profiling_names_reach_the_same_wrappers() {
 fn callback_types_and_predefined_callbacks_are_mpifts() {
     let redefine = header("MPI-FT_redefine.h");
     for (name, to) in [
-        (
-            "MPI_Comm_copy_attr_function",
-            "Sim_FT_MPI_Comm_copy_attr_function",
-        ),
-        (
-            "MPI_Comm_delete_attr_function",
-            "Sim_FT_MPI_Comm_delete_attr_function",
-        ),
+        ("MPI_Comm_copy_attr_function", "Sim_FT_MPI_Comm_copy_attr_function"),
+        ("MPI_Comm_delete_attr_function", "Sim_FT_MPI_Comm_delete_attr_function"),
         ("MPI_Copy_function", "Sim_FT_MPI_Comm_copy_attr_function"),
         ("MPI_COMM_DUP_FN", "Sim_FT_MPI_COMM_DUP_FN"),
         ("MPI_NULL_DELETE_FN", "Sim_FT_MPI_COMM_NULL_DELETE_FN"),
     ] {
-        assert!(
-            redefine.contains(&format!("#define {name} {to}\n")),
-            "{name}"
-        );
+        assert!(redefine.contains(&format!("#define {name} {to}\n")), "{name}");
     }
     let h = header("MPI-FT.h");
     assert!(h.contains("typedef int Sim_FT_MPI_Comm_copy_attr_function(Sim_FT_MPI_Comm,"));
@@ -146,19 +113,10 @@ fn noft_wrappers_pass_through_and_wrap_requests() {
     let t = table();
     let get = |n: &str| codegen::rust_wrappers(&[t.iter().find(|f| f.name == n).unwrap().clone()]);
     let win = get("MPI_Win_create");
-    assert!(
-        win.contains("hooks::unjoinable_enter(&comm_r)?")
-            && win.contains("boundary::run(\"MPI_Win_create\"")
-    );
+    assert!(win.contains("hooks::unjoinable_enter(&comm_r)?") && win.contains("boundary::run(\"MPI_Win_create\""));
     let file = get("MPI_File_iread");
-    assert!(
-        file.contains("boundary::run_raw(")
-            && file.contains("*request = request::adopt_plain(request_r)")
-    );
-    assert!(
-        get("MPI_File_open").contains("boundary::run_raw("),
-        "objerr: the file's handler already ran"
-    );
+    assert!(file.contains("boundary::run_raw(") && file.contains("*request = request::adopt_plain(request_r)"));
+    assert!(get("MPI_File_open").contains("boundary::run_raw("), "objerr: the file's handler already ran");
     let conv = get("MPI_Comm_f2c");
     assert!(conv.contains("-> Sim_FT_MPI_Comm {") && conv.contains("boundary::value("));
 }
@@ -166,13 +124,13 @@ fn noft_wrappers_pass_through_and_wrap_requests() {
 #[test]
 fn malformed_lines_are_rejected() {
     for bad in [
-        "p2p int MPI_X(int a)",         // generic kind without a communicator
-        "custom int MPI_X(MPI_Comm c)", // custom without a Rust path
-        "local int MPI_X(MPI_Comm c) => crate::x", // path on a generic kind
-        "weird int MPI_X(MPI_Comm c)",  // unknown kind
-        "local void MPI_X(MPI_Comm c)", // MPI functions return int
-        "local MPI_Fint MPI_X(MPI_Comm c)", // only custom lines return a value
-        "local int MPI_X(MPI_Comm c) objerr", // objerr is for noft lines
+        "p2p int MPI_X(int a)",                             // generic kind without a communicator
+        "custom int MPI_X(MPI_Comm c)",                     // custom without a Rust path
+        "local int MPI_X(MPI_Comm c) => crate::x",          // path on a generic kind
+        "weird int MPI_X(MPI_Comm c)",                      // unknown kind
+        "local void MPI_X(MPI_Comm c)",                     // MPI functions return int
+        "local MPI_Fint MPI_X(MPI_Comm c)",                 // only custom lines return a value
+        "local int MPI_X(MPI_Comm c) objerr",               // objerr is for noft lines
     ] {
         assert!(codegen::parse_table(bad).is_err(), "accepted: {bad}");
     }
@@ -188,10 +146,7 @@ fn coverage_check_calls_every_redirected_function() {
         .collect();
     for f in table() {
         for n in std::iter::once(&f.name).chain(f.aliases.iter()) {
-            assert!(
-                src.contains(&format!("{n}(")),
-                "tests/c/coverage_check.c never calls {n}"
-            );
+            assert!(src.contains(&format!("{n}(")), "tests/c/coverage_check.c never calls {n}");
         }
     }
 }

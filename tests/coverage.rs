@@ -33,12 +33,7 @@ fn preprocess(flags: &[&str]) -> String {
         .output()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", mpicc()));
     let _ = fs::remove_dir_all(&dir);
-    assert!(
-        out.status.success(),
-        "{} -E failed: {}",
-        mpicc(),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{} -E failed: {}", mpicc(), String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -47,8 +42,7 @@ fn is_ident(c: char) -> bool {
 }
 
 fn idents(s: &str) -> impl Iterator<Item = &str> {
-    s.split(|c: char| !is_ident(c))
-        .filter(|w| !w.is_empty() && !w.as_bytes()[0].is_ascii_digit())
+    s.split(|c: char| !is_ident(c)).filter(|w| !w.is_empty() && !w.as_bytes()[0].is_ascii_digit())
 }
 
 /// Removes string literals and `__attribute__((...))` / `__asm__(...)` groups.
@@ -139,10 +133,7 @@ fn typedef_name(d: &str) -> Option<String> {
         return idents(&d[close..]).last().map(str::to_string);
     }
     if let Some(open) = d.find('(') {
-        let after = d[open + 1..]
-            .trim_start()
-            .trim_start_matches('*')
-            .trim_start();
+        let after = d[open + 1..].trim_start().trim_start_matches('*').trim_start();
         let name: String = after.chars().take_while(|c| is_ident(*c)).collect();
         if !name.is_empty() && after[name.len()..].trim_start().starts_with(')') {
             return Some(name);
@@ -175,14 +166,8 @@ fn read_header() -> Header {
     let decls = declarations(&text);
     // Types that carry a communicator or request: the handles, then every typedef
     // (callback types above all) that mentions one, to a fixed point.
-    let mut tracked: BTreeSet<String> = ["MPI_Comm", "MPI_Request"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    let typedefs: Vec<(String, &String)> = decls
-        .iter()
-        .filter_map(|d| typedef_name(d).map(|n| (n, d)))
-        .collect();
+    let mut tracked: BTreeSet<String> = ["MPI_Comm", "MPI_Request"].iter().map(|s| s.to_string()).collect();
+    let typedefs: Vec<(String, &String)> = decls.iter().filter_map(|d| typedef_name(d).map(|n| (n, d))).collect();
     loop {
         let before = tracked.len();
         for (name, d) in &typedefs {
@@ -207,29 +192,17 @@ fn read_header() -> Header {
     let macros = preprocess(&["-E", "-dM"]);
     let mut ver: BTreeMap<String, String> = BTreeMap::new();
     for line in macros.lines() {
-        let Some(def) = line.strip_prefix("#define ") else {
-            continue;
-        };
+        let Some(def) = line.strip_prefix("#define ") else { continue };
         let name: String = def.chars().take_while(|c| is_ident(*c)).collect();
         let rest = &def[name.len()..];
-        if [
-            "MPICH_VERSION",
-            "OMPI_MAJOR_VERSION",
-            "OMPI_MINOR_VERSION",
-            "OMPI_RELEASE_VERSION",
-        ]
-        .contains(&name.as_str())
-        {
+        if ["MPICH_VERSION", "OMPI_MAJOR_VERSION", "OMPI_MINOR_VERSION", "OMPI_RELEASE_VERSION"].contains(&name.as_str()) {
             ver.insert(name.clone(), rest.trim().trim_matches('"').to_string());
         }
         let bare = name.strip_prefix('P').unwrap_or(&name);
         // MPICH's `MPI_Comm_c2f(comm)` expands to `(MPI_Fint)(comm)`: the name says
         // what it takes.
         let named = bare.starts_with("MPI_Comm_") || bare.starts_with("MPI_Request_");
-        if rest.starts_with('(')
-            && (bare.starts_with("MPI_") || bare.starts_with("MPIX_"))
-            && (named || mentions(rest))
-        {
+        if rest.starts_with('(') && (bare.starts_with("MPI_") || bare.starts_with("MPIX_")) && (named || mentions(rest)) {
             functions.insert(name);
         }
     }
@@ -237,12 +210,7 @@ fn read_header() -> Header {
     let version = match ver.get("MPICH_VERSION") {
         Some(m) => format!("MPICH {m}"),
         None if ver.contains_key("OMPI_MAJOR_VERSION") => {
-            format!(
-                "Open MPI {}.{}.{}",
-                v("OMPI_MAJOR_VERSION"),
-                v("OMPI_MINOR_VERSION"),
-                v("OMPI_RELEASE_VERSION")
-            )
+            format!("Open MPI {}.{}.{}", v("OMPI_MAJOR_VERSION"), v("OMPI_MINOR_VERSION"), v("OMPI_RELEASE_VERSION"))
         }
         None => "an MPI".to_string(),
     };
@@ -274,10 +242,7 @@ fn exclusions() -> Vec<Exclusion> {
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .map(|l| {
             let (p, r) = l.split_once(char::is_whitespace).unwrap_or((l, ""));
-            Exclusion {
-                pattern: p.to_string(),
-                reason: r.trim().to_string(),
-            }
+            Exclusion { pattern: p.to_string(), reason: r.trim().to_string() }
         })
         .collect()
 }
@@ -288,10 +253,7 @@ fn glob(pattern: &str, name: &str) -> bool {
         return pattern == name;
     }
     let (first, last) = (parts[0], parts[parts.len() - 1]);
-    if !name.starts_with(first)
-        || !name[first.len()..].ends_with(last)
-        || name.len() < first.len() + last.len()
-    {
+    if !name.starts_with(first) || !name[first.len()..].ends_with(last) || name.len() < first.len() + last.len() {
         return false;
     }
     let mut rest = &name[first.len()..name.len() - last.len()];
@@ -305,21 +267,14 @@ fn glob(pattern: &str, name: &str) -> bool {
 }
 
 fn excluded<'a>(ex: &'a [Exclusion], name: &str) -> Option<&'a Exclusion> {
-    let bare = name
-        .strip_prefix('P')
-        .filter(|b| b.starts_with("MPI"))
-        .unwrap_or(name);
+    let bare = name.strip_prefix('P').filter(|b| b.starts_with("MPI")).unwrap_or(name);
     ex.iter().find(|e| glob(&e.pattern, bare))
 }
 
 #[test]
 fn every_exclusion_has_a_reason() {
     for e in exclusions() {
-        assert!(
-            e.reason.len() > 10,
-            "tests/coverage-exclusions.txt: `{}` needs a reason",
-            e.pattern
-        );
+        assert!(e.reason.len() > 10, "tests/coverage-exclusions.txt: `{}` needs a reason", e.pattern);
     }
 }
 
@@ -332,29 +287,12 @@ fn parser_reads_the_shapes_mpi_h_uses() {
          static inline int helper(int x) { return x; } \
          typedef struct { int a; } X; MPI_Comm MPI_Comm_f2c(int f);",
     );
-    assert_eq!(
-        typedef_name(&decls[0]).as_deref(),
-        Some("MPI_Copy_function")
-    );
-    assert_eq!(
-        function_name(&decls[1]).as_deref(),
-        Some("MPI_Keyval_create")
-    );
-    assert!(
-        !decls[1].contains("MPI_Comm_create_keyval"),
-        "string literals are dropped"
-    );
-    assert_eq!(
-        typedef_name(&decls[2]).as_deref(),
-        Some("X"),
-        "inline function bodies are dropped"
-    );
+    assert_eq!(typedef_name(&decls[0]).as_deref(), Some("MPI_Copy_function"));
+    assert_eq!(function_name(&decls[1]).as_deref(), Some("MPI_Keyval_create"));
+    assert!(!decls[1].contains("MPI_Comm_create_keyval"), "string literals are dropped");
+    assert_eq!(typedef_name(&decls[2]).as_deref(), Some("X"), "inline function bodies are dropped");
     assert_eq!(function_name(&decls[3]).as_deref(), Some("MPI_Comm_f2c"));
-    assert!(
-        glob("MPI_*_c", "MPI_Send_c")
-            && !glob("MPI_*_c", "MPI_Send_c2")
-            && glob("MPI_Send", "MPI_Send")
-    );
+    assert!(glob("MPI_*_c", "MPI_Send_c") && !glob("MPI_*_c", "MPI_Send_c2") && glob("MPI_Send", "MPI_Send"));
 }
 
 #[test]
@@ -390,55 +328,23 @@ fn every_function_with_a_communicator_or_request_is_redirected() {
             missing.push(name.to_string());
         }
     }
-    let percent = |k: usize, n: usize| {
-        if n == 0 {
-            100.0
-        } else {
-            100.0 * k as f64 / n as f64
-        }
-    };
-    println!(
-        "MPI coverage of MPIFT for {} ({}):",
-        header.version,
-        mpicc()
-    );
-    println!(
-        "  {} functions in mpi.h take, return or store MPI_Comm or MPI_Request",
-        plain.len()
-    );
+    let percent = |k: usize, n: usize| if n == 0 { 100.0 } else { 100.0 * k as f64 / n as f64 };
+    println!("MPI coverage of MPIFT for {} ({}):", header.version, mpicc());
+    println!("  {} functions in mpi.h take, return or store MPI_Comm or MPI_Request", plain.len());
     let n_ex = plain.len() - applicable;
-    println!(
-        "  {n_ex} excluded (tests/coverage-exclusions.txt){}",
-        if n_ex > 0 { ":" } else { "" }
-    );
+    println!("  {n_ex} excluded (tests/coverage-exclusions.txt){}", if n_ex > 0 { ":" } else { "" });
     for (reason, n) in &by_reason {
         println!("    {n:4}  {reason}");
     }
-    println!(
-        "  redirected: {covered} of {applicable} applicable functions ({:.1} %)",
-        percent(covered, applicable)
-    );
-    println!(
-        "  profiling names: {p_covered} of {p_applicable} PMPI_ twins ({:.1} %)",
-        percent(p_covered, p_applicable)
-    );
+    println!("  redirected: {covered} of {applicable} applicable functions ({:.1} %)", percent(covered, applicable));
+    println!("  profiling names: {p_covered} of {p_applicable} PMPI_ twins ({:.1} %)", percent(p_covered, p_applicable));
     // An exclusion that names one function which is redirected after all is stale.
     let stale: Vec<&str> = ex
         .iter()
         .filter(|e| !e.pattern.contains('*') && redirected.contains(&e.pattern))
         .map(|e| e.pattern.as_str())
         .collect();
-    assert!(
-        missing.is_empty(),
-        "not redirected (add to mpi_functions.tbl, or exclude with a reason): {missing:?}"
-    );
-    assert!(
-        stale.is_empty(),
-        "excluded but redirected: {stale:?}; drop them from tests/coverage-exclusions.txt"
-    );
-    assert!(
-        plain.len() > 100,
-        "suspiciously few functions found in mpi.h: is {} an MPI compiler?",
-        mpicc()
-    );
+    assert!(missing.is_empty(), "not redirected (add to mpi_functions.tbl, or exclude with a reason): {missing:?}");
+    assert!(stale.is_empty(), "excluded but redirected: {stale:?}; drop them from tests/coverage-exclusions.txt");
+    assert!(plain.len() > 100, "suspiciously few functions found in mpi.h: is {} an MPI compiler?", mpicc());
 }

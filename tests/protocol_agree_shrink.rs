@@ -3,9 +3,7 @@
 //! machines with zombies, acknowledged and unacknowledged failures, and revokers
 //! racing ranks that entered the agree before the revoke.
 
-use mpift::protocol::agree::{
-    and_into, contribution_live, contribution_zombie, decide, survivors, Decision,
-};
+use mpift::protocol::agree::{and_into, contribution_live, contribution_zombie, decide, survivors, Decision};
 use mpift::protocol::colljoin::*;
 use mpift::protocol::{CommId, Rank};
 use rand::rngs::StdRng;
@@ -17,11 +15,7 @@ use std::collections::{BTreeSet, HashMap};
 fn encoding_matches_a_brute_force_model() {
     let mut rng = StdRng::seed_from_u64(7);
     for round in 0..300 {
-        let n: Rank = if round % 10 == 0 {
-            rng.gen_range(1000..5000)
-        } else {
-            rng.gen_range(1..200)
-        };
+        let n: Rank = if round % 10 == 0 { rng.gen_range(1000..5000) } else { rng.gen_range(1..200) };
         let zombies: BTreeSet<Rank> = (0..n).filter(|_| rng.gen_bool(0.05)).collect();
         let live: Vec<Rank> = (0..n).filter(|r| !zombies.contains(r)).collect();
         if live.is_empty() {
@@ -36,16 +30,8 @@ fn encoding_matches_a_brute_force_model() {
             None => acc = Some(c),
         };
         for _ in &live {
-            let known: Vec<Rank> = zombies
-                .iter()
-                .copied()
-                .filter(|_| rng.gen_bool(0.7))
-                .collect();
-            let acked: Vec<Rank> = known
-                .iter()
-                .copied()
-                .filter(|_| rng.gen_bool(0.9))
-                .collect();
+            let known: Vec<Rank> = zombies.iter().copied().filter(|_| rng.gen_bool(0.7)).collect();
+            let acked: Vec<Rank> = known.iter().copied().filter(|_| rng.gen_bool(0.9)).collect();
             acked_by_all.retain(|z| acked.contains(z));
             let flag: u64 = rng.gen::<u64>() | rng.gen::<u64>();
             flag_and &= flag;
@@ -57,27 +43,13 @@ fn encoding_matches_a_brute_force_model() {
         let red = acc.expect("some contribution");
         let d = decide(n, &red);
         let failed: Vec<Rank> = zombies.iter().copied().collect();
-        assert_eq!(
-            d,
-            Decision {
-                flag: flag_and,
-                all_acked: acked_by_all.len() == zombies.len(),
-                failed
-            },
-            "n={n}"
-        );
+        assert_eq!(d, Decision { flag: flag_and, all_acked: acked_by_all.len() == zombies.len(), failed }, "n={n}");
         assert_eq!(survivors(n, &red), live, "n={n}");
     }
 }
 
 /// A collective: op, entered count, AND of bits, split colors, outcome.
-type Coll = (
-    Op,
-    usize,
-    Option<Vec<u64>>,
-    Vec<Option<u32>>,
-    Option<Outcome>,
-);
+type Coll = (Op, usize, Option<Vec<u64>>, Vec<Option<u32>>, Option<Outcome>);
 
 /// A minimal world for one communicator: unbounded logs, news, collectives that
 /// complete when every member entered. No wake-ups: blocked ranks are polled.
@@ -94,23 +66,13 @@ struct World {
 impl Io for World {
     fn write_log(&mut self, me: Rank, e: Entry) {
         self.logs[me as usize].push(e);
-        self.seen
-            .entry((e.comm, e.seq))
-            .or_default()
-            .push((e.op, e.state == EntryState::Entered));
+        self.seen.entry((e.comm, e.seq)).or_default().push((e.op, e.state == EntryState::Entered));
     }
     fn mark_log(&mut self, me: Rank, comm: CommId, seq: Seq, state: EntryState) {
-        let e = self.logs[me as usize]
-            .iter_mut()
-            .rev()
-            .find(|e| e.comm == comm && e.seq == seq)
-            .expect("own entry");
+        let e = self.logs[me as usize].iter_mut().rev().find(|e| e.comm == comm && e.seq == seq).expect("own entry");
         e.state = state;
         let op = e.op;
-        self.seen
-            .entry((comm, seq))
-            .or_default()
-            .push((op, state == EntryState::Entered));
+        self.seen.entry((comm, seq)).or_default().push((op, state == EntryState::Entered));
     }
     fn read_news(&mut self, me: Rank, from: usize) -> Vec<News> {
         self.news[me as usize][from..].to_vec()
@@ -122,28 +84,17 @@ impl Io for World {
         self.news[to as usize].push(item);
     }
     fn read_log(&mut self, of: Rank, comm: CommId) -> Vec<Entry> {
-        self.logs[of as usize]
-            .iter()
-            .filter(|e| e.comm == comm)
-            .copied()
-            .collect()
+        self.logs[of as usize].iter().filter(|e| e.comm == comm).copied().collect()
     }
     fn find_op(&self, comm: CommId, seq: Seq, entered_only: bool) -> Option<Op> {
         // Entries are never evicted here, and a pending one becomes Entered or
         // Cancelled; an op counts if some entry of it is (or was) Entered.
-        self.seen
-            .get(&(comm, seq))?
-            .iter()
-            .find(|(_, entered)| *entered || !entered_only)
-            .map(|(op, _)| *op)
+        self.seen.get(&(comm, seq))?.iter().find(|(_, entered)| *entered || !entered_only).map(|(op, _)| *op)
     }
     fn enter(&mut self, me: Rank, j: Join) {
         let m = &self.members[&j.comm];
         let (idx, size) = (m.binary_search(&me).expect("member"), m.len());
-        let rec =
-            self.colls
-                .entry((j.comm, j.seq))
-                .or_insert((j.op, 0, None, vec![None; size], None));
+        let rec = self.colls.entry((j.comm, j.seq)).or_insert((j.op, 0, None, vec![None; size], None));
         if rec.0 != j.op {
             self.mismatch = Some(format!("#{}: {:?} vs {:?} by r{me}", j.seq, rec.0, j.op));
             return;
@@ -158,17 +109,9 @@ impl Io for World {
             Contribution::Data => {}
         }
         if rec.1 == size {
-            let members = (j.op.kind == Kind::Split).then(|| {
-                m.iter()
-                    .zip(&rec.3)
-                    .filter(|(_, c)| **c == Some(0))
-                    .map(|(r, _)| *r)
-                    .collect()
-            });
-            rec.4 = Some(Outcome {
-                bits: rec.2.clone(),
-                members,
-            });
+            let members = (j.op.kind == Kind::Split)
+                .then(|| m.iter().zip(&rec.3).filter(|(_, c)| **c == Some(0)).map(|(r, _)| *r).collect());
+            rec.4 = Some(Outcome { bits: rec.2.clone(), members });
         }
     }
     fn complete(&self, comm: CommId, seq: Seq) -> bool {
@@ -203,10 +146,7 @@ fn agree_then_shrink(n: Rank, seed: u64, revokers: usize) -> Result {
         colls: HashMap::new(),
         mismatch: None,
     };
-    let mut ms: Vec<Machine> = all
-        .iter()
-        .map(|&r| Machine::new(r, n, Design::FIXED, &[(W, all.clone())]))
-        .collect();
+    let mut ms: Vec<Machine> = all.iter().map(|&r| Machine::new(r, n, Design::FIXED, &[(W, all.clone())])).collect();
     let zombies: Vec<Rank> = all.iter().copied().filter(|_| rng.gen_bool(0.04)).collect();
     for &z in &zombies {
         ms[z as usize].start(AppCall::Kill);
@@ -214,11 +154,7 @@ fn agree_then_shrink(n: Rank, seed: u64, revokers: usize) -> Result {
             ms[z as usize].step(&mut w);
         }
     }
-    let live: Vec<Rank> = all
-        .iter()
-        .copied()
-        .filter(|r| zombies.binary_search(r).is_err())
-        .collect();
+    let live: Vec<Rank> = all.iter().copied().filter(|r| zombies.binary_search(r).is_err()).collect();
     let mut revoking: Vec<Rank> = live.clone();
     revoking.shuffle(&mut rng);
     revoking.truncate(revokers);
@@ -229,14 +165,7 @@ fn agree_then_shrink(n: Rank, seed: u64, revokers: usize) -> Result {
         let (flag, ack) = (rng.gen::<u64>() | rng.gen::<u64>(), rng.gen_bool(0.97));
         flags &= flag;
         acks_all &= ack;
-        let mut p = vec![AppCall::Coll(
-            W,
-            Op {
-                kind: Kind::Barrier,
-                root: 0,
-                count: 1,
-            },
-        )];
+        let mut p = vec![AppCall::Coll(W, Op { kind: Kind::Barrier, root: 0, count: 1 })];
         if revoking.contains(&r) {
             p.push(AppCall::Revoke(W));
         }
@@ -244,20 +173,11 @@ fn agree_then_shrink(n: Rank, seed: u64, revokers: usize) -> Result {
         p.reverse();
         progs.insert(r, p);
     }
-    let mut res = Result {
-        agreed: vec![],
-        shrunk: vec![],
-        flags,
-        acks_all,
-        zombies: zombies.clone(),
-        live: live.clone(),
-    };
+    let mut res =
+        Result { agreed: vec![], shrunk: vec![], flags, acks_all, zombies: zombies.clone(), live: live.clone() };
     let mut idle_picks = 0usize;
     while !progs.is_empty() {
-        assert!(
-            idle_picks < 50 * all.len() + 1000,
-            "seed {seed}: no rank can step"
-        );
+        assert!(idle_picks < 50 * all.len() + 1000, "seed {seed}: no rank can step");
         let r = all[rng.gen_range(0..all.len())];
         let call_done = match ms[r as usize].step(&mut w) {
             Progress::Stepped => None,
@@ -268,11 +188,7 @@ fn agree_then_shrink(n: Rank, seed: u64, revokers: usize) -> Result {
             Progress::Idle => Some(None),
             Progress::Returned(x) => Some(Some(x)),
         };
-        assert!(
-            w.mismatch.is_none(),
-            "seed {seed}: mismatch {:?}",
-            w.mismatch
-        );
+        assert!(w.mismatch.is_none(), "seed {seed}: mismatch {:?}", w.mismatch);
         idle_picks = 0;
         let Some(done) = call_done else { continue };
         match done {
@@ -292,34 +208,16 @@ fn agree_then_shrink(n: Rank, seed: u64, revokers: usize) -> Result {
 }
 
 fn check(r: &Result, what: &str) {
-    assert_eq!(
-        r.agreed.len(),
-        r.live.len(),
-        "{what}: every live rank agreed"
-    );
+    assert_eq!(r.agreed.len(), r.live.len(), "{what}: every live rank agreed");
     let d = &r.agreed[0].1;
-    assert!(
-        r.agreed.iter().all(|(_, x)| x == d),
-        "{what}: agree is uniform"
-    );
+    assert!(r.agreed.iter().all(|(_, x)| x == d), "{what}: agree is uniform");
     assert_eq!(d.flag, r.flags, "{what}: flag is the AND of the live flags");
     assert_eq!(d.failed, r.zombies, "{what}: failed = the dead");
     // Every live rank read all deaths (barrier) before agreeing, so a failure is
     // acknowledged by all iff every live rank acknowledged.
-    assert_eq!(
-        d.all_acked,
-        r.zombies.is_empty() || r.acks_all,
-        "{what}: PROC_FAILED iff some failure unacknowledged"
-    );
-    assert_eq!(
-        r.shrunk.len(),
-        r.live.len(),
-        "{what}: every live rank shrank"
-    );
-    assert!(
-        r.shrunk.iter().all(|(_, m)| *m == r.live),
-        "{what}: shrink keeps exactly the live ranks, in order"
-    );
+    assert_eq!(d.all_acked, r.zombies.is_empty() || r.acks_all, "{what}: PROC_FAILED iff some failure unacknowledged");
+    assert_eq!(r.shrunk.len(), r.live.len(), "{what}: every live rank shrank");
+    assert!(r.shrunk.iter().all(|(_, m)| *m == r.live), "{what}: shrink keeps exactly the live ranks, in order");
 }
 
 #[test]

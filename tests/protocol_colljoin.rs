@@ -122,9 +122,7 @@ impl World {
         }
     }
     fn wake_all(&mut self, rs: Option<Vec<Rank>>) {
-        rs.unwrap_or_default()
-            .into_iter()
-            .for_each(|r| self.wake(r));
+        rs.unwrap_or_default().into_iter().for_each(|r| self.wake(r));
     }
     /// Adds (+1) or removes (-1) an entry's visibility; wakes log watchers when an
     /// operation becomes visible for `(comm, seq)`.
@@ -148,11 +146,7 @@ impl World {
     }
     fn register(&mut self, r: Rank, w: &Wait) {
         if let Some(k) = w.completion {
-            self.colls
-                .get_mut(&k)
-                .expect("waits on an entered collective")
-                .waiters
-                .push(r);
+            self.colls.get_mut(&k).expect("waits on an entered collective").waiters.push(r);
         }
         if w.news {
             self.watch_news[r as usize] = true;
@@ -169,18 +163,11 @@ impl World {
 impl Io for World {
     fn write_log(&mut self, me: Rank, e: Entry) {
         self.ios += 1;
-        self.note(|| {
-            format!(
-                "r{me} log {:x}#{} {:?} {:?} post={}",
-                e.comm, e.seq, e.op.kind, e.state, e.post_revoke
-            )
-        });
+        self.note(|| format!("r{me} log {:x}#{} {:?} {:?} post={}", e.comm, e.seq, e.op.kind, e.state, e.post_revoke));
         self.logs[me as usize].push_back(e);
         self.visibility(&e, 1);
         if self.logs[me as usize].len() > self.ring {
-            let old = self.logs[me as usize]
-                .pop_front()
-                .expect("ring is not empty");
+            let old = self.logs[me as usize].pop_front().expect("ring is not empty");
             self.visibility(&old, -1);
         }
         let rs = self.watch_pending.remove(&me);
@@ -191,10 +178,7 @@ impl Io for World {
         self.note(|| format!("r{me} mark {comm:x}#{seq} {state:?}"));
         let ring = &mut self.logs[me as usize];
         let pending = |e: &Entry| e.comm == comm && e.seq == seq && e.state == EntryState::Pending;
-        let i = ring
-            .iter()
-            .rposition(pending)
-            .expect("marks its own pending entry");
+        let i = ring.iter().rposition(pending).expect("marks its own pending entry");
         let old = ring[i];
         ring[i].state = state;
         let new = ring[i];
@@ -217,10 +201,7 @@ impl Io for World {
         self.note(|| format!("r{from} put {item:?} -> r{to}"));
         match item {
             News::Horizon(c, h) => match self.horizon.get(&c) {
-                Some(&h0) if h0 != h => self.fail(
-                    V::HorizonDisagree,
-                    format!("comm {c:x}: horizons {h0} and {h}"),
-                ),
+                Some(&h0) if h0 != h => self.fail(V::HorizonDisagree, format!("comm {c:x}: horizons {h0} and {h}")),
                 _ => _ = self.horizon.insert(c, h),
             },
             News::Revoked(c) => _ = self.revoked.insert(c),
@@ -237,30 +218,19 @@ impl Io for World {
     }
     fn read_log(&mut self, of: Rank, comm: CommId) -> Vec<Entry> {
         self.ios += 1;
-        let es: Vec<Entry> = self.logs[of as usize]
-            .iter()
-            .filter(|e| e.comm == comm)
-            .copied()
-            .collect();
+        let es: Vec<Entry> = self.logs[of as usize].iter().filter(|e| e.comm == comm).copied().collect();
         let brief: Vec<_> = es.iter().map(|e| (e.seq, e.op.kind, e.state)).collect();
         self.note(|| format!("r? read log of r{of} for {comm:x}: {brief:?}"));
         es
     }
     fn find_op(&self, comm: CommId, seq: Seq, entered_only: bool) -> Option<Op> {
         let ops = self.visible.get(&(comm, seq))?;
-        ops.iter()
-            .find(|o| if entered_only { o.2 > 0 } else { o.1 > 0 })
-            .map(|o| o.0)
+        ops.iter().find(|o| if entered_only { o.2 > 0 } else { o.1 > 0 }).map(|o| o.0)
     }
     fn enter(&mut self, me: Rank, j: Join) {
         self.ios += 1;
         let zombie = self.zombie[me as usize];
-        self.note(|| {
-            format!(
-                "r{me} ENTER {:x}#{} {:?} dummy={} zombie={zombie}",
-                j.comm, j.seq, j.op.kind, j.dummy
-            )
-        });
+        self.note(|| format!("r{me} ENTER {:x}#{} {:?} dummy={} zombie={zombie}", j.comm, j.seq, j.op.kind, j.dummy));
         let members = Rc::clone(&self.comms[&j.comm]);
         let idx = members.binary_search(&me).expect("a member enters");
         let key = (j.comm, j.seq);
@@ -268,10 +238,7 @@ impl Io for World {
             self.stats.zombie_joins += 1;
             if let Some(Some(k)) = self.death_known.get(&me) {
                 match (0..k.len()).find(|&r| !self.zombie[r] && !k[r]) {
-                    Some(r) => self.fail(
-                        V::ZombieEarly,
-                        format!("zombie {me} joins {key:x?} before r{r} knows"),
-                    ),
+                    Some(r) => self.fail(V::ZombieEarly, format!("zombie {me} joins {key:x?} before r{r} knows")),
                     None => _ = self.death_known.insert(me, None),
                 }
             }
@@ -298,10 +265,7 @@ impl Io for World {
             waiters: Vec::new(),
         });
         if rec.op != j.op {
-            let d = format!(
-                "{key:x?}: {:?} entered, then r{me} enters {:?} (dummy={})",
-                rec.op, j.op, j.dummy
-            );
+            let d = format!("{key:x?}: {:?} entered, then r{me} enters {:?} (dummy={})", rec.op, j.op, j.dummy);
             return self.fail(V::Mismatch, d);
         }
         if rec.entered[idx] {
@@ -320,17 +284,9 @@ impl Io for World {
         }
         if rec.count == rec.members.len() {
             let members = (rec.op.kind == Kind::Split).then(|| {
-                rec.members
-                    .iter()
-                    .zip(&rec.colors)
-                    .filter(|(_, c)| **c == Some(0))
-                    .map(|(r, _)| *r)
-                    .collect()
+                rec.members.iter().zip(&rec.colors).filter(|(_, c)| **c == Some(0)).map(|(r, _)| *r).collect()
             });
-            rec.outcome = Some(Outcome {
-                bits: rec.acc.clone(),
-                members,
-            });
+            rec.outcome = Some(Outcome { bits: rec.acc.clone(), members });
             self.stats.colls += 1;
             for w in std::mem::take(&mut rec.waiters) {
                 self.wake(w);
@@ -338,9 +294,7 @@ impl Io for World {
         }
     }
     fn complete(&self, comm: CommId, seq: Seq) -> bool {
-        self.colls
-            .get(&(comm, seq))
-            .is_some_and(|c| c.outcome.is_some())
+        self.colls.get(&(comm, seq)).is_some_and(|c| c.outcome.is_some())
     }
     fn outcome(&self, comm: CommId, seq: Seq) -> Option<Outcome> {
         self.colls.get(&(comm, seq)).and_then(|c| c.outcome.clone())
@@ -413,24 +367,16 @@ impl App {
                 let i = self.agrees[&c] - 1;
                 let fine = d.flag & 1 == 1 && d.all_acked;
                 rec.agree_res.entry((c, i)).or_default().push((me, d));
-                self.stage = if fine {
-                    Stage::End(k + 1)
-                } else {
-                    Stage::Shrink(k)
-                };
+                self.stage = if fine { Stage::End(k + 1) } else { Stage::Shrink(k) };
             }
             (Stage::Shrink(k), Some(AppResult::Shrunk { comm, members })) => {
                 let s = plan[self.gen].slots[k];
                 let old = self.slot[s].expect("shrank a comm I am in");
-                rec.shrink_res
-                    .entry((old, self.shrinks[&old] - 1))
-                    .or_default()
-                    .push((me, members.clone()));
+                rec.shrink_res.entry((old, self.shrinks[&old] - 1)).or_default().push((me, members.clone()));
                 match w.comms.get(&comm) {
-                    Some(m) if **m != members => w.fail(
-                        V::Shrink,
-                        format!("shrink of {old:x} gave {m:?} and {members:?}"),
-                    ),
+                    Some(m) if **m != members => {
+                        w.fail(V::Shrink, format!("shrink of {old:x} gave {m:?} and {members:?}"))
+                    }
                     Some(_) => {}
                     None => {
                         w.comms.insert(comm, Rc::new(members));
@@ -447,9 +393,7 @@ impl App {
             if self.kill_at == Some(self.calls) {
                 return Some(AppCall::Kill);
             }
-            let mine = |k: usize, slot: &[Option<CommId>]| {
-                (k..g.slots.len()).find(|&k| slot[g.slots[k]].is_some())
-            };
+            let mine = |k: usize, slot: &[Option<CommId>]| (k..g.slots.len()).find(|&k| slot[g.slots[k]].is_some());
             let call = match self.stage {
                 Stage::Ops if self.pc == g.ops.len() => {
                     self.stage = Stage::End(0);
@@ -468,13 +412,7 @@ impl App {
                         continue;
                     }
                     let size = w.comms[&c].len() as Rank;
-                    AppCall::Coll(
-                        c,
-                        Op {
-                            root: op.root % size,
-                            ..op
-                        },
-                    )
+                    AppCall::Coll(c, Op { root: op.root % size, ..op })
                 }
                 Stage::Revoking(k) => match mine(k, &self.slot) {
                     Some(k) => {
@@ -494,11 +432,7 @@ impl App {
                         let i = self.agrees.entry(c).or_default();
                         rec.agree_flags.entry((c, *i)).or_default().push(flag);
                         *i += 1;
-                        AppCall::Agree {
-                            comm: c,
-                            flag,
-                            ack: rng.gen(),
-                        }
+                        AppCall::Agree { comm: c, flag, ack: rng.gen() }
                     }
                     None => {
                         self.gen += 1;
@@ -539,16 +473,7 @@ struct Cfg {
 impl Cfg {
     fn new(n: Rank, design: Design) -> Cfg {
         let (subs, gens, ops, ring, k) = (2, 5, (2, 8), 32, n as usize);
-        Cfg {
-            n,
-            subs,
-            gens,
-            ops,
-            kills: (k / 40).max(1),
-            revokes: (k / 200).max(1),
-            design,
-            ring,
-        }
+        Cfg { n, subs, gens, ops, kills: (k / 40).max(1), revokes: (k / 200).max(1), design, ring }
     }
 }
 
@@ -581,29 +506,16 @@ fn run(cfg: Cfg, seed: u64) -> Run {
             let len = rng.gen_range(cfg.ops.0..=cfg.ops.1);
             let op = |_| {
                 let kind = kinds[rng.gen_range(0..4)];
-                (
-                    s[rng.gen_range(0..s.len())],
-                    Op {
-                        kind,
-                        root: rng.gen(),
-                        count: rng.gen_range(1..4),
-                    },
-                )
+                (s[rng.gen_range(0..s.len())], Op { kind, root: rng.gen(), count: rng.gen_range(1..4) })
             };
-            Gen {
-                ops: (0..len).map(op).collect(),
-                slots: s,
-            }
+            Gen { ops: (0..len).map(op).collect(), slots: s }
         })
         .collect();
     let mut w = World {
         ring: cfg.ring,
         logs: vec![VecDeque::new(); nz],
         news: vec![Vec::new(); nz],
-        comms: slots
-            .iter()
-            .map(|(c, m)| (*c, Rc::new(m.clone())))
-            .collect(),
+        comms: slots.iter().map(|(c, m)| (*c, Rc::new(m.clone()))).collect(),
         zombie: vec![false; nz],
         ready: (0..n).collect(),
         in_ready: vec![true; nz],
@@ -614,27 +526,19 @@ fn run(cfg: Cfg, seed: u64) -> Run {
     };
     let mut machines: Vec<Machine> = (0..n)
         .map(|r| {
-            let mine: Vec<(CommId, Vec<Rank>)> = slots
-                .iter()
-                .filter(|(_, m)| m.binary_search(&r).is_ok())
-                .cloned()
-                .collect();
+            let mine: Vec<(CommId, Vec<Rank>)> =
+                slots.iter().filter(|(_, m)| m.binary_search(&r).is_ok()).cloned().collect();
             Machine::new(r, n, cfg.design, &mine)
         })
         .collect();
     // A rank's calls: its share of the collectives plus a few per generation end.
     let horizon_calls = |r: Rank| {
         let inn = |s: usize| slots[s].1.binary_search(&r).is_ok();
-        plan.iter()
-            .map(|g| g.ops.iter().filter(|(s, _)| inn(*s)).count() + 3 * g.slots.len())
-            .sum::<usize>() as u64
+        plan.iter().map(|g| g.ops.iter().filter(|(s, _)| inn(*s)).count() + 3 * g.slots.len()).sum::<usize>() as u64
     };
     let mut apps: Vec<App> = (0..n)
         .map(|r| App {
-            slot: slots
-                .iter()
-                .map(|(c, m)| m.binary_search(&r).is_ok().then_some(*c))
-                .collect(),
+            slot: slots.iter().map(|(c, m)| m.binary_search(&r).is_ok().then_some(*c)).collect(),
             ok: true,
             ..App::default()
         })
@@ -644,15 +548,10 @@ fn run(cfg: Cfg, seed: u64) -> Run {
     for (i, &r) in victims.iter().take(cfg.kills + cfg.revokes).enumerate() {
         let at = Some(rng.gen_range(0..horizon_calls(r).max(1)));
         let app = &mut apps[r as usize];
-        *(if i < cfg.kills {
-            &mut app.kill_at
-        } else {
-            &mut app.revoke_at
-        }) = at;
+        *(if i < cfg.kills { &mut app.kill_at } else { &mut app.revoke_at }) = at;
     }
     let mut rec = Record::default();
-    let limit =
-        400 * n as u64 * plan.iter().map(|g| g.ops.len() as u64 + 8).sum::<u64>() + 1_000_000;
+    let limit = 400 * n as u64 * plan.iter().map(|g| g.ops.len() as u64 + 8).sum::<u64>() + 1_000_000;
     while !w.ready.is_empty() && w.viol.is_none() {
         w.stats.steps += 1;
         if w.stats.steps > limit {
@@ -678,13 +577,7 @@ fn run(cfg: Cfg, seed: u64) -> Run {
         if let (Some(AppResult::Ok), Stage::Ops) = (&last, apps[r as usize].stage) {
             let key = w.last_app_join[r as usize].expect("an application collective returned");
             if w.colls[&key].dummy {
-                w.fail(
-                    V::SilentGarbage,
-                    format!(
-                        "r{r}: {:x}#{} returned success with dummy data",
-                        key.0, key.1
-                    ),
-                );
+                w.fail(V::SilentGarbage, format!("r{r}: {:x}#{} returned success with dummy data", key.0, key.1));
             }
         }
         w.note(|| format!("r{r} app <- {last:?}"));
@@ -708,11 +601,7 @@ fn run(cfg: Cfg, seed: u64) -> Run {
     if w.viol.is_none() {
         end_checks(&mut w, &machines, &apps, &rec, cfg);
     }
-    Run {
-        viol: w.viol,
-        stats: w.stats,
-        trace: w.trace.unwrap_or_default(),
-    }
+    Run { viol: w.viol, stats: w.stats, trace: w.trace.unwrap_or_default() }
 }
 
 fn end_checks(w: &mut World, machines: &[Machine], apps: &[App], rec: &Record, cfg: Cfg) {
@@ -739,35 +628,20 @@ fn end_checks(w: &mut World, machines: &[Machine], apps: &[App], rec: &Record, c
     for (c, h) in w.horizon.clone() {
         let pre = w.max_pre.get(&c).copied().unwrap_or(0);
         if h < pre {
-            return w.fail(
-                V::HorizonMissed,
-                format!("comm {c:x}: horizon {h}, entered #{pre}"),
-            );
+            return w.fail(V::HorizonMissed, format!("comm {c:x}: horizon {h}, entered #{pre}"));
         }
     }
     for (key, res) in &rec.agree_res {
         let and = rec.agree_flags[key].iter().fold(!0u64, |a, f| a & f);
         if res.iter().any(|(_, d)| *d != res[0].1 || d.flag != and) {
-            return w.fail(
-                V::Agree,
-                format!(
-                    "agree {:x}/{}: flags AND {and:x}, results {res:?}",
-                    key.0, key.1
-                ),
-            );
+            return w.fail(V::Agree, format!("agree {:x}/{}: flags AND {and:x}, results {res:?}", key.0, key.1));
         }
     }
     for (key, res) in &rec.shrink_res {
         let mut callers = rec.shrink_callers[key].clone();
         callers.sort_unstable();
         if res.iter().any(|(_, m)| *m != callers) {
-            return w.fail(
-                V::Shrink,
-                format!(
-                    "shrink {:x}/{}: callers {callers:?}, results {res:?}",
-                    key.0, key.1
-                ),
-            );
+            return w.fail(V::Shrink, format!("shrink {:x}/{}: callers {callers:?}, results {res:?}", key.0, key.1));
         }
     }
     if cfg.design.background_catchup {
@@ -811,13 +685,7 @@ fn find(cfg: Cfg, seeds: std::ops::Range<u64>, kinds: &[V]) -> Option<(u64, Run)
 }
 
 fn small(n: Rank, d: Design) -> Cfg {
-    Cfg {
-        kills: 2,
-        revokes: 1,
-        gens: 4,
-        ops: (1, 6),
-        ..Cfg::new(n, d)
-    }
+    Cfg { kills: 2, revokes: 1, gens: 4, ops: (1, 6), ..Cfg::new(n, d) }
 }
 
 #[test]
@@ -825,23 +693,14 @@ fn fixed_design_thousands_of_ranks() {
     let mut s = assert_clean(Cfg::new(1000, Design::FIXED), 0..6);
     s.extend(assert_clean(Cfg::new(2500, Design::FIXED), 10..11));
     eprintln!("n=1000 x6, n=2500 x1: {s:#?}");
-    assert!(
-        s.iter().all(|s| s.zombie_joins > 0 && s.shrinks > 0)
-            && s.iter().any(|s| s.dummy_joins > 0)
-    );
+    assert!(s.iter().all(|s| s.zombie_joins > 0 && s.shrinks > 0) && s.iter().any(|s| s.dummy_joins > 0));
 }
 
 #[test]
 fn fixed_design_few_failures_long_programs() {
     // Most collectives complete normally between repairs; four overlapping
     // sub-communicators.
-    let calm = Cfg {
-        kills: 3,
-        revokes: 2,
-        gens: 12,
-        subs: 4,
-        ..Cfg::new(1500, Design::FIXED)
-    };
+    let calm = Cfg { kills: 3, revokes: 2, gens: 12, subs: 4, ..Cfg::new(1500, Design::FIXED) };
     eprintln!("calm n=1500: {:#?}", assert_clean(calm, 101..103));
 }
 
@@ -851,23 +710,13 @@ fn fixed_design_small_worlds_many_seeds() {
         assert_clean(small(n, Design::FIXED), 0..600);
     }
     // More failures, three overlapping sub-communicators, busy rings.
-    let busy = Cfg {
-        kills: 5,
-        revokes: 3,
-        subs: 3,
-        gens: 8,
-        ring: 3,
-        ..small(24, Design::FIXED)
-    };
+    let busy = Cfg { kills: 5, revokes: 3, subs: 3, gens: 8, ring: 3, ..small(24, Design::FIXED) };
     assert_clean(busy, 0..300);
 }
 
 #[test]
 fn fixed_design_with_failure_cancelling_entry() {
-    let d = Design {
-        cancel_on_known_failure: true,
-        ..Design::FIXED
-    };
+    let d = Design { cancel_on_known_failure: true, ..Design::FIXED };
     assert_clean(small(9, d), 0..500);
     assert_clean(Cfg::new(1000, d), 0..2);
 }
@@ -875,51 +724,33 @@ fn fixed_design_with_failure_cancelling_entry() {
 /// Each fix, removed alone, lets some interleaving break a property: the
 /// scenarios are printed for the record (`--nocapture`).
 fn expect_flaw(d: Design, kinds: &[V], what: &str) {
-    let found = [3, 4, 6, 9]
-        .iter()
-        .find_map(|&n| find(small(n, d), 0..3000, kinds));
+    let found = [3, 4, 6, 9].iter().find_map(|&n| find(small(n, d), 0..3000, kinds));
     let (seed, r) = found.unwrap_or_else(|| panic!("{what}: no interleaving found"));
     eprintln!("{}", show(&r, &format!("{what} (seed {seed})")));
 }
 
 #[test]
 fn flaw_cancelled_entries_count() {
-    let d = Design {
-        two_phase_log: false,
-        ..Design::FIXED
-    };
+    let d = Design { two_phase_log: false, ..Design::FIXED };
     expect_flaw(d, &[V::Mismatch], "one-phase log");
 }
 
 #[test]
 fn flaw_blocked_ranks_wait_for_an_agree_call() {
-    let d = Design {
-        background_catchup: false,
-        ..Design::FIXED
-    };
+    let d = Design { background_catchup: false, ..Design::FIXED };
     expect_flaw(d, &[V::Deadlock], "catch-up only inside agree/shrink");
 }
 
 #[test]
 fn flaw_blocking_zombie_joins() {
-    let d = Design {
-        zombie_nonblocking: false,
-        ..Design::FIXED
-    };
+    let d = Design { zombie_nonblocking: false, ..Design::FIXED };
     expect_flaw(d, &[V::Deadlock], "zombie joins block");
 }
 
 #[test]
 fn flaw_catch_up_dummies_a_pending_agree() {
-    let d = Design {
-        join_pending_internal: false,
-        ..Design::FIXED
-    };
-    expect_flaw(
-        d,
-        &[V::Agree, V::Mismatch, V::Deadlock],
-        "agree entered before the revoke joined with dummy data",
-    );
+    let d = Design { join_pending_internal: false, ..Design::FIXED };
+    expect_flaw(d, &[V::Agree, V::Mismatch, V::Deadlock], "agree entered before the revoke joined with dummy data");
 }
 
 #[test]
@@ -927,24 +758,11 @@ fn flaw_horizon_from_rings_only() {
     // A collective everyone completed can leave every ring; two revokers reading
     // before and after that compute different horizons unless each also counts
     // its own sequence number.
-    let d = Design {
-        horizon_includes_own_seq: false,
-        ..Design::FIXED
-    };
-    let cfg = |n| Cfg {
-        ring: 2,
-        gens: 6,
-        subs: 3,
-        ..small(n, d)
-    };
-    let found = [5, 9, 24]
-        .iter()
-        .find_map(|&n| find(cfg(n), 0..2000, &[V::HorizonDisagree]));
+    let d = Design { horizon_includes_own_seq: false, ..Design::FIXED };
+    let cfg = |n| Cfg { ring: 2, gens: 6, subs: 3, ..small(n, d) };
+    let found = [5, 9, 24].iter().find_map(|&n| find(cfg(n), 0..2000, &[V::HorizonDisagree]));
     let (seed, r) = found.expect("two horizons");
-    eprintln!(
-        "{}",
-        show(&r, &format!("horizon from rings only (seed {seed})"))
-    );
+    eprintln!("{}", show(&r, &format!("horizon from rings only (seed {seed})")));
 }
 
 #[test]
@@ -952,15 +770,8 @@ fn flaw_ring_evicts_the_entry_of_a_blocked_collective() {
     // A rank blocked in #s keeps writing entries (background catch-up of other
     // communicators); once #s leaves its ring, a revoker misses it and the
     // collective never completes. L = 32 needs 32 such entries, L = 1 just one.
-    let cfg = |n| Cfg {
-        ring: 1,
-        gens: 6,
-        subs: 3,
-        ..small(n, Design::FIXED)
-    };
-    let found = [3, 5, 9]
-        .iter()
-        .find_map(|&n| find(cfg(n), 0..2000, &[V::Deadlock, V::HorizonMissed]));
+    let cfg = |n| Cfg { ring: 1, gens: 6, subs: 3, ..small(n, Design::FIXED) };
+    let found = [3, 5, 9].iter().find_map(|&n| find(cfg(n), 0..2000, &[V::Deadlock, V::HorizonMissed]));
     let (seed, r) = found.expect("an evicted entry");
     eprintln!("{}", show(&r, &format!("ring of 1 (seed {seed})")));
 }
@@ -968,57 +779,19 @@ fn flaw_ring_evicts_the_entry_of_a_blocked_collective() {
 #[test]
 fn the_design_as_written_fails() {
     expect_flaw(Design::AS_WRITTEN, &[V::Mismatch], "as written: mismatch");
-    expect_flaw(
-        Design::AS_WRITTEN,
-        &[V::HorizonDisagree],
-        "as written: concurrent revokers",
-    );
+    expect_flaw(Design::AS_WRITTEN, &[V::HorizonDisagree], "as written: concurrent revokers");
 }
 
 /// Each rule the design states, broken alone: some interleaving shows it.
 #[test]
 fn mutations_are_caught() {
     let f = Design::FIXED;
-    let broken = &[
-        V::Mismatch,
-        V::Deadlock,
-        V::HorizonMissed,
-        V::Incomplete,
-        V::Agree,
-    ][..];
+    let broken = &[V::Mismatch, V::Deadlock, V::HorizonMissed, V::Incomplete, V::Agree][..];
     for (d, kinds, what) in [
-        (
-            Design {
-                revoker_puts_before_reading: false,
-                ..f
-            },
-            broken,
-            "revoker reads logs, then puts news",
-        ),
-        (
-            Design {
-                log_before_news: false,
-                ..f
-            },
-            broken,
-            "entering rank reads news, then logs",
-        ),
-        (
-            Design {
-                zombie_puts_before_serving: false,
-                ..f
-            },
-            &[V::ZombieEarly][..],
-            "zombie joins before its puts",
-        ),
-        (
-            Design {
-                leave_check: false,
-                ..f
-            },
-            &[V::SilentGarbage][..],
-            "no news check after completion",
-        ),
+        (Design { revoker_puts_before_reading: false, ..f }, broken, "revoker reads logs, then puts news"),
+        (Design { log_before_news: false, ..f }, broken, "entering rank reads news, then logs"),
+        (Design { zombie_puts_before_serving: false, ..f }, &[V::ZombieEarly][..], "zombie joins before its puts"),
+        (Design { leave_check: false, ..f }, &[V::SilentGarbage][..], "no news check after completion"),
     ] {
         expect_flaw(d, kinds, what);
     }

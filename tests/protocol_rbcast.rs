@@ -49,21 +49,13 @@ fn run<T: Topology + Copy>(n: Rank, topo: T, seed: u64, kill_at: &[u64], mode: F
     loop {
         while kills.last().is_some_and(|&k| k <= net.steps) {
             kills.pop();
-            let candidates: Vec<Rank> = (0..n)
-                .filter(|&r| state[r as usize] == State::Alive)
-                .collect();
+            let candidates: Vec<Rank> = (0..n).filter(|&r| state[r as usize] == State::Alive).collect();
             if candidates.len() <= 1 {
                 continue;
             }
             let victim = candidates[net.rng.gen_range(0..candidates.len())];
-            state[victim as usize] = if mode == FailureMode::Zombie {
-                State::Zombie
-            } else {
-                State::Crashed
-            };
-            let listeners: Vec<Rank> = (0..n)
-                .filter(|&r| state[r as usize] != State::Crashed)
-                .collect();
+            state[victim as usize] = if mode == FailureMode::Zombie { State::Zombie } else { State::Crashed };
+            let listeners: Vec<Rank> = (0..n).filter(|&r| state[r as usize] != State::Crashed).collect();
             net.notify(victim, listeners);
         }
         let Some(ev) = net.next() else { break };
@@ -86,18 +78,12 @@ fn run<T: Topology + Copy>(n: Rank, topo: T, seed: u64, kill_at: &[u64], mode: F
             net.send(at, o.to, o.msg);
         }
     }
-    let live: Vec<usize> = (0..n as usize)
-        .filter(|&r| state[r] == State::Alive)
-        .collect();
+    let live: Vec<usize> = (0..n as usize).filter(|&r| state[r] == State::Alive).collect();
     Run {
         all_live_delivered: live.iter().all(|&r| nodes[r].is_delivered(Topic::Revoke)),
         any_live_delivered: live.iter().any(|&r| nodes[r].is_delivered(Topic::Revoke)),
         initiator_survived: state[initiator as usize] == State::Alive,
-        max_hops: live
-            .iter()
-            .filter_map(|&r| nodes[r].hops(Topic::Revoke))
-            .max()
-            .unwrap_or(0),
+        max_hops: live.iter().filter_map(|&r| nodes[r].hops(Topic::Revoke)).max().unwrap_or(0),
         messages: net.messages,
         steps: net.steps,
     }
@@ -105,10 +91,7 @@ fn run<T: Topology + Copy>(n: Rank, topo: T, seed: u64, kill_at: &[u64], mode: F
 
 fn assert_reliable(r: &Run, what: &str) {
     if r.initiator_survived || r.any_live_delivered {
-        assert!(
-            r.all_live_delivered,
-            "{what}: a live rank delivered but not all did"
-        );
+        assert!(r.all_live_delivered, "{what}: a live rank delivered but not all did");
     }
 }
 
@@ -120,11 +103,7 @@ fn bmg_without_failures_reaches_everyone_in_log_n_hops() {
         let log2 = 32 - (n - 1).leading_zeros();
         // Random delivery order means a message can arrive by a longer path first.
         assert!(r.max_hops <= 2 * log2 + 2, "n={n}: {} hops", r.max_hops);
-        assert!(
-            r.messages <= n as u64 * 2 * log2 as u64,
-            "n={n}: {} messages",
-            r.messages
-        );
+        assert!(r.messages <= n as u64 * 2 * log2 as u64, "n={n}: {} messages", r.messages);
     }
 }
 
@@ -188,28 +167,15 @@ fn tree_heals_when_inner_nodes_crash() {
 #[test]
 fn stale_messages_are_dropped_and_duplicates_ignored() {
     let mut a: Rbcast<BinomialGraph> = Rbcast::new(0, 8, 7, 2, BinomialGraph);
-    let old = Msg {
-        comm: 7,
-        epoch: 1,
-        topic: Topic::Revoke,
-        hops: 0,
-    };
-    let other = Msg {
-        comm: 8,
-        epoch: 2,
-        topic: Topic::Revoke,
-        hops: 0,
-    };
+    let old = Msg { comm: 7, epoch: 1, topic: Topic::Revoke, hops: 0 };
+    let other = Msg { comm: 8, epoch: 2, topic: Topic::Revoke, hops: 0 };
     assert_eq!(a.on_message(1, old).0, Received::Stale);
     assert_eq!(a.on_message(1, other).0, Received::Stale);
     assert!(!a.is_delivered(Topic::Revoke));
     let cur = Msg { epoch: 2, ..old };
     let (got, out) = a.on_message(1, cur);
     assert_eq!(got, Received::Delivered);
-    assert!(
-        out.iter().all(|o| o.to != 1),
-        "never sent back to the sender"
-    );
+    assert!(out.iter().all(|o| o.to != 1), "never sent back to the sender");
     assert_eq!(a.on_message(2, cur).0, Received::Duplicate);
     assert!(a.on_message(3, cur).1.is_empty());
 }

@@ -1,10 +1,5 @@
 //! Hand-written exported items that are not MPI functions.
-#![allow(
-    non_upper_case_globals,
-    non_camel_case_types,
-    non_snake_case,
-    clippy::missing_safety_doc
-)]
+#![allow(non_upper_case_globals, non_camel_case_types, non_snake_case, clippy::missing_safety_doc)]
 
 use crate::ffi::handles::Sim_FT_MPI_Comm;
 use std::os::raw::{c_char, c_int, c_long, c_longlong, c_ulonglong, c_void};
@@ -118,14 +113,8 @@ pub unsafe extern "C" fn Sim_FT_stats(out: *mut Sim_FT_stats_t) -> c_int {
 /// A kill callback (see `Sim_FT_set_kill_callback`): called at the entry of
 /// every MPI call with the caller's world rank, the call's number (1 is
 /// `MPI_Init`), the MPI function's name and `ctx`; nonzero means "die now".
-pub type Sim_FT_kill_callback = Option<
-    unsafe extern "C" fn(
-        world_rank: c_int,
-        call: c_long,
-        mpi_function: *const c_char,
-        ctx: *mut c_void,
-    ) -> c_int,
->;
+pub type Sim_FT_kill_callback =
+    Option<unsafe extern "C" fn(world_rank: c_int, call: c_long, mpi_function: *const c_char, ctx: *mut c_void) -> c_int>;
 
 /// Sets this rank's kill policy, in `MPIFT_KILL`'s language (e.g.
 /// `"rank=3@call=100;max=1"`), replacing the one from the environment. Before
@@ -141,9 +130,7 @@ pub unsafe extern "C" fn Sim_FT_set_kill_policy(rules: *const c_char) -> c_int {
     if rules.is_null() {
         return arg;
     }
-    let text = unsafe { std::ffi::CStr::from_ptr(rules) }
-        .to_string_lossy()
-        .into_owned();
+    let text = unsafe { std::ffi::CStr::from_ptr(rules) }.to_string_lossy().into_owned();
     match std::panic::catch_unwind(|| crate::inject::set_policy(&text)) {
         Ok(Ok(())) => 0,
         Ok(Err(why)) => {
@@ -183,25 +170,14 @@ pub extern "C" fn Sim_FT_call_count() -> c_longlong {
 /// not touched. Draws from the job's seeded generator. Needs `MPI_Init`.
 /// Returns the number of bits flipped, or -1 on a bad argument.
 #[no_mangle]
-pub extern "C" fn Sim_FT_Manipulate_bits(
-    buf: *mut c_void,
-    count: c_int,
-    datatype: mpi_sys::MPI_Datatype,
-    p: f64,
-) -> c_longlong {
-    if count < 0
-        || (count > 0 && buf.is_null())
-        || !(0.0..=1.0).contains(&p)
-        || !crate::layer::lifecycle::is_active()
-    {
+pub extern "C" fn Sim_FT_Manipulate_bits(buf: *mut c_void, count: c_int, datatype: mpi_sys::MPI_Datatype, p: f64) -> c_longlong {
+    if count < 0 || (count > 0 && buf.is_null()) || !(0.0..=1.0).contains(&p) || !crate::layer::lifecycle::is_active() {
         return -1;
     }
     if count == 0 {
         return 0;
     }
-    match std::panic::catch_unwind(|| {
-        crate::inject::bitflip::manipulate_typed(buf, count, datatype, p)
-    }) {
+    match std::panic::catch_unwind(|| crate::inject::bitflip::manipulate_typed(buf, count, datatype, p)) {
         Ok(Ok(m)) => m as c_longlong,
         _ => -1,
     }
@@ -217,10 +193,8 @@ pub extern "C" fn Sim_FT_Manipulate_bytes(buf: *mut c_void, len: usize, p: f64) 
         return 0;
     }
     let bytes = unsafe { std::slice::from_raw_parts_mut(buf as *mut u8, len) };
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        crate::inject::bitflip::manipulate_bytes(bytes, p)
-    }))
-    .map_or(-1, |m| m as c_longlong)
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::inject::bitflip::manipulate_bytes(bytes, p)))
+        .map_or(-1, |m| m as c_longlong)
 }
 
 /// The process-failure probability p_p(p_c, p_f, k) of thesis 5.4 (see
@@ -256,13 +230,7 @@ pub unsafe extern "C" fn Sim_FT_MPI_COMM_NULL_COPY_FN(
     attribute_val_out: *mut c_void,
     flag: *mut c_int,
 ) -> c_int {
-    let _ = (
-        oldcomm,
-        comm_keyval,
-        extra_state,
-        attribute_val_in,
-        attribute_val_out,
-    );
+    let _ = (oldcomm, comm_keyval, extra_state, attribute_val_in, attribute_val_out);
     crate::layer::keyval::null_copy(flag)
 }
 

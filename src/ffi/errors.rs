@@ -44,10 +44,7 @@ impl Failure {
         Failure { code, comm }
     }
     pub fn on_world(code: c_int) -> Failure {
-        Failure {
-            code,
-            comm: std::ptr::null_mut(),
-        }
+        Failure { code, comm: std::ptr::null_mut() }
     }
 }
 

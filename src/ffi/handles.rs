@@ -94,15 +94,7 @@ pub fn comm_arg(h: Sim_FT_MPI_Comm) -> Result<CommRef, Failure> {
 /// `MPI_COMM_NULL` where it is not significant (e.g. `peer_comm` off the leader).
 pub fn comm_arg_or_null(h: Sim_FT_MPI_Comm) -> Result<CommRef, Failure> {
     if h.is_null() {
-        return Ok(CommRef {
-            handle: h,
-            real: transport::comm_null(),
-            revoked: false,
-            id: 0,
-            rank: -1,
-            size: 0,
-            inter: false,
-        });
+        return Ok(CommRef { handle: h, real: transport::comm_null(), revoked: false, id: 0, rank: -1, size: 0, inter: false });
     }
     comm_arg(h)
 }

@@ -52,9 +52,7 @@ pub fn draw(bits: u64, p: f64, rng: &mut Rng) -> u64 {
     if bits == 0 || p <= 0.0 || p.is_nan() {
         return 0;
     }
-    Binomial::new(bits, p.min(1.0))
-        .map(|b| b.sample(rng))
-        .unwrap_or(0)
+    Binomial::new(bits, p.min(1.0)).map(|b| b.sample(rng)).unwrap_or(0)
 }
 
 // --- state: the flip stream, the policy, counters ------------------------------
@@ -65,11 +63,7 @@ struct FlipState {
     rank: u32,
 }
 
-static STATE: Mutex<FlipState> = Mutex::new(FlipState {
-    rng: None,
-    policy: None,
-    rank: 0,
-});
+static STATE: Mutex<FlipState> = Mutex::new(FlipState { rng: None, policy: None, rank: 0 });
 /// A bit-flip policy is active (the only check a send pays without one).
 static POLICY_ON: AtomicBool = AtomicBool::new(false);
 static MESSAGES: AtomicU64 = AtomicU64::new(0);
@@ -100,10 +94,7 @@ pub fn start(seed: u64, rank: u32, policy: Option<BitflipPolicy>) {
     let mut s = STATE.lock().unwrap();
     s.rng = Some(rng::for_rank(seed, rank, Stream::Flip));
     s.rank = rank;
-    POLICY_ON.store(
-        policy.as_ref().is_some_and(|p| p.p > 0.0),
-        Ordering::Release,
-    );
+    POLICY_ON.store(policy.as_ref().is_some_and(|p| p.p > 0.0), Ordering::Release);
     s.policy = policy;
 }
 
@@ -111,10 +102,7 @@ fn with_rng<R>(f: impl FnOnce(&mut Rng) -> R) -> R {
     let mut s = STATE.lock().unwrap();
     // Before MPI_Init: a generator from MPIFT_SEED (or a fresh seed) as rank 0.
     let rng = s.rng.get_or_insert_with(|| {
-        let seed = std::env::var("MPIFT_SEED")
-            .ok()
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or_else(rng::fresh_seed);
+        let seed = std::env::var("MPIFT_SEED").ok().and_then(|v| v.trim().parse().ok()).unwrap_or_else(rng::fresh_seed);
         rng::for_rank(seed, 0, Stream::Flip)
     });
     f(rng)
@@ -134,12 +122,7 @@ pub fn manipulate_bytes(buf: &mut [u8], p: f64) -> u64 {
 /// `Sim_FT_Manipulate_bits`: flips bits of the data of `count` elements of `dt`
 /// at `buf` in place (gaps of a derived datatype are left alone); returns m, or
 /// an MPI error code (negated) from the real MPI.
-pub fn manipulate_typed(
-    buf: *mut c_void,
-    count: c_int,
-    dt: mpi::MPI_Datatype,
-    p: f64,
-) -> Result<u64, c_int> {
+pub fn manipulate_typed(buf: *mut c_void, count: c_int, dt: mpi::MPI_Datatype, p: f64) -> Result<u64, c_int> {
     let comm = transport::comm_world();
     let mut packed = pack(buf, count, dt, comm)?;
     let bits = packed.len() * 8;
@@ -153,12 +136,7 @@ pub fn manipulate_typed(
 }
 
 /// The data of `count` elements of `dt` at `buf`, packed (exactly the bytes used).
-fn pack(
-    buf: *const c_void,
-    count: c_int,
-    dt: mpi::MPI_Datatype,
-    comm: mpi::MPI_Comm,
-) -> Result<Vec<u8>, c_int> {
+fn pack(buf: *const c_void, count: c_int, dt: mpi::MPI_Datatype, comm: mpi::MPI_Comm) -> Result<Vec<u8>, c_int> {
     let mut size: c_int = 0;
     let rc = unsafe { mpi::MPI_Pack_size(count, dt, comm, &mut size) };
     if rc != 0 {
@@ -166,17 +144,7 @@ fn pack(
     }
     let mut out = vec![0u8; size.max(1) as usize];
     let mut pos: c_int = 0;
-    let rc = unsafe {
-        mpi::MPI_Pack(
-            buf,
-            count,
-            dt,
-            out.as_mut_ptr() as *mut c_void,
-            size,
-            &mut pos,
-            comm,
-        )
-    };
+    let rc = unsafe { mpi::MPI_Pack(buf, count, dt, out.as_mut_ptr() as *mut c_void, size, &mut pos, comm) };
     if rc != 0 {
         return Err(rc);
     }
@@ -184,24 +152,10 @@ fn pack(
     Ok(out)
 }
 
-fn unpack(
-    packed: &[u8],
-    buf: *mut c_void,
-    count: c_int,
-    dt: mpi::MPI_Datatype,
-    comm: mpi::MPI_Comm,
-) -> Result<(), c_int> {
+fn unpack(packed: &[u8], buf: *mut c_void, count: c_int, dt: mpi::MPI_Datatype, comm: mpi::MPI_Comm) -> Result<(), c_int> {
     let mut pos: c_int = 0;
     let rc = unsafe {
-        mpi::MPI_Unpack(
-            packed.as_ptr() as *const c_void,
-            packed.len() as c_int,
-            &mut pos,
-            buf,
-            count,
-            dt,
-            comm,
-        )
+        mpi::MPI_Unpack(packed.as_ptr() as *const c_void, packed.len() as c_int, &mut pos, buf, count, dt, comm)
     };
     if rc != 0 {
         Err(rc)
@@ -221,11 +175,7 @@ pub struct Outgoing {
 
 impl Outgoing {
     fn untouched() -> Outgoing {
-        Outgoing {
-            copy: None,
-            base: std::ptr::null(),
-            packed: false,
-        }
+        Outgoing { copy: None, base: std::ptr::null(), packed: false }
     }
     /// The buffer argument for the real send.
     #[inline]
@@ -255,28 +205,14 @@ impl Outgoing {
 /// Before a send: if `MPIFT_BITFLIP` selects it and at least one bit is drawn to
 /// flip, a corrupted copy to send instead. Without a policy: one atomic load.
 #[inline]
-pub fn outgoing(
-    op: &'static str,
-    buf: *const c_void,
-    count: c_int,
-    dt: mpi::MPI_Datatype,
-    tag: c_int,
-    comm: mpi::MPI_Comm,
-) -> Outgoing {
+pub fn outgoing(op: &'static str, buf: *const c_void, count: c_int, dt: mpi::MPI_Datatype, tag: c_int, comm: mpi::MPI_Comm) -> Outgoing {
     if !POLICY_ON.load(Ordering::Relaxed) || count <= 0 {
         return Outgoing::untouched();
     }
     corrupt(op, buf, count, dt, tag, comm).unwrap_or_else(Outgoing::untouched)
 }
 
-fn corrupt(
-    op: &'static str,
-    buf: *const c_void,
-    count: c_int,
-    dt: mpi::MPI_Datatype,
-    tag: c_int,
-    comm: mpi::MPI_Comm,
-) -> Option<Outgoing> {
+fn corrupt(op: &'static str, buf: *const c_void, count: c_int, dt: mpi::MPI_Datatype, tag: c_int, comm: mpi::MPI_Comm) -> Option<Outgoing> {
     let mut size: c_int = 0;
     if unsafe { mpi::MPI_Type_size(dt, &mut size) } != 0 || size <= 0 {
         return None;
@@ -285,11 +221,7 @@ fn corrupt(
     let m = {
         let mut s = STATE.lock().unwrap();
         let rank = s.rank;
-        let p = s
-            .policy
-            .as_ref()
-            .filter(|pol| pol.applies(rank, op, tag))?
-            .p;
+        let p = s.policy.as_ref().filter(|pol| pol.applies(rank, op, tag))?.p;
         let m = draw(bits, p, s.rng.as_mut()?);
         if m == 0 {
             return None;
@@ -302,10 +234,7 @@ fn corrupt(
     MESSAGES.fetch_add(1, Ordering::Relaxed);
     MESSAGE_BITS.fetch_add(m.min(nbits as u64), Ordering::Relaxed);
     if crate::inject::verbose() >= 3 {
-        eprintln!(
-            "MPIFT: rank {}: {op} (tag {tag}): flipped {m} of {nbits} bits on a copy",
-            crate::inject::world_rank()
-        );
+        eprintln!("MPIFT: rank {}: {op} (tag {tag}): flipped {m} of {nbits} bits on a copy", crate::inject::world_rank());
     }
     // A copy laid out like the program's buffer: from the lowest to the highest
     // byte the datatype touches over `count` elements.
@@ -320,20 +249,12 @@ fn corrupt(
     let span = (hi - lo).max(0) as usize;
     if span > 4 * packed.len() + 4096 {
         // Sparse (e.g. absolute addresses from MPI_BOTTOM): send the packed bytes.
-        return Some(Outgoing {
-            base: packed.as_ptr() as *const c_void,
-            copy: Some(packed),
-            packed: true,
-        });
+        return Some(Outgoing { base: packed.as_ptr() as *const c_void, copy: Some(packed), packed: true });
     }
     let mut copy = vec![0u8; span.max(1)];
     let base = (copy.as_mut_ptr() as isize).wrapping_sub(lo) as *mut c_void;
     unpack(&packed, base, count, dt, comm).ok()?;
-    Some(Outgoing {
-        copy: Some(copy),
-        base,
-        packed: false,
-    })
+    Some(Outgoing { copy: Some(copy), base, packed: false })
 }
 
 #[cfg(test)]
@@ -388,28 +309,18 @@ mod tests {
         let mean = total as f64 / trials as f64;
         let expect = nbits as f64 * p;
         let sigma = (nbits as f64 * p * (1.0 - p) / trials as f64).sqrt();
-        assert!(
-            (mean - expect).abs() < 3.0 * sigma,
-            "mean {mean}, expected {expect} +- {}",
-            3.0 * sigma
-        );
+        assert!((mean - expect).abs() < 3.0 * sigma, "mean {mean}, expected {expect} +- {}", 3.0 * sigma);
         // No position favoured: chi-square of the per-bit counts against uniform.
         let e = total as f64 / nbits as f64;
         let chi2: f64 = per_bit.iter().map(|&o| (o as f64 - e).powi(2) / e).sum();
         let crit = chi2_critical((nbits - 1) as f64);
-        assert!(
-            chi2 < crit,
-            "chi-square {chi2} >= {crit}: some bit positions are favoured"
-        );
+        assert!(chi2 < crit, "chi-square {chi2} >= {crit}: some bit positions are favoured");
         // And the test can fail: a biased flipper (never bit 0) is caught.
         let mut biased = per_bit.clone();
         biased[1] += biased[0];
         biased[0] = 0;
         let chi2b: f64 = biased.iter().map(|&o| (o as f64 - e).powi(2) / e).sum();
-        assert!(
-            chi2b >= crit,
-            "a biased flipper must fail the chi-square test ({chi2b})"
-        );
+        assert!(chi2b >= crit, "a biased flipper must fail the chi-square test ({chi2b})");
     }
 
     #[test]

@@ -178,23 +178,14 @@ fn decide_slow(name: &'static str, call: u64) {
 
 /// Calls the program's kill callback, if any (not for spares or after `max`).
 fn ask_callback(name: &'static str, call: u64) -> bool {
-    let Some((cb, ctx)) = *CALLBACK.lock().unwrap() else {
-        return false;
-    };
+    let Some((cb, ctx)) = *CALLBACK.lock().unwrap() else { return false };
     let rank = match STATE.lock().unwrap().as_ref() {
         Some(s) if !s.exhausted && !s.policy.is_spare(s.rank) => s.rank,
         _ => return false,
     };
     let cname = CString::new(name).unwrap_or_default();
     IN_CALLBACK.with(|c| c.set(true));
-    let yes = unsafe {
-        cb(
-            rank as c_int,
-            call as c_long,
-            cname.as_ptr(),
-            ctx as *mut c_void,
-        )
-    } != 0;
+    let yes = unsafe { cb(rank as c_int, call as c_long, cname.as_ptr(), ctx as *mut c_void) } != 0;
     IN_CALLBACK.with(|c| c.set(false));
     yes
 }
@@ -209,10 +200,7 @@ fn grant(cause: Cause) -> bool {
         if s.policy.is_spare(s.rank) {
             return false;
         }
-        let mates = node_of(s)
-            .iter()
-            .filter(|w| **w != s.rank && !s.policy.is_spare(**w) && !news::is_dead(**w))
-            .count();
+        let mates = node_of(s).iter().filter(|w| **w != s.rank && !s.policy.is_spare(**w) && !news::is_dead(**w)).count();
         (s.policy.max, mates as u64)
     };
     let Some(max) = max else { return true };
@@ -227,8 +215,7 @@ fn grant(cause: Cause) -> bool {
         if before.saturating_add(want) <= max {
             return true;
         }
-        rt.win
-            .fetch_add(0, window::KILL_TICKETS, want.wrapping_neg());
+        rt.win.fetch_add(0, window::KILL_TICKETS, want.wrapping_neg());
         false
     })
     .unwrap_or(false);
@@ -237,11 +224,7 @@ fn grant(cause: Cause) -> bool {
             "MPIFT: rank {}: {} death {} (max={max}, {want} ticket{})",
             world_rank(),
             cause.name(),
-            if ok {
-                "granted"
-            } else {
-                "refused: the job has had its deaths"
-            },
+            if ok { "granted" } else { "refused: the job has had its deaths" },
             if want == 1 { "" } else { "s" }
         );
     }
@@ -265,9 +248,7 @@ fn node_of(s: &State) -> Vec<u32> {
         }
         Some(Node::Host) => {
             let me = s.hosts.get(s.rank as usize).copied();
-            (0..s.size)
-                .filter(|w| s.hosts.get(*w as usize).copied() == me)
-                .collect()
+            (0..s.size).filter(|w| s.hosts.get(*w as usize).copied() == me).collect()
         }
     }
 }
@@ -279,23 +260,11 @@ pub fn die(name: &str, call: u64, cause: Cause) -> ! {
     ARMED.store(false, Ordering::Release);
     let rank = world_rank() as u32;
     if let Some(s) = STATE.lock().unwrap().as_mut() {
-        s.death = Some(Death {
-            rank,
-            call,
-            time_s: t,
-            cause,
-        });
+        s.death = Some(Death { rank, call, time_s: t, cause });
     }
     if verbose() >= 1 {
-        let at = if name.is_empty() {
-            format!("after call {call}")
-        } else {
-            format!("at call {call} ({name})")
-        };
-        eprintln!(
-            "MPIFT: rank {rank} dies {at}, cause {}, {t:.3} s after MPI_Init",
-            cause.name()
-        );
+        let at = if name.is_empty() { format!("after call {call}") } else { format!("at call {call} ({name})") };
+        eprintln!("MPIFT: rank {rank} dies {at}, cause {}, {t:.3} s after MPI_Init", cause.name());
     }
     crate::layer::zombie::kill_me()
 }
@@ -308,12 +277,7 @@ pub fn die_now(cause: Cause) -> ! {
 /// `layer::news` applied the death of these world ranks.
 pub fn on_dead(newly: &[u32]) {
     if verbose() >= 2 && !is_dead() {
-        eprintln!(
-            "MPIFT: rank {} learns that rank{} {:?} died",
-            world_rank(),
-            if newly.len() == 1 { "" } else { "s" },
-            newly
-        );
+        eprintln!("MPIFT: rank {} learns that rank{} {:?} died", world_rank(), if newly.len() == 1 { "" } else { "s" }, newly);
     }
     if NODE_WATCH.load(Ordering::Relaxed) {
         let node = NODE.lock().unwrap();
@@ -355,25 +319,11 @@ struct Agreed {
 
 /// Rank 0 reads its environment (and `MPIFT_KILL_FILE`).
 fn read_environment() -> Agreed {
-    let mut a = Agreed {
-        seed: 0,
-        seed_from: "chosen",
-        kill: String::new(),
-        bitflip: None,
-        error: None,
-    };
-    match std::env::var("MPIFT_SEED")
-        .ok()
-        .filter(|v| !v.trim().is_empty())
-    {
+    let mut a = Agreed { seed: 0, seed_from: "chosen", kill: String::new(), bitflip: None, error: None };
+    match std::env::var("MPIFT_SEED").ok().filter(|v| !v.trim().is_empty()) {
         Some(v) => match v.trim().parse::<u64>() {
             Ok(s) => (a.seed, a.seed_from) = (s, "MPIFT_SEED"),
-            Err(_) => {
-                a.error = Some(format!(
-                    "invalid MPIFT_SEED: bad token `{}`: expected an unsigned 64-bit integer",
-                    v.trim()
-                ))
-            }
+            Err(_) => a.error = Some(format!("invalid MPIFT_SEED: bad token `{}`: expected an unsigned 64-bit integer", v.trim())),
         },
         None => a.seed = rng::fresh_seed(),
     }
@@ -397,10 +347,7 @@ fn read_environment() -> Agreed {
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join(";");
-    a.bitflip = std::env::var("MPIFT_BITFLIP")
-        .ok()
-        .filter(|v| !v.trim().is_empty())
-        .map(|v| v.trim().to_string());
+    a.bitflip = std::env::var("MPIFT_BITFLIP").ok().filter(|v| !v.trim().is_empty()).map(|v| v.trim().to_string());
     a
 }
 
@@ -408,46 +355,23 @@ fn read_environment() -> Agreed {
 fn agree(comm: mpi::MPI_Comm, me: u32) -> Agreed {
     let text = if me == 0 {
         let a = read_environment();
-        format!(
-            "{}\n{}\n{}\n{}\n{}",
-            a.seed,
-            a.seed_from,
-            a.kill,
-            a.bitflip.as_deref().unwrap_or("\u{1}"),
-            a.error.as_deref().unwrap_or("")
-        )
+        format!("{}\n{}\n{}\n{}\n{}", a.seed, a.seed_from, a.kill, a.bitflip.as_deref().unwrap_or("\u{1}"), a.error.as_deref().unwrap_or(""))
     } else {
         String::new()
     };
     let mut len = [text.len() as u64];
     let mut bytes = text.into_bytes();
     unsafe {
-        mpi::MPI_Bcast(
-            len.as_mut_ptr() as *mut c_void,
-            1,
-            transport::dt_uint64(),
-            0,
-            comm,
-        );
+        mpi::MPI_Bcast(len.as_mut_ptr() as *mut c_void, 1, transport::dt_uint64(), 0, comm);
         bytes.resize(len[0] as usize, 0);
-        mpi::MPI_Bcast(
-            bytes.as_mut_ptr() as *mut c_void,
-            len[0] as c_int,
-            transport::dt_byte(),
-            0,
-            comm,
-        );
+        mpi::MPI_Bcast(bytes.as_mut_ptr() as *mut c_void, len[0] as c_int, transport::dt_byte(), 0, comm);
     }
     let text = String::from_utf8_lossy(&bytes).into_owned();
     let f: Vec<&str> = text.splitn(5, '\n').collect();
     let get = |i: usize| f.get(i).copied().unwrap_or("");
     Agreed {
         seed: get(0).parse().unwrap_or(0),
-        seed_from: if get(1) == "MPIFT_SEED" {
-            "MPIFT_SEED"
-        } else {
-            "chosen"
-        },
+        seed_from: if get(1) == "MPIFT_SEED" { "MPIFT_SEED" } else { "chosen" },
         kill: get(2).to_string(),
         bitflip: Some(get(3).to_string()).filter(|b| b != "\u{1}"),
         error: Some(get(4).to_string()).filter(|e| !e.is_empty()),
@@ -464,9 +388,7 @@ fn host_id() -> u64 {
             0
         }
     };
-    buf[..n].iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ *b as u64).wrapping_mul(0x0100_0000_01b3)
-    })
+    buf[..n].iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ *b as u64).wrapping_mul(0x0100_0000_01b3))
 }
 
 fn read_local_settings() {
@@ -489,10 +411,7 @@ pub struct Stop {
 
 impl From<String> for Stop {
     fn from(why: String) -> Stop {
-        Stop {
-            why,
-            everywhere: true,
-        }
+        Stop { why, everywhere: true }
     }
 }
 
@@ -525,24 +444,16 @@ pub fn start(shadow: mpi::MPI_Comm, me: u32, size: u32) -> Result<(), Stop> {
         return Err(e.into());
     }
     let bitflip = match &agreed.bitflip {
-        Some(text) => {
-            Some(policy::parse_bitflip(text).map_err(|e| format!("invalid MPIFT_BITFLIP: {e}"))?)
-        }
+        Some(text) => Some(policy::parse_bitflip(text).map_err(|e| format!("invalid MPIFT_BITFLIP: {e}"))?),
         None => None,
     };
-    let job_policy =
-        policy::parse_kill(&agreed.kill).map_err(|e| format!("invalid MPIFT_KILL: {e}"))?;
-    job_policy
-        .validate(size, bitflip.as_ref())
-        .map_err(|e| format!("invalid MPIFT_KILL: {e}"))?;
+    let job_policy = policy::parse_kill(&agreed.kill).map_err(|e| format!("invalid MPIFT_KILL: {e}"))?;
+    job_policy.validate(size, bitflip.as_ref()).map_err(|e| format!("invalid MPIFT_KILL: {e}"))?;
     let early = EARLY_POLICY.lock().unwrap().take();
     let (kill, policy) = match early {
         Some(text) => {
             // Parsed when it was set; what needs the job is checked now, here only.
-            let local = |e: policy::ParseError| Stop {
-                why: format!("invalid policy from Sim_FT_set_kill_policy: {e}"),
-                everywhere: false,
-            };
+            let local = |e: policy::ParseError| Stop { why: format!("invalid policy from Sim_FT_set_kill_policy: {e}"), everywhere: false };
             let p = policy::parse_kill(&text).map_err(local)?;
             p.validate(size, bitflip.as_ref()).map_err(local)?;
             (text, p)
@@ -597,13 +508,8 @@ pub fn set_policy(text: &str) -> Result<(), String> {
             *EARLY_POLICY.lock().unwrap() = Some(text.to_string());
             return Ok(());
         };
-        let flip = s
-            .job_bitflip
-            .as_deref()
-            .and_then(|b| policy::parse_bitflip(b).ok());
-        parsed
-            .validate(s.size, flip.as_ref())
-            .map_err(|e| e.to_string())?;
+        let flip = s.job_bitflip.as_deref().and_then(|b| policy::parse_bitflip(b).ok());
+        parsed.validate(s.size, flip.as_ref()).map_err(|e| e.to_string())?;
         let now = calls();
         s.plan = plan::plan(&parsed, s.rank, now, s.p_f, &mut s.kill_rng);
         s.policy = parsed;
@@ -646,12 +552,5 @@ pub fn finalize() {
         (entry, s.death, header, s.rank)
     };
     let _ = me;
-    report::collect(
-        shadow,
-        news::world_size(),
-        &entry,
-        death,
-        calls(),
-        header.as_ref(),
-    );
+    report::collect(shadow, news::world_size(), &entry, death, calls(), header.as_ref());
 }

@@ -43,20 +43,11 @@ mod tests {
     fn boundary_values() {
         for k in [1.0, 3.0, 17.5, 1e6] {
             for x in grid() {
-                assert!(
-                    (pp(x, 1.0, k) - 1.0).abs() < EPS,
-                    "p_f = 1, p_c = {x}, k = {k}"
-                );
-                assert!(
-                    (pp(1.0, x, k) - 1.0).abs() < EPS,
-                    "p_c = 1, p_f = {x}, k = {k}"
-                );
+                assert!((pp(x, 1.0, k) - 1.0).abs() < EPS, "p_f = 1, p_c = {x}, k = {k}");
+                assert!((pp(1.0, x, k) - 1.0).abs() < EPS, "p_c = 1, p_f = {x}, k = {k}");
                 assert!((pp(x, 0.0, k) - x).abs() < EPS, "p_f = 0 gives p_c = {x}");
                 let want = 1.0 - (1.0 - x).powf(k);
-                assert!(
-                    (pp(0.0, x, k) - want).abs() < EPS,
-                    "p_c = 0, p_f = {x}, k = {k}"
-                );
+                assert!((pp(0.0, x, k) - want).abs() < EPS, "p_c = 0, p_f = {x}, k = {k}");
             }
         }
         assert_eq!(pp(0.0, 0.0, 3.0), 0.0);
@@ -84,14 +75,8 @@ mod tests {
                 for b in grid() {
                     let by_c = pp(b, a, k);
                     let by_f = pp(a, b, k);
-                    assert!(
-                        by_c >= last_c - EPS,
-                        "not increasing in p_c at p_c = {b}, p_f = {a}, k = {k}"
-                    );
-                    assert!(
-                        by_f >= last_f - EPS,
-                        "not increasing in p_f at p_f = {b}, p_c = {a}, k = {k}"
-                    );
+                    assert!(by_c >= last_c - EPS, "not increasing in p_c at p_c = {b}, p_f = {a}, k = {k}");
+                    assert!(by_f >= last_f - EPS, "not increasing in p_f at p_f = {b}, p_c = {a}, k = {k}");
                     last_c = by_c;
                     last_f = by_f;
                 }
@@ -107,9 +92,6 @@ mod tests {
     fn clamps_bad_inputs() {
         assert_eq!(pp(-1.0, -1.0, 0.0), 0.0);
         assert_eq!(pp(2.0, 0.0, 3.0), 1.0);
-        assert!(
-            (pp(0.0, 0.5, f64::NAN) - 0.5).abs() < EPS,
-            "k below 1 or NaN counts as 1"
-        );
+        assert!((pp(0.0, 0.5, f64::NAN) - 0.5).abs() < EPS, "k below 1 or NaN counts as 1");
     }
 }

@@ -39,16 +39,8 @@ pub enum Cause {
 }
 
 impl Cause {
-    pub const ALL: [Cause; 8] = [
-        Cause::Api,
-        Cause::Rule,
-        Cause::Rate,
-        Cause::Lifetime,
-        Cause::Node,
-        Cause::Bitflip,
-        Cause::Signal,
-        Cause::Exit,
-    ];
+    pub const ALL: [Cause; 8] =
+        [Cause::Api, Cause::Rule, Cause::Rate, Cause::Lifetime, Cause::Node, Cause::Bitflip, Cause::Signal, Cause::Exit];
     pub fn name(self) -> &'static str {
         match self {
             Cause::Api => "api",
@@ -69,10 +61,7 @@ impl Cause {
     }
     /// Deaths the injection policy decided (bounded by `max`, refused for spares).
     pub fn is_injected(self) -> bool {
-        matches!(
-            self,
-            Cause::Rule | Cause::Rate | Cause::Lifetime | Cause::Bitflip | Cause::Node
-        )
+        matches!(self, Cause::Rule | Cause::Rate | Cause::Lifetime | Cause::Bitflip | Cause::Node)
     }
 }
 
@@ -110,8 +99,7 @@ pub fn plan(policy: &KillPolicy, rank: u32, init_call: u64, p_f: f64, rng: &mut 
     if policy.is_spare(rank) {
         return plan;
     }
-    let mine =
-        |r: &crate::inject::policy::Rule| r.ranks.as_ref().map_or(true, |s| s.contains(rank));
+    let mine = |r: &crate::inject::policy::Rule| r.ranks.as_ref().map_or(true, |s| s.contains(rank));
     let mut rate_p = Vec::new();
     for r in policy.rules.iter().filter(|r| mine(r)) {
         match r.trigger {
@@ -119,15 +107,11 @@ pub fn plan(policy: &KillPolicy, rank: u32, init_call: u64, p_f: f64, rng: &mut 
             Trigger::Time(s) => plan.earlier_time(s, Cause::Rule),
             Trigger::Rate(p) => rate_p.push(p),
             Trigger::Mtbf(mean) => {
-                let life = Exp::new(1.0 / mean)
-                    .map(|d| d.sample(rng))
-                    .unwrap_or(f64::INFINITY);
+                let life = Exp::new(1.0 / mean).map(|d| d.sample(rng)).unwrap_or(f64::INFINITY);
                 plan.earlier_time(life, Cause::Lifetime);
             }
             Trigger::Weibull { shape, scale } => {
-                let life = Weibull::new(scale, shape)
-                    .map(|d| d.sample(rng))
-                    .unwrap_or(f64::INFINITY);
+                let life = Weibull::new(scale, shape).map(|d| d.sample(rng)).unwrap_or(f64::INFINITY);
                 plan.earlier_time(life, Cause::Lifetime);
             }
         }
@@ -141,11 +125,7 @@ pub fn plan(policy: &KillPolicy, rank: u32, init_call: u64, p_f: f64, rng: &mut 
     if p_call > 0.0 {
         if let Ok(g) = Geometric::new(p_call) {
             let survived = g.sample(rng);
-            let cause = if policy.memory.is_none() || rng.gen::<f64>() * p_call < p_c {
-                Cause::Rate
-            } else {
-                Cause::Bitflip
-            };
+            let cause = if policy.memory.is_none() || rng.gen::<f64>() * p_call < p_c { Cause::Rate } else { Cause::Bitflip };
             plan.earlier_call(init_call.saturating_add(1).saturating_add(survived), cause);
         }
     }
@@ -159,22 +139,12 @@ mod tests {
     use crate::inject::rng::{for_rank, Stream};
 
     fn plan_of(text: &str, rank: u32, seed: u64) -> Plan {
-        plan(
-            &parse_kill(text).unwrap(),
-            rank,
-            1,
-            0.0,
-            &mut for_rank(seed, rank, Stream::Kill),
-        )
+        plan(&parse_kill(text).unwrap(), rank, 1, 0.0, &mut for_rank(seed, rank, Stream::Kill))
     }
 
     #[test]
     fn rules_pick_the_earliest_deadline() {
-        let p = plan_of(
-            "rank=2@call=50;rank=1-3@call=40;rank=2@time=3;rank=2@time=1.5",
-            2,
-            1,
-        );
+        let p = plan_of("rank=2@call=50;rank=1-3@call=40;rank=2@time=3;rank=2@time=1.5", 2, 1);
         assert_eq!(p.call, Some((40, Cause::Rule)));
         assert_eq!(p.time, Some((1.5, Cause::Rule)));
         assert!(plan_of("rank=2@call=50", 1, 1).is_empty());
@@ -183,13 +153,7 @@ mod tests {
 
     #[test]
     fn a_call_before_init_fires_at_the_first_call_after() {
-        let p = plan(
-            &parse_kill("rank=0@call=2").unwrap(),
-            0,
-            3,
-            0.0,
-            &mut for_rank(1, 0, Stream::Kill),
-        );
+        let p = plan(&parse_kill("rank=0@call=2").unwrap(), 0, 3, 0.0, &mut for_rank(1, 0, Stream::Kill));
         assert_eq!(p.call, Some((4, Cause::Rule)));
     }
 
@@ -215,39 +179,20 @@ mod tests {
             .sum::<f64>()
             / n as f64;
         let sd = ((1.0 - p) / (p * p)).sqrt() / (n as f64).sqrt();
-        assert!(
-            (mean - 1.0 / p).abs() < 4.0 * sd,
-            "mean {mean}, expected {}",
-            1.0 / p
-        );
-        assert_eq!(
-            plan_of("rate=1", 0, 1).call,
-            Some((2, Cause::Rate)),
-            "rate=1 dies at the first call after init"
-        );
+        assert!((mean - 1.0 / p).abs() < 4.0 * sd, "mean {mean}, expected {}", 1.0 / p);
+        assert_eq!(plan_of("rate=1", 0, 1).call, Some((2, Cause::Rate)), "rate=1 dies at the first call after init");
         assert!(plan_of("rate=0", 0, 1).is_empty());
     }
 
     #[test]
     fn lifetimes_have_the_requested_mean() {
         let n = 4000;
-        let mean = |text: &str| {
-            (0..n)
-                .map(|s| plan_of(text, 0, s).time.unwrap().0)
-                .sum::<f64>()
-                / n as f64
-        };
+        let mean = |text: &str| (0..n).map(|s| plan_of(text, 0, s).time.unwrap().0).sum::<f64>() / n as f64;
         let m = mean("mtbf=10");
-        assert!(
-            (m - 10.0).abs() < 4.0 * 10.0 / (n as f64).sqrt(),
-            "exponential mean {m}"
-        );
+        assert!((m - 10.0).abs() < 4.0 * 10.0 / (n as f64).sqrt(), "exponential mean {m}");
         // Weibull(k = 1) is exponential with mean = scale.
         let m = mean("weibull=1:5");
-        assert!(
-            (m - 5.0).abs() < 4.0 * 5.0 / (n as f64).sqrt(),
-            "weibull mean {m}"
-        );
+        assert!((m - 5.0).abs() < 4.0 * 5.0 / (n as f64).sqrt(), "weibull mean {m}");
         assert_eq!(plan_of("mtbf=10", 0, 1).time.unwrap().1, Cause::Lifetime);
     }
 
@@ -255,28 +200,11 @@ mod tests {
     fn memory_turns_flips_into_deaths() {
         let policy = parse_kill("memory=100").unwrap();
         let p = plan(&policy, 0, 1, 0.01, &mut for_rank(1, 0, Stream::Kill));
-        assert_eq!(
-            p.call.unwrap().1,
-            Cause::Bitflip,
-            "without rate every such death is a bit-flip death"
-        );
+        assert_eq!(p.call.unwrap().1, Cause::Bitflip, "without rate every such death is a bit-flip death");
         let policy = parse_kill("rate=0.05;memory=1").unwrap();
-        let causes: Vec<Cause> = (0..400)
-            .map(|s| {
-                plan(&policy, 0, 1, 0.05, &mut for_rank(s, 0, Stream::Kill))
-                    .call
-                    .unwrap()
-                    .1
-            })
-            .collect();
+        let causes: Vec<Cause> = (0..400).map(|s| plan(&policy, 0, 1, 0.05, &mut for_rank(s, 0, Stream::Kill)).call.unwrap().1).collect();
         assert!(causes.contains(&Cause::Rate) && causes.contains(&Cause::Bitflip));
-        assert!(
-            plan(&policy, 0, 1, 0.0, &mut for_rank(1, 0, Stream::Kill))
-                .call
-                .unwrap()
-                .1
-                == Cause::Rate
-        );
+        assert!(plan(&policy, 0, 1, 0.0, &mut for_rank(1, 0, Stream::Kill)).call.unwrap().1 == Cause::Rate);
     }
 
     #[test]

@@ -40,10 +40,7 @@ impl fmt::Display for ParseError {
 }
 
 fn bad<T>(token: &str, why: impl Into<String>) -> Result<T, ParseError> {
-    Err(ParseError {
-        token: token.to_string(),
-        why: why.into(),
-    })
+    Err(ParseError { token: token.to_string(), why: why.into() })
 }
 
 /// A set of non-negative integers (ranks or tags) as inclusive ranges.
@@ -70,10 +67,7 @@ impl Ranges {
                 None => (item, item),
             };
             let (Ok(a), Ok(b)) = (a.parse::<u32>(), b.parse::<u32>()) else {
-                return bad(
-                    token,
-                    format!("`{item}` is not a number or a range A-B of numbers"),
-                );
+                return bad(token, format!("`{item}` is not a number or a range A-B of numbers"));
             };
             if a > b {
                 return bad(token, format!("range `{item}` is empty (start above end)"));
@@ -139,50 +133,28 @@ impl KillPolicy {
     }
     /// Checks what needs the job: ranks below the world size, `memory` only with a
     /// bit-flip probability.
-    pub fn validate(
-        &self,
-        world_size: u32,
-        bitflip: Option<&BitflipPolicy>,
-    ) -> Result<(), ParseError> {
+    pub fn validate(&self, world_size: u32, bitflip: Option<&BitflipPolicy>) -> Result<(), ParseError> {
         for r in &self.rules {
             if let Some(m) = r.ranks.as_ref().and_then(Ranges::max) {
                 if m >= world_size {
-                    return bad(
-                        &r.token,
-                        format!("rank {m} does not exist (the world has {world_size} ranks)"),
-                    );
+                    return bad(&r.token, format!("rank {m} does not exist (the world has {world_size} ranks)"));
                 }
             }
         }
         if let Some(m) = self.spare.max() {
             if m >= world_size {
-                return bad(
-                    &format!("spare={}", fmt_ranges(&self.spare)),
-                    format!("rank {m} does not exist (the world has {world_size} ranks)"),
-                );
+                return bad(&format!("spare={}", fmt_ranges(&self.spare)), format!("rank {m} does not exist (the world has {world_size} ranks)"));
             }
         }
         if let (Some(k), None) = (self.memory, bitflip) {
-            return bad(
-                &format!("memory={k}"),
-                "needs MPIFT_BITFLIP (the flip probability per bit p_f)",
-            );
+            return bad(&format!("memory={k}"), "needs MPIFT_BITFLIP (the flip probability per bit p_f)");
         }
         Ok(())
     }
 }
 
 pub fn fmt_ranges(r: &Ranges) -> String {
-    r.0.iter()
-        .map(|(a, b)| {
-            if a == b {
-                a.to_string()
-            } else {
-                format!("{a}-{b}")
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(",")
+    r.0.iter().map(|(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") }).collect::<Vec<_>>().join(",")
 }
 
 /// The tokens of a policy text: split at `;` and newlines, comments and blanks dropped.
@@ -196,22 +168,13 @@ fn tokens(text: &str) -> Vec<&str> {
 }
 
 fn number<T: std::str::FromStr>(text: &str, token: &str, what: &str) -> Result<T, ParseError> {
-    text.trim()
-        .parse::<T>()
-        .or_else(|_| bad(token, format!("`{}` is not {what}", text.trim())))
+    text.trim().parse::<T>().or_else(|_| bad(token, format!("`{}` is not {what}", text.trim())))
 }
 
 fn seconds(text: &str, token: &str, positive: bool) -> Result<f64, ParseError> {
     let s: f64 = number(text, token, "a number of seconds")?;
     if !s.is_finite() || s < 0.0 || (positive && s == 0.0) {
-        return bad(
-            token,
-            format!(
-                "`{}` must be a {} number of seconds",
-                text.trim(),
-                if positive { "positive" } else { "non-negative" }
-            ),
-        );
+        return bad(token, format!("`{}` must be a {} number of seconds", text.trim(), if positive { "positive" } else { "non-negative" }));
     }
     Ok(s)
 }
@@ -219,10 +182,7 @@ fn seconds(text: &str, token: &str, positive: bool) -> Result<f64, ParseError> {
 fn probability(text: &str, token: &str) -> Result<f64, ParseError> {
     let p: f64 = number(text, token, "a probability")?;
     if !(0.0..=1.0).contains(&p) {
-        return bad(
-            token,
-            format!("probability `{}` is not between 0 and 1", text.trim()),
-        );
+        return bad(token, format!("probability `{}` is not between 0 and 1", text.trim()));
     }
     Ok(p)
 }
@@ -255,16 +215,10 @@ fn trigger(key: &str, value: &str, token: &str) -> Result<Trigger, ParseError> {
             if !(shape.is_finite() && shape > 0.0) {
                 return bad(token, format!("shape `{}` must be positive", k.trim()));
             }
-            Trigger::Weibull {
-                shape,
-                scale: seconds(l, token, true)?,
-            }
+            Trigger::Weibull { shape, scale: seconds(l, token, true)? }
         }
         other => {
-            return bad(
-                token,
-                format!("unknown trigger `{other}` (expected call, time, rate, mtbf or weibull)"),
-            );
+            return bad(token, format!("unknown trigger `{other}` (expected call, time, rate, mtbf or weibull)"));
         }
     })
 }
@@ -285,20 +239,12 @@ pub fn parse_kill(text: &str) -> Result<KillPolicy, ParseError> {
         if let Some((lhs, rhs)) = token.split_once('@') {
             let (k, v) = key_value(lhs)?;
             if k != "rank" {
-                return bad(
-                    token,
-                    format!("`{}` before `@`: expected rank=R", lhs.trim()),
-                );
+                return bad(token, format!("`{}` before `@`: expected rank=R", lhs.trim()));
             }
             let ranks = Ranges::parse(v, token)?;
-            let (k2, v2) = key_value(rhs)
-                .or_else(|_| bad(token, "expected a trigger after `@`, e.g. call=N"))?;
+            let (k2, v2) = key_value(rhs).or_else(|_| bad(token, "expected a trigger after `@`, e.g. call=N"))?;
             let trigger = trigger(&k2, v2, token)?;
-            p.rules.push(Rule {
-                ranks: Some(ranks),
-                trigger,
-                token: token.to_string(),
-            });
+            p.rules.push(Rule { ranks: Some(ranks), trigger, token: token.to_string() });
             continue;
         }
         let (k, v) = key_value(token)?;
@@ -366,39 +312,22 @@ pub struct BitflipPolicy {
 impl BitflipPolicy {
     pub fn applies(&self, rank: u32, op: &str, tag: i32) -> bool {
         self.ranks.as_ref().map_or(true, |r| r.contains(rank))
-            && self
-                .ops
-                .as_ref()
-                .map_or(true, |o| o.iter().any(|x| x == op))
-            && self
-                .tags
-                .as_ref()
-                .map_or(true, |t| tag >= 0 && t.contains(tag as u32))
+            && self.ops.as_ref().map_or(true, |o| o.iter().any(|x| x == op))
+            && self.tags.as_ref().map_or(true, |t| tag >= 0 && t.contains(tag as u32))
     }
 }
 
 /// The sends a bit-flip policy can corrupt (blocking, non-blocking, sendrecv).
 pub const FLIPPABLE_OPS: [&str; 10] = [
-    "MPI_Send",
-    "MPI_Ssend",
-    "MPI_Bsend",
-    "MPI_Rsend",
-    "MPI_Isend",
-    "MPI_Issend",
-    "MPI_Ibsend",
-    "MPI_Irsend",
-    "MPI_Sendrecv",
-    "MPI_Sendrecv_replace",
+    "MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend",
+    "MPI_Sendrecv", "MPI_Sendrecv_replace",
 ];
 
 /// `send` / `mpi_send` / `MPI_Send` -> `MPI_Send`, if it is a send MPIFT corrupts.
 fn op_name(word: &str) -> Option<&'static str> {
     let w = word.trim().to_ascii_lowercase();
     let w = w.strip_prefix("mpi_").unwrap_or(&w).to_string();
-    FLIPPABLE_OPS
-        .iter()
-        .copied()
-        .find(|op| op[4..].eq_ignore_ascii_case(&w))
+    FLIPPABLE_OPS.iter().copied().find(|op| op[4..].eq_ignore_ascii_case(&w))
 }
 
 /// Parses `MPIFT_BITFLIP` (see the module docs).
@@ -421,39 +350,19 @@ pub fn parse_bitflip(text: &str) -> Result<BitflipPolicy, ParseError> {
                     match op_name(w) {
                         Some(n) => names.push(n.to_string()),
                         None => {
-                            return bad(
-                                token,
-                                format!(
-                                    "`{}` is not a send MPIFT corrupts ({})",
-                                    w.trim(),
-                                    FLIPPABLE_OPS.join(", ")
-                                ),
-                            )
+                            return bad(token, format!("`{}` is not a send MPIFT corrupts ({})", w.trim(), FLIPPABLE_OPS.join(", ")))
                         }
                     }
                 }
                 set_once(&mut ops, names, token)?;
             }
-            other => {
-                return bad(
-                    token,
-                    format!("unknown key `{other}` (expected p, rank, op or tag)"),
-                )
-            }
+            other => return bad(token, format!("unknown key `{other}` (expected p, rank, op or tag)")),
         }
     }
     let Some(p) = p else {
-        return bad(
-            text.trim(),
-            "no probability: expected e.g. MPIFT_BITFLIP=1e-6 or p=1e-6;rank=0",
-        );
+        return bad(text.trim(), "no probability: expected e.g. MPIFT_BITFLIP=1e-6 or p=1e-6;rank=0");
     };
-    Ok(BitflipPolicy {
-        p,
-        ranks,
-        ops,
-        tags,
-    })
+    Ok(BitflipPolicy { p, ranks, ops, tags })
 }
 
 #[cfg(test)]
@@ -481,26 +390,10 @@ mod tests {
 
     #[test]
     fn random_rules_and_modifiers() {
-        let p = parse_kill(
-            "rate=0.01; mtbf=60; rank=1-2@weibull=1.5:30; node=4; max=3; spare=0,9; memory=8",
-        )
-        .unwrap();
-        assert_eq!(
-            p.rules[0],
-            Rule {
-                ranks: None,
-                trigger: Trigger::Rate(0.01),
-                token: "rate=0.01".into()
-            }
-        );
+        let p = parse_kill("rate=0.01; mtbf=60; rank=1-2@weibull=1.5:30; node=4; max=3; spare=0,9; memory=8").unwrap();
+        assert_eq!(p.rules[0], Rule { ranks: None, trigger: Trigger::Rate(0.01), token: "rate=0.01".into() });
         assert_eq!(p.rules[1].trigger, Trigger::Mtbf(60.0));
-        assert_eq!(
-            p.rules[2].trigger,
-            Trigger::Weibull {
-                shape: 1.5,
-                scale: 30.0
-            }
-        );
+        assert_eq!(p.rules[2].trigger, Trigger::Weibull { shape: 1.5, scale: 30.0 });
         assert_eq!(p.node, Some(Node::Block(4)));
         assert_eq!(p.max, Some(3));
         assert!(p.is_spare(0) && p.is_spare(9) && !p.is_spare(1));
@@ -510,8 +403,7 @@ mod tests {
 
     #[test]
     fn comments_newlines_and_empty_text() {
-        let p =
-            parse_kill("# yesterday's failure\nrank=3@call=100   # the victim\n\nmax=1\n").unwrap();
+        let p = parse_kill("# yesterday's failure\nrank=3@call=100   # the victim\n\nmax=1\n").unwrap();
         assert_eq!(p.rules.len(), 1);
         assert_eq!(p.max, Some(1));
         assert!(parse_kill("").unwrap().is_empty());
@@ -556,20 +448,9 @@ mod tests {
         let e = p.validate(4, None).unwrap_err();
         assert_eq!(e.token, "rank=2-4@call=50");
         assert!(e.why.contains("rank 4"), "{e}");
-        assert_eq!(
-            parse_kill("spare=0,7")
-                .unwrap()
-                .validate(4, None)
-                .unwrap_err()
-                .token,
-            "spare=0,7"
-        );
+        assert_eq!(parse_kill("spare=0,7").unwrap().validate(4, None).unwrap_err().token, "spare=0,7");
         let m = parse_kill("memory=4").unwrap();
-        assert!(m
-            .validate(4, None)
-            .unwrap_err()
-            .why
-            .contains("MPIFT_BITFLIP"));
+        assert!(m.validate(4, None).unwrap_err().why.contains("MPIFT_BITFLIP"));
         let b = parse_bitflip("1e-3").unwrap();
         assert!(m.validate(4, Some(&b)).is_ok());
     }
@@ -580,21 +461,13 @@ mod tests {
         assert_eq!(b.p, 1e-6);
         assert!(b.applies(3, "MPI_Isend", 7));
         let b = parse_bitflip("p=0.5; rank=0,2; op=send,MPI_ISEND; tag=10-12").unwrap();
-        assert_eq!(
-            b.ops,
-            Some(vec!["MPI_Send".to_string(), "MPI_Isend".to_string()])
-        );
+        assert_eq!(b.ops, Some(vec!["MPI_Send".to_string(), "MPI_Isend".to_string()]));
         assert!(b.applies(2, "MPI_Send", 11));
         assert!(!b.applies(1, "MPI_Send", 11));
         assert!(!b.applies(2, "MPI_Ssend", 11));
         assert!(!b.applies(2, "MPI_Send", 13));
-        for (text, token) in [
-            ("2", "2"),
-            ("p=0.1;p=0.2", "p=0.2"),
-            ("p=0.1;op=recv", "op=recv"),
-            ("p=0.1;colour=red", "colour=red"),
-            ("rank=1", "rank=1"),
-        ] {
+        for (text, token) in [("2", "2"), ("p=0.1;p=0.2", "p=0.2"), ("p=0.1;op=recv", "op=recv"), ("p=0.1;colour=red", "colour=red"), ("rank=1", "rank=1")]
+        {
             assert_eq!(parse_bitflip(text).unwrap_err().token, token, "{text}");
         }
     }

@@ -47,20 +47,11 @@ struct Stats {
     recovery_dropped: u64,
 }
 
-static STATS: Mutex<Stats> = Mutex::new(Stats {
-    errors: BTreeMap::new(),
-    recovery: Vec::new(),
-    recovery_dropped: 0,
-});
+static STATS: Mutex<Stats> = Mutex::new(Stats { errors: BTreeMap::new(), recovery: Vec::new(), recovery_dropped: 0 });
 
 /// An MPI call returned `code` (not success) to the program.
 pub fn error(function: &'static str, code: c_int) {
-    *STATS
-        .lock()
-        .unwrap()
-        .errors
-        .entry((function, code))
-        .or_insert(0) += 1;
+    *STATS.lock().unwrap().errors.entry((function, code)).or_insert(0) += 1;
 }
 
 /// The calls timed as recovery: the ULFM calls that change state (not the queries).
@@ -86,12 +77,7 @@ pub fn recovery(function: &'static str, started: Instant, code: c_int) {
     }
     let mut s = STATS.lock().unwrap();
     if s.recovery.len() < RECOVERY_KEPT {
-        s.recovery.push(Recovery {
-            function,
-            t_s,
-            duration_s,
-            code,
-        });
+        s.recovery.push(Recovery { function, t_s, duration_s, code });
     } else {
         s.recovery_dropped += 1;
     }
@@ -151,28 +137,16 @@ pub fn rank_entry(rank: u32, calls: u64, kill: &str, plan: &Plan, death: Option<
         total += n;
     }
     let mut o = String::new();
-    let _ = write!(
-        o,
-        "{{\"rank\": {rank}, \"calls\": {calls}, \"alive\": {}, ",
-        death.is_none()
-    );
+    let _ = write!(o, "{{\"rank\": {rank}, \"calls\": {calls}, \"alive\": {}, ", death.is_none());
     let _ = write!(o, "\"kill\": {}, ", json_str(kill));
     let _ = write!(
         o,
         "\"plan\": {{\"call\": {}, \"time_s\": {}, \"cause\": {}}}, ",
         plan.call.map_or("null".into(), |c| c.0.to_string()),
         plan.time.map_or("null".into(), |t| json_f64(t.0)),
-        plan.call
-            .map(|c| c.1)
-            .or(plan.time.map(|t| t.1))
-            .map_or("null".into(), |c| json_str(c.name()))
+        plan.call.map(|c| c.1).or(plan.time.map(|t| t.1)).map_or("null".into(), |c| json_str(c.name()))
     );
-    let _ = write!(
-        o,
-        "\"errors\": {{\"total\": {total}, \"by_class\": {}, \"by_function\": {}}}, ",
-        json_map(&by_class),
-        json_map(&by_function)
-    );
+    let _ = write!(o, "\"errors\": {{\"total\": {total}, \"by_class\": {}, \"by_function\": {}}}, ", json_map(&by_class), json_map(&by_function));
     let mut rec = String::from("[");
     for (i, r) in s.recovery.iter().enumerate() {
         let _ = write!(
@@ -186,11 +160,7 @@ pub fn rank_entry(rank: u32, calls: u64, kill: &str, plan: &Plan, death: Option<
         );
     }
     rec.push(']');
-    let _ = write!(
-        o,
-        "\"recovery\": {{\"calls\": {rec}, \"not_listed\": {}}}, ",
-        s.recovery_dropped
-    );
+    let _ = write!(o, "\"recovery\": {{\"calls\": {rec}, \"not_listed\": {}}}, ", s.recovery_dropped);
     let b = crate::inject::bitflip::counts();
     let _ = write!(
         o,
@@ -207,22 +177,10 @@ fn words(death: Option<Death>, calls: u64) -> [u64; WORDS] {
     let b = crate::inject::bitflip::counts();
     let (n_err, n_rec) = {
         let s = STATS.lock().unwrap();
-        (
-            s.errors.values().sum::<u64>(),
-            s.recovery.len() as u64 + s.recovery_dropped,
-        )
+        (s.errors.values().sum::<u64>(), s.recovery.len() as u64 + s.recovery_dropped)
     };
     match death {
-        Some(d) => [
-            1,
-            d.cause.code(),
-            d.call,
-            d.time_s.to_bits(),
-            calls,
-            n_err,
-            n_rec,
-            b.message_bits + b.api_bits,
-        ],
+        Some(d) => [1, d.cause.code(), d.call, d.time_s.to_bits(), calls, n_err, n_rec, b.message_bits + b.api_bits],
         None => [0, 0, 0, 0, calls, n_err, n_rec, b.message_bits + b.api_bits],
     }
 }
@@ -240,40 +198,15 @@ pub struct Header {
 /// Collective over `shadow` (every process, live or dead, in `MPI_Finalize`):
 /// sends this rank's part to rank 0, which writes the report and the summary.
 /// `header`: rank 0's (None elsewhere); `n`: the world size.
-pub fn collect(
-    shadow: mpi::MPI_Comm,
-    n: usize,
-    entry: &str,
-    death: Option<Death>,
-    calls: u64,
-    header: Option<&Header>,
-) {
+pub fn collect(shadow: mpi::MPI_Comm, n: usize, entry: &str, death: Option<Death>, calls: u64, header: Option<&Header>) {
     let w = words(death, calls);
     let len = [entry.len() as u64];
     let mut all_w = vec![0u64; n * WORDS];
     let mut all_len = vec![0u64; n];
     let u64t = transport::dt_uint64();
     unsafe {
-        mpi::MPI_Gather(
-            w.as_ptr() as *const c_void,
-            WORDS as c_int,
-            u64t,
-            all_w.as_mut_ptr() as *mut c_void,
-            WORDS as c_int,
-            u64t,
-            0,
-            shadow,
-        );
-        mpi::MPI_Gather(
-            len.as_ptr() as *const c_void,
-            1,
-            u64t,
-            all_len.as_mut_ptr() as *mut c_void,
-            1,
-            u64t,
-            0,
-            shadow,
-        );
+        mpi::MPI_Gather(w.as_ptr() as *const c_void, WORDS as c_int, u64t, all_w.as_mut_ptr() as *mut c_void, WORDS as c_int, u64t, 0, shadow);
+        mpi::MPI_Gather(len.as_ptr() as *const c_void, 1, u64t, all_len.as_mut_ptr() as *mut c_void, 1, u64t, 0, shadow);
     }
     let counts: Vec<c_int> = all_len.iter().map(|l| *l as c_int).collect();
     let mut displs = vec![0 as c_int; n];
@@ -303,12 +236,7 @@ pub fn collect(
         let x = &all_w[r * WORDS..(r + 1) * WORDS];
         if x[0] == 1 {
             if let Some(cause) = Cause::from_code(x[1]) {
-                deaths.push(Death {
-                    rank: r as u32,
-                    call: x[2],
-                    time_s: f64::from_bits(x[3]),
-                    cause,
-                });
+                deaths.push(Death { rank: r as u32, call: x[2], time_s: f64::from_bits(x[3]), cause });
             }
         }
         errors += x[5];
@@ -317,16 +245,7 @@ pub fn collect(
         let a = displs[r] as usize;
         entries.push(String::from_utf8_lossy(&text[a..a + counts[r] as usize]).into_owned());
     }
-    let doc = document(
-        h,
-        &deaths,
-        &entries,
-        Totals {
-            errors,
-            recoveries,
-            flips,
-        },
-    );
+    let doc = document(h, &deaths, &entries, Totals { errors, recoveries, flips });
     let path = std::env::var("MPIFT_REPORT").ok().filter(|p| !p.is_empty());
     let mut wrote = None;
     if let Some(p) = &path {
@@ -336,22 +255,8 @@ pub fn collect(
         }
     }
     let active = !h.kill.is_empty() || h.bitflip.is_some();
-    if crate::inject::verbose() >= 1
-        && (active || !deaths.is_empty() || flips > 0 || wrote.is_some())
-    {
-        eprint!(
-            "{}",
-            summary(
-                h,
-                &deaths,
-                Totals {
-                    errors,
-                    recoveries,
-                    flips
-                },
-                wrote.as_deref()
-            )
-        );
+    if crate::inject::verbose() >= 1 && (active || !deaths.is_empty() || flips > 0 || wrote.is_some()) {
+        eprint!("{}", summary(h, &deaths, Totals { errors, recoveries, flips }, wrote.as_deref()));
     }
 }
 
@@ -377,11 +282,7 @@ pub fn document(h: &Header, deaths: &[Death], entries: &[String], t: Totals) -> 
     let _ = writeln!(o, "  \"seed\": {},", h.seed);
     let _ = writeln!(o, "  \"seed_from\": {},", json_str(h.seed_from));
     let _ = writeln!(o, "  \"kill\": {},", json_str(&h.kill));
-    let _ = writeln!(
-        o,
-        "  \"bitflip\": {},",
-        h.bitflip.as_deref().map_or("null".into(), json_str)
-    );
+    let _ = writeln!(o, "  \"bitflip\": {},", h.bitflip.as_deref().map_or("null".into(), json_str));
     o.push_str("  \"deaths\": [");
     for (i, d) in sorted(deaths).iter().enumerate() {
         let _ = write!(
@@ -394,11 +295,7 @@ pub fn document(h: &Header, deaths: &[Death], entries: &[String], t: Totals) -> 
             d.cause.name()
         );
     }
-    o.push_str(if deaths.is_empty() {
-        "],\n"
-    } else {
-        "\n  ],\n"
-    });
+    o.push_str(if deaths.is_empty() { "],\n" } else { "\n  ],\n" });
     let _ = writeln!(
         o,
         "  \"totals\": {{\"deaths\": {}, \"errors\": {}, \"recovery_calls\": {}, \"bits_flipped\": {}}},",
@@ -422,26 +319,11 @@ pub fn summary(h: &Header, deaths: &[Death], t: Totals, report: Option<&str>) ->
         o,
         "MPIFT: seed {} ({}){}",
         h.seed,
-        if h.seed_from == "MPIFT_SEED" {
-            "from MPIFT_SEED".to_string()
-        } else {
-            format!("chosen; MPIFT_SEED={} repeats this run", h.seed)
-        },
+        if h.seed_from == "MPIFT_SEED" { "from MPIFT_SEED".to_string() } else { format!("chosen; MPIFT_SEED={} repeats this run", h.seed) },
         policies(&h.kill, h.bitflip.as_deref())
     );
-    let list: Vec<String> = sorted(deaths)
-        .iter()
-        .take(8)
-        .map(|d| {
-            format!(
-                "rank {} at call {} ({}, {:.3} s)",
-                d.rank,
-                d.call,
-                d.cause.name(),
-                d.time_s
-            )
-        })
-        .collect();
+    let list: Vec<String> =
+        sorted(deaths).iter().take(8).map(|d| format!("rank {} at call {} ({}, {:.3} s)", d.rank, d.call, d.cause.name(), d.time_s)).collect();
     let _ = writeln!(
         o,
         "MPIFT: {} death{}{}{}{}",
@@ -508,10 +390,7 @@ fn json_f64(x: f64) -> String {
 }
 
 fn json_map<K: AsRef<str>>(m: &BTreeMap<K, u64>) -> String {
-    let items: Vec<String> = m
-        .iter()
-        .map(|(k, v)| format!("{}: {v}", json_str(k.as_ref())))
-        .collect();
+    let items: Vec<String> = m.iter().map(|(k, v)| format!("{}: {v}", json_str(k.as_ref()))).collect();
     format!("{{{}}}", items.join(", "))
 }
 
@@ -531,11 +410,7 @@ mod tests {
         i = ws(s, i);
         match s.get(i) {
             Some(b'{') | Some(b'[') => {
-                let (close, obj) = if s[i] == b'{' {
-                    (b'}', true)
-                } else {
-                    (b']', false)
-                };
+                let (close, obj) = if s[i] == b'{' { (b'}', true) } else { (b']', false) };
                 i = ws(s, i + 1);
                 if s.get(i) == Some(&close) {
                     return Ok(i + 1);
@@ -581,10 +456,7 @@ mod tests {
                 while i < s.len() && (s[i].is_ascii_digit() || b"+-.eE".contains(&s[i])) {
                     i += 1;
                 }
-                std::str::from_utf8(&s[start..i])
-                    .unwrap()
-                    .parse::<f64>()
-                    .map_err(|e| format!("{e} at {start}"))?;
+                std::str::from_utf8(&s[start..i]).unwrap().parse::<f64>().map_err(|e| format!("{e} at {start}"))?;
                 Ok(i)
             }
             _ => {
@@ -599,81 +471,26 @@ mod tests {
     }
     fn valid_json(doc: &str) {
         let end = value(doc.as_bytes(), 0).unwrap_or_else(|e| panic!("{e}\n{doc}"));
-        assert!(
-            doc[end..].trim().is_empty(),
-            "trailing text after the document"
-        );
+        assert!(doc[end..].trim().is_empty(), "trailing text after the document");
     }
 
     fn header() -> Header {
-        Header {
-            world_size: 4,
-            seed: 7,
-            seed_from: "MPIFT_SEED",
-            kill: "rank=2@call=50; \"quoted\"\n".into(),
-            bitflip: None,
-            mpi: "MPI x",
-        }
+        Header { world_size: 4, seed: 7, seed_from: "MPIFT_SEED", kill: "rank=2@call=50; \"quoted\"\n".into(), bitflip: None, mpi: "MPI x" }
     }
 
     #[test]
     fn document_is_valid_json_with_sorted_deaths() {
         let deaths = [
-            Death {
-                rank: 3,
-                call: 60,
-                time_s: 0.5,
-                cause: Cause::Node,
-            },
-            Death {
-                rank: 2,
-                call: 50,
-                time_s: 0.25,
-                cause: Cause::Rule,
-            },
+            Death { rank: 3, call: 60, time_s: 0.5, cause: Cause::Node },
+            Death { rank: 2, call: 50, time_s: 0.25, cause: Cause::Rule },
         ];
-        let entries: Vec<String> = (0..4)
-            .map(|r| {
-                rank_entry(
-                    r,
-                    100,
-                    "x\ty",
-                    &Plan {
-                        call: Some((50, Cause::Rule)),
-                        time: None,
-                    },
-                    None,
-                )
-            })
-            .collect();
-        let doc = document(
-            &header(),
-            &deaths,
-            &entries,
-            Totals {
-                errors: 3,
-                recoveries: 1,
-                flips: 0,
-            },
-        );
+        let entries: Vec<String> = (0..4).map(|r| rank_entry(r, 100, "x\ty", &Plan { call: Some((50, Cause::Rule)), time: None }, None)).collect();
+        let doc = document(&header(), &deaths, &entries, Totals { errors: 3, recoveries: 1, flips: 0 });
         valid_json(&doc);
-        let a = doc
-            .find("\"rank\": 2, \"call\": 50, \"time_s\": 0.250000, \"cause\": \"rule\"")
-            .unwrap();
-        let b = doc
-            .find("\"rank\": 3, \"call\": 60, \"time_s\": 0.500000, \"cause\": \"node\"")
-            .unwrap();
+        let a = doc.find("\"rank\": 2, \"call\": 50, \"time_s\": 0.250000, \"cause\": \"rule\"").unwrap();
+        let b = doc.find("\"rank\": 3, \"call\": 60, \"time_s\": 0.500000, \"cause\": \"node\"").unwrap();
         assert!(a < b, "deaths are listed in time order");
-        let empty = document(
-            &header(),
-            &[],
-            &entries,
-            Totals {
-                errors: 0,
-                recoveries: 0,
-                flips: 0,
-            },
-        );
+        let empty = document(&header(), &[], &entries, Totals { errors: 0, recoveries: 0, flips: 0 });
         valid_json(&empty);
         assert!(empty.contains("\"deaths\": [],"));
     }
@@ -692,46 +509,17 @@ mod tests {
 
     #[test]
     fn summary_names_seed_and_deaths() {
-        let h = Header {
-            seed_from: "chosen",
-            kill: "rank=2@call=50".into(),
-            ..header()
-        };
-        let s = summary(
-            &h,
-            &[Death {
-                rank: 2,
-                call: 50,
-                time_s: 0.25,
-                cause: Cause::Rule,
-            }],
-            Totals {
-                errors: 1,
-                recoveries: 0,
-                flips: 0,
-            },
-            Some("r.json"),
-        );
+        let h = Header { seed_from: "chosen", kill: "rank=2@call=50".into(), ..header() };
+        let s = summary(&h, &[Death { rank: 2, call: 50, time_s: 0.25, cause: Cause::Rule }], Totals { errors: 1, recoveries: 0, flips: 0 }, Some("r.json"));
         assert!(s.contains("MPIFT_SEED=7 repeats this run"), "{s}");
         assert!(s.contains("1 death: rank 2 at call 50 (rule"), "{s}");
-        assert!(
-            s.contains("1 error returned") && s.contains("report: r.json"),
-            "{s}"
-        );
+        assert!(s.contains("1 error returned") && s.contains("report: r.json"), "{s}");
         assert_eq!(s.lines().count(), 3);
     }
 
     #[test]
     fn recovery_names() {
-        assert!(
-            is_recovery("MPIX_Comm_agree")
-                && is_recovery("MPIX_Comm_failure_ack")
-                && is_recovery("MPIX_Comm_shrink")
-        );
-        assert!(
-            !is_recovery("MPIX_Comm_get_failed")
-                && !is_recovery("MPI_Send")
-                && !is_recovery("MPIX")
-        );
+        assert!(is_recovery("MPIX_Comm_agree") && is_recovery("MPIX_Comm_failure_ack") && is_recovery("MPIX_Comm_shrink"));
+        assert!(!is_recovery("MPIX_Comm_get_failed") && !is_recovery("MPI_Send") && !is_recovery("MPIX"));
     }
 }

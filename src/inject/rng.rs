@@ -44,10 +44,7 @@ pub fn for_rank(seed: u64, rank: u32, stream: Stream) -> Rng {
 /// A fresh seed when the user gave none (rank 0 picks it; `MPI_Init` shares it).
 pub fn fresh_seed() -> u64 {
     // The OS generator; mixed with time and pid in case it is unavailable.
-    let t = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
+    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0);
     let os = {
         let mut b = [0u8; 8];
         match getrandom_bytes(&mut b) {
@@ -71,14 +68,8 @@ mod tests {
 
     #[test]
     fn same_seed_same_numbers() {
-        let a: Vec<u64> = (0..8)
-            .map(|_| 0)
-            .scan(for_rank(42, 3, Stream::Kill), |r, _: u64| Some(r.gen()))
-            .collect();
-        let b: Vec<u64> = (0..8)
-            .map(|_| 0)
-            .scan(for_rank(42, 3, Stream::Kill), |r, _: u64| Some(r.gen()))
-            .collect();
+        let a: Vec<u64> = (0..8).map(|_| 0).scan(for_rank(42, 3, Stream::Kill), |r, _: u64| Some(r.gen())).collect();
+        let b: Vec<u64> = (0..8).map(|_| 0).scan(for_rank(42, 3, Stream::Kill), |r, _: u64| Some(r.gen())).collect();
         assert_eq!(a, b);
     }
 

@@ -7,9 +7,9 @@ use crate::ffi::errors::{Failure, Outcome};
 use crate::ffi::handles::{self, CommRef, Sim_FT_Comm_struct, Sim_FT_MPI_Comm};
 use crate::layer::Real;
 use crate::protocol::failures::Failures;
-use crate::transport::serial::Serial;
 use crate::transport::{self, err, mpi};
 use mpi_sys::{MPI_Comm, MPI_Errhandler};
+use crate::transport::serial::Serial;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -141,12 +141,7 @@ fn membership(real: MPI_Comm) -> (i32, Vec<u32>) {
     (rank, out.into_iter().map(|w| w as u32).collect())
 }
 
-fn new_state(
-    real: MPI_Comm,
-    errhandler: Real<MPI_Errhandler>,
-    id: u64,
-    predefined: bool,
-) -> CommState {
+fn new_state(real: MPI_Comm, errhandler: Real<MPI_Errhandler>, id: u64, predefined: bool) -> CommState {
     let (rank, members) = membership(real);
     let n = members.len();
     let mut inter: std::os::raw::c_int = 0;
@@ -185,10 +180,7 @@ pub(crate) fn install_predefined() {
         (handles::self_handle(), transport::comm_self(), SELF_ID),
     ] {
         unsafe { mpi::MPI_Comm_set_errhandler(real, transport::errors_return()) };
-        map.insert(
-            key(h),
-            new_state(real, Real(transport::errors_are_fatal()), id, true),
-        );
+        map.insert(key(h), new_state(real, Real(transport::errors_are_fatal()), id, true));
     }
     *COMMS.lock() = Some(map);
 }
@@ -243,15 +235,10 @@ pub fn adopt(real: MPI_Comm, parent: &CommRef, id: u64) -> Sim_FT_MPI_Comm {
     if real == transport::comm_null() {
         return std::ptr::null_mut();
     }
-    let errhandler =
-        read(parent.handle, |s| s.errhandler).unwrap_or(Real(transport::errors_are_fatal()));
+    let errhandler = read(parent.handle, |s| s.errhandler).unwrap_or(Real(transport::errors_are_fatal()));
     let h = Box::into_raw(Box::new(Sim_FT_Comm_struct::anchor()));
     let st = new_state(real, errhandler, id, false);
-    COMMS
-        .lock()
-        .as_mut()
-        .expect("MPI is initialised")
-        .insert(key(h), st);
+    COMMS.lock().as_mut().expect("MPI is initialised").insert(key(h), st);
     h
 }
 
@@ -288,9 +275,7 @@ pub fn free(comm: *mut Sim_FT_MPI_Comm) -> Outcome {
 /// Frees the real communicator of `h` and forgets `h`; the real error code if MPI
 /// refuses.
 fn release(h: Sim_FT_MPI_Comm) -> Result<(), std::os::raw::c_int> {
-    let Some(mut real) = read(h, |st| st.real.0) else {
-        return Ok(());
-    };
+    let Some(mut real) = read(h, |st| st.real.0) else { return Ok(()) };
     let rc = unsafe { mpi::MPI_Comm_free(&mut real) };
     if rc != 0 {
         return Err(rc);
@@ -316,16 +301,7 @@ pub(crate) fn drain(real: MPI_Comm, scratch: &mut Vec<u8>) -> bool {
         let mut flag = 0;
         let mut st: mpi::MPI_Status = unsafe { std::mem::zeroed() };
         let mut msg: mpi::MPI_Message = unsafe { std::mem::zeroed() };
-        unsafe {
-            mpi::MPI_Improbe(
-                transport::any_source(),
-                transport::any_tag(),
-                real,
-                &mut flag,
-                &mut msg,
-                &mut st,
-            )
-        };
+        unsafe { mpi::MPI_Improbe(transport::any_source(), transport::any_tag(), real, &mut flag, &mut msg, &mut st) };
         if flag == 0 {
             return any;
         }
@@ -335,34 +311,19 @@ pub(crate) fn drain(real: MPI_Comm, scratch: &mut Vec<u8>) -> bool {
         if count.max(1) as usize > scratch.len() {
             scratch.resize(count.max(1) as usize, 0);
         }
-        unsafe {
-            mpi::MPI_Mrecv(
-                scratch.as_mut_ptr() as *mut _,
-                count.max(0),
-                transport::dt_byte(),
-                &mut msg,
-                &mut st,
-            )
-        };
+        unsafe { mpi::MPI_Mrecv(scratch.as_mut_ptr() as *mut _, count.max(0), transport::dt_byte(), &mut msg, &mut st) };
     }
 }
 
 /// A copy of every communicator's state (a rank that dies keeps serving them).
 pub fn snapshot() -> Vec<CommState> {
-    COMMS
-        .lock()
-        .as_ref()
-        .map(|m| m.values().cloned().collect())
-        .unwrap_or_default()
+    COMMS.lock().as_ref().map(|m| m.values().cloned().collect()).unwrap_or_default()
 }
 
 /// Revoked communicators (handles), for catch-up at finalize.
 pub fn revoked_handles() -> Vec<Sim_FT_MPI_Comm> {
     COMMS.lock().as_ref().map_or(Vec::new(), |m| {
-        m.iter()
-            .filter(|(_, st)| st.revoked)
-            .map(|(k, _)| *k as Sim_FT_MPI_Comm)
-            .collect()
+        m.iter().filter(|(_, st)| st.revoked).map(|(k, _)| *k as Sim_FT_MPI_Comm).collect()
     })
 }
 
@@ -392,11 +353,7 @@ pub fn for_each(mut f: impl FnMut(&mut CommState)) {
 /// Finds a communicator by job-wide id (a process is in at most one with an id).
 pub fn find_by_id(id: u64) -> Option<Sim_FT_MPI_Comm> {
     let guard = COMMS.lock();
-    guard
-        .as_ref()?
-        .iter()
-        .find(|(_, st)| st.id == id)
-        .map(|(k, _)| *k as Sim_FT_MPI_Comm)
+    guard.as_ref()?.iter().find(|(_, st)| st.id == id).map(|(k, _)| *k as Sim_FT_MPI_Comm)
 }
 
 /// Number of live MPIFT communicators (predefined included).
@@ -411,22 +368,14 @@ pub fn count() -> usize {
 /// handle conversions receive real communicators).
 pub fn find_by_real(real: MPI_Comm) -> Option<Sim_FT_MPI_Comm> {
     let guard = COMMS.lock();
-    guard
-        .as_ref()?
-        .iter()
-        .find(|(_, st)| st.real.0 == real)
-        .map(|(k, _)| *k as Sim_FT_MPI_Comm)
+    guard.as_ref()?.iter().find(|(_, st)| st.real.0 == real).map(|(k, _)| *k as Sim_FT_MPI_Comm)
 }
 
 /// Wraps a real communicator at a handle allocated earlier (`MPI_Comm_idup` hands
 /// the handle out before the communicator is usable), with the given error handler.
 pub fn adopt_at(h: Sim_FT_MPI_Comm, real: MPI_Comm, errhandler: Real<MPI_Errhandler>, id: u64) {
     let st = new_state(real, errhandler, id, false);
-    COMMS
-        .lock()
-        .as_mut()
-        .expect("MPI is initialised")
-        .insert(key(h), st);
+    COMMS.lock().as_mut().expect("MPI is initialised").insert(key(h), st);
 }
 
 /// A handle for a communicator that is not registered yet (see [`adopt_at`]).

@@ -47,18 +47,11 @@ static PENDING: Mutex<Vec<PendingDup>> = Mutex::new(Vec::new());
 static ANY_PENDING: AtomicBool = AtomicBool::new(false);
 
 /// `MPI_Comm_idup`.
-pub fn idup(
-    c: Sim_FT_MPI_Comm,
-    newcomm: *mut Sim_FT_MPI_Comm,
-    req: *mut Sim_FT_MPI_Request,
-) -> Outcome {
+pub fn idup(c: Sim_FT_MPI_Comm, newcomm: *mut Sim_FT_MPI_Comm, req: *mut Sim_FT_MPI_Request) -> Outcome {
     let cr = handles::comm_arg(c)?;
     handles::check_out_ptr(newcomm, &cr)?;
     handles::check_out_ptr(req, &cr)?;
-    let desc = describe::unless_inter(&cr, || Desc {
-        fcode: fcode::COMM_IDUP | fcode::NB,
-        ..Desc::default()
-    });
+    let desc = describe::unless_inter(&cr, || Desc { fcode: fcode::COMM_IDUP | fcode::NB, ..Desc::default() });
     hooks::coll_enter(&cr, &desc)?;
     let id = hooks::next_child_id(&cr);
     let errhandler = comm::read(c, |s| s.errhandler).expect("looked up above");
@@ -135,12 +128,7 @@ fn group_child_id(cr: &CommRef, group: MPI_Group, tag: c_int) -> u64 {
 
 /// `MPI_Comm_create_group`: refused on a revoked communicator or one with a known
 /// failure; not logged (see the module documentation).
-pub fn create_group(
-    c: Sim_FT_MPI_Comm,
-    group: MPI_Group,
-    tag: c_int,
-    newcomm: *mut Sim_FT_MPI_Comm,
-) -> Outcome {
+pub fn create_group(c: Sim_FT_MPI_Comm, group: MPI_Group, tag: c_int, newcomm: *mut Sim_FT_MPI_Comm) -> Outcome {
     let cr = handles::comm_arg(c)?;
     handles::check_out_ptr(newcomm, &cr)?;
     hooks::unjoinable_enter(&cr)?;
@@ -154,19 +142,11 @@ pub fn create_group(
 
 /// Descriptor of `MPI_Intercomm_create` on the local communicator: leaders, tag,
 /// and the job-wide id of the peer communicator (0 where it was not given).
-pub fn describe_intercomm_create(
-    _c: &CommRef,
-    local_leader: c_int,
-    peer: mpi::MPI_Comm,
-    remote_leader: c_int,
-    tag: c_int,
-) -> Desc {
+pub fn describe_intercomm_create(_c: &CommRef, local_leader: c_int, peer: mpi::MPI_Comm, remote_leader: c_int, tag: c_int) -> Desc {
     let peer_id = if peer == transport::comm_null() {
         0
     } else {
-        comm::find_by_real(peer)
-            .and_then(|h| comm::read(h, |s| s.id))
-            .unwrap_or(0)
+        comm::find_by_real(peer).and_then(|h| comm::read(h, |s| s.id)).unwrap_or(0)
     };
     Desc {
         fcode: fcode::INTERCOMM_CREATE,
@@ -203,15 +183,8 @@ pub fn join(who: &Who, f: u32, e0: &Desc, entries: &[Option<Desc>]) -> Joined {
             let leader = e0.root;
             let (remote_leader, tag) = (e0.extra[0] as u32 as c_int, e0.extra[1] as u32 as c_int);
             let peer = if who.rank as c_int == leader {
-                let id = entries
-                    .iter()
-                    .flatten()
-                    .map(|e| e.extra[2])
-                    .find(|id| *id != 0);
-                match id
-                    .and_then(comm::find_by_id)
-                    .and_then(|h| comm::read(h, |s| s.real.0))
-                {
+                let id = entries.iter().flatten().map(|e| e.extra[2]).find(|id| *id != 0);
+                match id.and_then(comm::find_by_id).and_then(|h| comm::read(h, |s| s.real.0)) {
                     Some(real) => real,
                     None => return Joined::Unsupported,
                 }

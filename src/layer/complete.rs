@@ -17,9 +17,7 @@
 //!   rank's dummy contribution is never a success, and no buffer is written after
 //!   the request was handed back.
 
-use crate::ffi::errors::{
-    Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_PROC_FAILED_PENDING, SIM_FT_ERR_REVOKED,
-};
+use crate::ffi::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_PROC_FAILED_PENDING, SIM_FT_ERR_REVOKED};
 use crate::ffi::handles::Sim_FT_MPI_Request;
 use crate::layer::hooks::Kind;
 use crate::layer::request::{self, arg_error, one, ReqState};
@@ -56,23 +54,13 @@ fn verdict(st: &ReqState) -> Option<(c_int, Action)> {
     }
     comm::read(st.comm.0, |c| {
         if c.revoked {
-            return Some((
-                SIM_FT_ERR_REVOKED,
-                if st.recv {
-                    Action::Cancel
-                } else {
-                    Action::Orphan
-                },
-            ));
+            return Some((SIM_FT_ERR_REVOKED, if st.recv { Action::Cancel } else { Action::Orphan }));
         }
         if st.kind != Kind::P2pStart {
             return None;
         }
         if st.recv && st.peer == transport::any_source() {
-            return c
-                .failures
-                .has_unacknowledged()
-                .then_some((SIM_FT_ERR_PROC_FAILED_PENDING, Action::Keep));
+            return c.failures.has_unacknowledged().then_some((SIM_FT_ERR_PROC_FAILED_PENDING, Action::Keep));
         }
         if st.peer < 0 || st.peer as usize >= c.size() {
             return None;
@@ -130,13 +118,7 @@ fn finish(st: &ReqState, status: &MPI_Status, rc: c_int) -> c_int {
 
 /// Applies a verdict's action; returns the final code (a cancel that came too late
 /// means the request completed normally).
-fn apply(
-    st: &ReqState,
-    real: &mut MPI_Request,
-    status: &mut MPI_Status,
-    code: c_int,
-    act: Action,
-) -> c_int {
+fn apply(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status, code: c_int, act: Action) -> c_int {
     match act {
         Action::Keep => code,
         Action::Orphan => {
@@ -203,12 +185,7 @@ pub(crate) fn settle_orphans() {
 /// Waits for one request with failure semantics. `blocking_recv`: the caller is a
 /// blocking receive, for which a wildcard verdict is `MPI_ERR_PROC_FAILED` and no
 /// request may be left behind. Returns the error code (0: success).
-pub(crate) fn wait_one(
-    st: &ReqState,
-    real: &mut MPI_Request,
-    status: &mut MPI_Status,
-    blocking_recv: bool,
-) -> c_int {
+pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status, blocking_recv: bool) -> c_int {
     loop {
         news::refresh();
         progress_orphans();
@@ -260,11 +237,7 @@ pub fn wait(request: *mut Sim_FT_MPI_Request, status: *mut MPI_Status) -> Outcom
 }
 
 /// `MPI_Test`.
-pub fn test(
-    request: *mut Sim_FT_MPI_Request,
-    flag: *mut c_int,
-    status: *mut MPI_Status,
-) -> Outcome {
+pub fn test(request: *mut Sim_FT_MPI_Request, flag: *mut c_int, status: *mut MPI_Status) -> Outcome {
     if flag.is_null() {
         return Err(arg_error());
     }
@@ -341,11 +314,8 @@ impl Batch {
             if let Some((code, act)) = verdict(&st) {
                 let mut flag = 0;
                 unsafe { mpi::MPI_Test(&mut self.reals[i], &mut flag, &mut self.statuses[i]) };
-                self.codes[i] = if flag != 0 {
-                    finish(&st, &self.statuses[i], 0)
-                } else {
-                    apply(&st, &mut self.reals[i], &mut self.statuses[i], code, act)
-                };
+                self.codes[i] =
+                    if flag != 0 { finish(&st, &self.statuses[i], 0) } else { apply(&st, &mut self.reals[i], &mut self.statuses[i], code, act) };
                 self.statuses[i].MPI_ERROR = self.codes[i];
                 self.done[i] = true;
                 hit.push(i);
@@ -375,15 +345,7 @@ impl Batch {
         let mut outcount: c_int = 0;
         let mut which = vec![0 as c_int; k];
         let mut sts = vec![zero_status(); k];
-        let rc = unsafe {
-            mpi::MPI_Waitsome(
-                k as c_int,
-                reals.as_mut_ptr(),
-                &mut outcount,
-                which.as_mut_ptr(),
-                sts.as_mut_ptr(),
-            )
-        };
+        let rc = unsafe { mpi::MPI_Waitsome(k as c_int, reals.as_mut_ptr(), &mut outcount, which.as_mut_ptr(), sts.as_mut_ptr()) };
         let mut got = Vec::new();
         for j in 0..outcount.max(0) as usize {
             let w = which[j] as usize;
@@ -442,15 +404,9 @@ impl Batch {
     fn outcome(&self, statuses: *mut MPI_Status, only: Option<&[usize]>) -> Outcome {
         let all: Vec<usize> = (0..self.codes.len()).collect();
         let set = only.unwrap_or(&all);
-        let first = set.iter().find(|i| {
-            self.codes[**i] != 0 && self.codes[**i] != err::get(unsafe { &err::PENDING })
-        });
+        let first = set.iter().find(|i| self.codes[**i] != 0 && self.codes[**i] != err::get(unsafe { &err::PENDING }));
         let Some(&i) = first else { return Ok(()) };
-        let code = if user_status(statuses) {
-            err::get(unsafe { &err::IN_STATUS })
-        } else {
-            self.codes[i]
-        };
+        let code = if user_status(statuses) { err::get(unsafe { &err::IN_STATUS }) } else { self.codes[i] };
         request::fail_on(self.states[i].as_ref(), code)
     }
 
@@ -481,12 +437,7 @@ pub fn waitall(count: c_int, reqs: *mut Sim_FT_MPI_Request, statuses: *mut MPI_S
 }
 
 /// `MPI_Testall`: completes all or none (MPI-3.1 §3.7.5), unless news fails one.
-pub fn testall(
-    count: c_int,
-    reqs: *mut Sim_FT_MPI_Request,
-    flag: *mut c_int,
-    statuses: *mut MPI_Status,
-) -> Outcome {
+pub fn testall(count: c_int, reqs: *mut Sim_FT_MPI_Request, flag: *mut c_int, statuses: *mut MPI_Status) -> Outcome {
     if flag.is_null() {
         return Err(arg_error());
     }
@@ -495,14 +446,7 @@ pub fn testall(
     let idx = b.pending();
     let mut reals: Vec<MPI_Request> = idx.iter().map(|i| b.reals[*i]).collect();
     let mut sts = vec![zero_status(); reals.len()];
-    let rc = unsafe {
-        mpi::MPI_Testall(
-            reals.len() as c_int,
-            reals.as_mut_ptr(),
-            flag,
-            sts.as_mut_ptr(),
-        )
-    };
+    let rc = unsafe { mpi::MPI_Testall(reals.len() as c_int, reals.as_mut_ptr(), flag, sts.as_mut_ptr()) };
     for (w, i) in idx.iter().enumerate() {
         b.reals[*i] = reals[w];
         b.statuses[*i] = sts[w];
@@ -527,12 +471,7 @@ fn undefined() -> c_int {
 }
 
 /// `MPI_Waitany`.
-pub fn waitany(
-    count: c_int,
-    reqs: *mut Sim_FT_MPI_Request,
-    index: *mut c_int,
-    status: *mut MPI_Status,
-) -> Outcome {
+pub fn waitany(count: c_int, reqs: *mut Sim_FT_MPI_Request, index: *mut c_int, status: *mut MPI_Status) -> Outcome {
     if index.is_null() {
         return Err(arg_error());
     }
@@ -601,21 +540,8 @@ pub fn testany(
     request::fail_on(b.states[i].as_ref(), b.codes[i])
 }
 
-fn some_out(
-    b: &Batch,
-    got: &[usize],
-    outcount: *mut c_int,
-    indices: *mut c_int,
-    statuses: *mut MPI_Status,
-    none_active: bool,
-) {
-    unsafe {
-        *outcount = if none_active {
-            undefined()
-        } else {
-            got.len() as c_int
-        }
-    };
+fn some_out(b: &Batch, got: &[usize], outcount: *mut c_int, indices: *mut c_int, statuses: *mut MPI_Status, none_active: bool) {
+    unsafe { *outcount = if none_active { undefined() } else { got.len() as c_int } };
     for (k, i) in got.iter().enumerate() {
         unsafe { *indices.add(k) = *i as c_int };
         if user_status(statuses) {

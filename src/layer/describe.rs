@@ -78,10 +78,7 @@ impl Spec {
         (self.count as u32 as u64) | ((self.ty as u64) << 32)
     }
     pub fn unpack(w: u64) -> Spec {
-        Spec {
-            count: w as u32 as i32,
-            ty: (w >> 32) as u32,
-        }
+        Spec { count: w as u32 as i32, ty: (w >> 32) as u32 }
     }
 }
 
@@ -116,9 +113,7 @@ extern "C" {
 }
 
 fn predef_types() -> &'static [MPI_Datatype] {
-    unsafe {
-        std::slice::from_raw_parts(MPIFT_PREDEF_TYPES.as_ptr(), MPIFT_PREDEF_TYPES_N as usize)
-    }
+    unsafe { std::slice::from_raw_parts(MPIFT_PREDEF_TYPES.as_ptr(), MPIFT_PREDEF_TYPES_N as usize) }
 }
 fn predef_ops() -> &'static [MPI_Op] {
     unsafe { std::slice::from_raw_parts(MPIFT_PREDEF_OPS.as_ptr(), MPIFT_PREDEF_OPS_N as usize) }
@@ -138,13 +133,7 @@ pub fn type_for(code: u32) -> (MPI_Datatype, i32) {
     if code & TY_BYTES != 0 {
         (transport::dt_byte(), (code & 0x7fff_ffff) as i32)
     } else {
-        (
-            predef_types()
-                .get(code as usize)
-                .copied()
-                .unwrap_or_else(transport::dt_byte),
-            1,
-        )
+        (predef_types().get(code as usize).copied().unwrap_or_else(transport::dt_byte), 1)
     }
 }
 
@@ -175,10 +164,7 @@ pub fn predef_op(code: u32) -> Option<MPI_Op> {
 }
 
 fn spec(count: c_int, dt: MPI_Datatype) -> Spec {
-    Spec {
-        count,
-        ty: type_code(dt),
-    }
+    Spec { count, ty: type_code(dt) }
 }
 
 fn counts(p: *const c_int, n: i32) -> Vec<i32> {
@@ -207,23 +193,12 @@ pub fn peer_recv(w: u64) -> i32 {
 }
 
 fn d(fcode: u32) -> Desc {
-    Desc {
-        fcode,
-        op: OP_NONE,
-        ..Default::default()
-    }
+    Desc { fcode, op: OP_NONE, ..Default::default() }
 }
 
 fn red(fcode: u32, count: c_int, dt: MPI_Datatype, op: MPI_Op, root: c_int) -> Desc {
     let s = spec(count, dt);
-    Desc {
-        fcode,
-        root,
-        send: s,
-        recv: s,
-        op: op_code(op),
-        ..Default::default()
-    }
+    Desc { fcode, root, send: s, recv: s, op: op_code(op), ..Default::default() }
 }
 
 // ---- one describer per collective of mpi_functions.tbl (called by the generated
@@ -238,32 +213,12 @@ pub fn MPI_Barrier(_c: &CommRef) -> Desc {
 }
 pub fn MPI_Bcast(_c: &CommRef, _b: M, count: c_int, dt: MPI_Datatype, root: c_int) -> Desc {
     let s = spec(count, dt);
-    Desc {
-        root,
-        send: s,
-        recv: s,
-        ..d(fcode::BCAST)
-    }
+    Desc { root, send: s, recv: s, ..d(fcode::BCAST) }
 }
-pub fn MPI_Reduce(
-    _c: &CommRef,
-    _s: P,
-    _r: M,
-    count: c_int,
-    dt: MPI_Datatype,
-    op: MPI_Op,
-    root: c_int,
-) -> Desc {
+pub fn MPI_Reduce(_c: &CommRef, _s: P, _r: M, count: c_int, dt: MPI_Datatype, op: MPI_Op, root: c_int) -> Desc {
     red(fcode::REDUCE, count, dt, op, root)
 }
-pub fn MPI_Allreduce(
-    _c: &CommRef,
-    _s: P,
-    _r: M,
-    count: c_int,
-    dt: MPI_Datatype,
-    op: MPI_Op,
-) -> Desc {
+pub fn MPI_Allreduce(_c: &CommRef, _s: P, _r: M, count: c_int, dt: MPI_Datatype, op: MPI_Op) -> Desc {
     red(fcode::ALLREDUCE, count, dt, op, 0)
 }
 pub fn MPI_Scan(_c: &CommRef, _s: P, _r: M, count: c_int, dt: MPI_Datatype, op: MPI_Op) -> Desc {
@@ -272,14 +227,7 @@ pub fn MPI_Scan(_c: &CommRef, _s: P, _r: M, count: c_int, dt: MPI_Datatype, op: 
 pub fn MPI_Exscan(_c: &CommRef, _s: P, _r: M, count: c_int, dt: MPI_Datatype, op: MPI_Op) -> Desc {
     red(fcode::EXSCAN, count, dt, op, 0)
 }
-pub fn MPI_Reduce_scatter_block(
-    _c: &CommRef,
-    _s: P,
-    _r: M,
-    count: c_int,
-    dt: MPI_Datatype,
-    op: MPI_Op,
-) -> Desc {
+pub fn MPI_Reduce_scatter_block(_c: &CommRef, _s: P, _r: M, count: c_int, dt: MPI_Datatype, op: MPI_Op) -> Desc {
     red(fcode::REDUCE_SCATTER_BLOCK, count, dt, op, 0)
 }
 pub fn MPI_Reduce_scatter(c: &CommRef, _s: P, _r: M, rc: Ci, dt: MPI_Datatype, op: MPI_Op) -> Desc {
@@ -295,118 +243,40 @@ fn rooted(
     rt: MPI_Datatype,
     root: c_int,
 ) -> Desc {
-    Desc {
-        root,
-        send: spec(sc, st),
-        recv: spec(rc, rt),
-        ..d(fcode)
-    }
+    Desc { root, send: spec(sc, st), recv: spec(rc, rt), ..d(fcode) }
 }
-pub fn MPI_Gather(
-    _c: &CommRef,
-    _s: P,
-    sc: c_int,
-    st: MPI_Datatype,
-    _r: M,
-    rc: c_int,
-    rt: MPI_Datatype,
-    root: c_int,
-) -> Desc {
+pub fn MPI_Gather(_c: &CommRef, _s: P, sc: c_int, st: MPI_Datatype, _r: M, rc: c_int, rt: MPI_Datatype, root: c_int) -> Desc {
     rooted(fcode::GATHER, sc, st, rc, rt, root)
 }
-pub fn MPI_Scatter(
-    _c: &CommRef,
-    _s: P,
-    sc: c_int,
-    st: MPI_Datatype,
-    _r: M,
-    rc: c_int,
-    rt: MPI_Datatype,
-    root: c_int,
-) -> Desc {
+pub fn MPI_Scatter(_c: &CommRef, _s: P, sc: c_int, st: MPI_Datatype, _r: M, rc: c_int, rt: MPI_Datatype, root: c_int) -> Desc {
     rooted(fcode::SCATTER, sc, st, rc, rt, root)
 }
-pub fn MPI_Allgather(
-    _c: &CommRef,
-    _s: P,
-    sc: c_int,
-    st: MPI_Datatype,
-    _r: M,
-    rc: c_int,
-    rt: MPI_Datatype,
-) -> Desc {
+pub fn MPI_Allgather(_c: &CommRef, _s: P, sc: c_int, st: MPI_Datatype, _r: M, rc: c_int, rt: MPI_Datatype) -> Desc {
     rooted(fcode::ALLGATHER, sc, st, rc, rt, 0)
 }
-pub fn MPI_Alltoall(
-    _c: &CommRef,
-    _s: P,
-    sc: c_int,
-    st: MPI_Datatype,
-    _r: M,
-    rc: c_int,
-    rt: MPI_Datatype,
-) -> Desc {
+pub fn MPI_Alltoall(_c: &CommRef, _s: P, sc: c_int, st: MPI_Datatype, _r: M, rc: c_int, rt: MPI_Datatype) -> Desc {
     rooted(fcode::ALLTOALL, sc, st, rc, rt, 0)
 }
-pub fn MPI_Gatherv(
-    c: &CommRef,
-    _s: P,
-    sc: c_int,
-    st: MPI_Datatype,
-    _r: M,
-    rcs: Ci,
-    _dis: Ci,
-    rt: MPI_Datatype,
-    root: c_int,
-) -> Desc {
+pub fn MPI_Gatherv(c: &CommRef, _s: P, sc: c_int, st: MPI_Datatype, _r: M, rcs: Ci, _dis: Ci, rt: MPI_Datatype, root: c_int) -> Desc {
     let mut x = rooted(fcode::GATHERV, sc, st, 0, rt, root);
     if c.rank == root {
         x.peers = peer_words(c.size, &[], &counts(rcs, c.size));
     }
     x
 }
-pub fn MPI_Scatterv(
-    c: &CommRef,
-    _s: P,
-    scs: Ci,
-    _dis: Ci,
-    st: MPI_Datatype,
-    _r: M,
-    rc: c_int,
-    rt: MPI_Datatype,
-    root: c_int,
-) -> Desc {
+pub fn MPI_Scatterv(c: &CommRef, _s: P, scs: Ci, _dis: Ci, st: MPI_Datatype, _r: M, rc: c_int, rt: MPI_Datatype, root: c_int) -> Desc {
     let mut x = rooted(fcode::SCATTERV, 0, st, rc, rt, root);
     if c.rank == root {
         x.peers = peer_words(c.size, &counts(scs, c.size), &[]);
     }
     x
 }
-pub fn MPI_Allgatherv(
-    c: &CommRef,
-    _s: P,
-    sc: c_int,
-    st: MPI_Datatype,
-    _r: M,
-    rcs: Ci,
-    _dis: Ci,
-    rt: MPI_Datatype,
-) -> Desc {
+pub fn MPI_Allgatherv(c: &CommRef, _s: P, sc: c_int, st: MPI_Datatype, _r: M, rcs: Ci, _dis: Ci, rt: MPI_Datatype) -> Desc {
     let mut x = rooted(fcode::ALLGATHERV, sc, st, 0, rt, 0);
     x.peers = peer_words(c.size, &[], &counts(rcs, c.size));
     x
 }
-pub fn MPI_Alltoallv(
-    c: &CommRef,
-    _s: P,
-    scs: Ci,
-    _sd: Ci,
-    st: MPI_Datatype,
-    _r: M,
-    rcs: Ci,
-    _rd: Ci,
-    rt: MPI_Datatype,
-) -> Desc {
+pub fn MPI_Alltoallv(c: &CommRef, _s: P, scs: Ci, _sd: Ci, st: MPI_Datatype, _r: M, rcs: Ci, _rd: Ci, rt: MPI_Datatype) -> Desc {
     let mut x = rooted(fcode::ALLTOALLV, 0, st, 0, rt, 0);
     x.peers = peer_words(c.size, &counts(scs, c.size), &counts(rcs, c.size));
     x
@@ -427,16 +297,8 @@ pub fn MPI_Alltoallw(
     let n = c.size.max(0) as usize;
     x.peer_types = (0..n)
         .map(|i| {
-            let s = if sts.is_null() {
-                0
-            } else {
-                type_code(unsafe { *sts.add(i) })
-            };
-            let r = if rts.is_null() {
-                0
-            } else {
-                type_code(unsafe { *rts.add(i) })
-            };
+            let s = if sts.is_null() { 0 } else { type_code(unsafe { *sts.add(i) }) };
+            let r = if rts.is_null() { 0 } else { type_code(unsafe { *rts.add(i) }) };
             (s as u64) | ((r as u64) << 32)
         })
         .collect();
@@ -453,15 +315,7 @@ pub fn MPI_Ibarrier(c: &CommRef) -> Desc {
 pub fn MPI_Ibcast(c: &CommRef, b: M, count: c_int, dt: MPI_Datatype, root: c_int) -> Desc {
     nb(MPI_Bcast(c, b, count, dt, root))
 }
-pub fn MPI_Ireduce(
-    c: &CommRef,
-    s: P,
-    r: M,
-    count: c_int,
-    dt: MPI_Datatype,
-    op: MPI_Op,
-    root: c_int,
-) -> Desc {
+pub fn MPI_Ireduce(c: &CommRef, s: P, r: M, count: c_int, dt: MPI_Datatype, op: MPI_Op, root: c_int) -> Desc {
     nb(MPI_Reduce(c, s, r, count, dt, op, root))
 }
 pub fn MPI_Iallreduce(c: &CommRef, s: P, r: M, count: c_int, dt: MPI_Datatype, op: MPI_Op) -> Desc {
@@ -473,114 +327,34 @@ pub fn MPI_Iscan(c: &CommRef, s: P, r: M, count: c_int, dt: MPI_Datatype, op: MP
 pub fn MPI_Iexscan(c: &CommRef, s: P, r: M, count: c_int, dt: MPI_Datatype, op: MPI_Op) -> Desc {
     nb(MPI_Exscan(c, s, r, count, dt, op))
 }
-pub fn MPI_Ireduce_scatter_block(
-    c: &CommRef,
-    s: P,
-    r: M,
-    count: c_int,
-    dt: MPI_Datatype,
-    op: MPI_Op,
-) -> Desc {
+pub fn MPI_Ireduce_scatter_block(c: &CommRef, s: P, r: M, count: c_int, dt: MPI_Datatype, op: MPI_Op) -> Desc {
     nb(MPI_Reduce_scatter_block(c, s, r, count, dt, op))
 }
 pub fn MPI_Ireduce_scatter(c: &CommRef, s: P, r: M, rc: Ci, dt: MPI_Datatype, op: MPI_Op) -> Desc {
     nb(MPI_Reduce_scatter(c, s, r, rc, dt, op))
 }
-pub fn MPI_Igather(
-    c: &CommRef,
-    s: P,
-    sc: c_int,
-    st: MPI_Datatype,
-    r: M,
-    rc: c_int,
-    rt: MPI_Datatype,
-    root: c_int,
-) -> Desc {
+pub fn MPI_Igather(c: &CommRef, s: P, sc: c_int, st: MPI_Datatype, r: M, rc: c_int, rt: MPI_Datatype, root: c_int) -> Desc {
     nb(MPI_Gather(c, s, sc, st, r, rc, rt, root))
 }
-pub fn MPI_Iscatter(
-    c: &CommRef,
-    s: P,
-    sc: c_int,
-    st: MPI_Datatype,
-    r: M,
-    rc: c_int,
-    rt: MPI_Datatype,
-    root: c_int,
-) -> Desc {
+pub fn MPI_Iscatter(c: &CommRef, s: P, sc: c_int, st: MPI_Datatype, r: M, rc: c_int, rt: MPI_Datatype, root: c_int) -> Desc {
     nb(MPI_Scatter(c, s, sc, st, r, rc, rt, root))
 }
-pub fn MPI_Iallgather(
-    c: &CommRef,
-    s: P,
-    sc: c_int,
-    st: MPI_Datatype,
-    r: M,
-    rc: c_int,
-    rt: MPI_Datatype,
-) -> Desc {
+pub fn MPI_Iallgather(c: &CommRef, s: P, sc: c_int, st: MPI_Datatype, r: M, rc: c_int, rt: MPI_Datatype) -> Desc {
     nb(MPI_Allgather(c, s, sc, st, r, rc, rt))
 }
-pub fn MPI_Ialltoall(
-    c: &CommRef,
-    s: P,
-    sc: c_int,
-    st: MPI_Datatype,
-    r: M,
-    rc: c_int,
-    rt: MPI_Datatype,
-) -> Desc {
+pub fn MPI_Ialltoall(c: &CommRef, s: P, sc: c_int, st: MPI_Datatype, r: M, rc: c_int, rt: MPI_Datatype) -> Desc {
     nb(MPI_Alltoall(c, s, sc, st, r, rc, rt))
 }
-pub fn MPI_Igatherv(
-    c: &CommRef,
-    s: P,
-    sc: c_int,
-    st: MPI_Datatype,
-    r: M,
-    rcs: Ci,
-    dis: Ci,
-    rt: MPI_Datatype,
-    root: c_int,
-) -> Desc {
+pub fn MPI_Igatherv(c: &CommRef, s: P, sc: c_int, st: MPI_Datatype, r: M, rcs: Ci, dis: Ci, rt: MPI_Datatype, root: c_int) -> Desc {
     nb(MPI_Gatherv(c, s, sc, st, r, rcs, dis, rt, root))
 }
-pub fn MPI_Iscatterv(
-    c: &CommRef,
-    s: P,
-    scs: Ci,
-    dis: Ci,
-    st: MPI_Datatype,
-    r: M,
-    rc: c_int,
-    rt: MPI_Datatype,
-    root: c_int,
-) -> Desc {
+pub fn MPI_Iscatterv(c: &CommRef, s: P, scs: Ci, dis: Ci, st: MPI_Datatype, r: M, rc: c_int, rt: MPI_Datatype, root: c_int) -> Desc {
     nb(MPI_Scatterv(c, s, scs, dis, st, r, rc, rt, root))
 }
-pub fn MPI_Iallgatherv(
-    c: &CommRef,
-    s: P,
-    sc: c_int,
-    st: MPI_Datatype,
-    r: M,
-    rcs: Ci,
-    dis: Ci,
-    rt: MPI_Datatype,
-) -> Desc {
+pub fn MPI_Iallgatherv(c: &CommRef, s: P, sc: c_int, st: MPI_Datatype, r: M, rcs: Ci, dis: Ci, rt: MPI_Datatype) -> Desc {
     nb(MPI_Allgatherv(c, s, sc, st, r, rcs, dis, rt))
 }
-pub fn MPI_Ialltoallv(
-    c: &CommRef,
-    s: P,
-    scs: Ci,
-    sd: Ci,
-    st: MPI_Datatype,
-    r: M,
-    rcs: Ci,
-    rd: Ci,
-    rt: MPI_Datatype,
-) -> Desc {
+pub fn MPI_Ialltoallv(c: &CommRef, s: P, scs: Ci, sd: Ci, st: MPI_Datatype, r: M, rcs: Ci, rd: Ci, rt: MPI_Datatype) -> Desc {
     nb(MPI_Alltoallv(c, s, scs, sd, st, r, rcs, rd, rt))
 }
 pub fn MPI_Ialltoallw(
@@ -606,16 +380,10 @@ pub fn MPI_Comm_dup_with_info(_c: &CommRef, _i: mpi::MPI_Info) -> Desc {
     d(fcode::COMM_DUP)
 }
 pub fn MPI_Comm_split(_c: &CommRef, color: c_int, key: c_int) -> Desc {
-    Desc {
-        extra: [color as u32 as u64, key as u32 as u64, 0, 0],
-        ..d(fcode::COMM_SPLIT)
-    }
+    Desc { extra: [color as u32 as u64, key as u32 as u64, 0, 0], ..d(fcode::COMM_SPLIT) }
 }
 pub fn MPI_Comm_split_type(_c: &CommRef, ty: c_int, key: c_int, _i: mpi::MPI_Info) -> Desc {
-    Desc {
-        extra: [ty as u32 as u64, key as u32 as u64, 0, 0],
-        ..d(fcode::COMM_SPLIT_TYPE)
-    }
+    Desc { extra: [ty as u32 as u64, key as u32 as u64, 0, 0], ..d(fcode::COMM_SPLIT_TYPE) }
 }
 pub fn MPI_Comm_create(c: &CommRef, group: mpi::MPI_Group) -> Desc {
     // The group as ranks of `c`, so a dead rank can rebuild the same group.
@@ -639,13 +407,7 @@ pub fn MPI_Comm_create(c: &CommRef, group: mpi::MPI_Group) -> Desc {
 pub fn MPI_Comm_create_group(_c: &CommRef, _g: mpi::MPI_Group, _tag: c_int) -> Desc {
     d(fcode::OPAQUE)
 }
-pub fn MPI_Intercomm_create(
-    c: &CommRef,
-    ll: c_int,
-    pc: mpi::MPI_Comm,
-    rl: c_int,
-    tag: c_int,
-) -> Desc {
+pub fn MPI_Intercomm_create(c: &CommRef, ll: c_int, pc: mpi::MPI_Comm, rl: c_int, tag: c_int) -> Desc {
     crate::layer::comm_ctor::describe_intercomm_create(c, ll, pc, rl, tag)
 }
 pub fn MPI_Intercomm_merge(_c: &CommRef, _high: c_int) -> Desc {
@@ -711,15 +473,7 @@ pub fn unless_inter(c: &CommRef, f: impl FnOnce() -> Desc) -> Desc {
 }
 
 /// Process creation and connection: no dead-rank joins (another job is involved).
-pub fn MPI_Comm_spawn(
-    _c: &CommRef,
-    _cmd: P,
-    _argv: M,
-    _n: c_int,
-    _i: mpi::MPI_Info,
-    _root: c_int,
-    _e: M,
-) -> Desc {
+pub fn MPI_Comm_spawn(_c: &CommRef, _cmd: P, _argv: M, _n: c_int, _i: mpi::MPI_Info, _root: c_int, _e: M) -> Desc {
     d(fcode::OPAQUE)
 }
 pub fn MPI_Comm_spawn_multiple(
@@ -742,7 +496,7 @@ pub fn MPI_Comm_accept(_c: &CommRef, _port: P, _i: mpi::MPI_Info, _root: c_int) 
 }
 
 pub use crate::layer::topo::{
-    MPI_Ineighbor_allgather, MPI_Ineighbor_allgatherv, MPI_Ineighbor_alltoall,
-    MPI_Ineighbor_alltoallv, MPI_Ineighbor_alltoallw, MPI_Neighbor_allgather,
-    MPI_Neighbor_allgatherv, MPI_Neighbor_alltoall, MPI_Neighbor_alltoallv, MPI_Neighbor_alltoallw,
+    MPI_Ineighbor_allgather, MPI_Ineighbor_allgatherv, MPI_Ineighbor_alltoall, MPI_Ineighbor_alltoallv,
+    MPI_Ineighbor_alltoallw, MPI_Neighbor_allgather, MPI_Neighbor_allgatherv, MPI_Neighbor_alltoall,
+    MPI_Neighbor_alltoallv, MPI_Neighbor_alltoallw,
 };

@@ -30,11 +30,7 @@ static FOREIGN: AtomicU64 = AtomicU64::new(0);
 /// (their local group is this process alone, or unknown).
 pub fn adopt_foreign(real: mpi::MPI_Comm, seed: u64) -> Option<Sim_FT_MPI_Comm> {
     let world = comm::lookup(handles::world_handle())?;
-    let k = if seed == PARENT_SEED {
-        1
-    } else {
-        FOREIGN.fetch_add(1, Ordering::Relaxed) + 1
-    };
+    let k = if seed == PARENT_SEED { 1 } else { FOREIGN.fetch_add(1, Ordering::Relaxed) + 1 };
     unsafe { mpi::MPI_Comm_set_errhandler(real, transport::errors_return()) };
     Some(comm::adopt(real, &world, comm::child_id(seed, k)))
 }
@@ -53,9 +49,7 @@ pub fn get_parent(parent: *mut Sim_FT_MPI_Comm) -> Outcome {
     let h = if real == transport::comm_null() {
         std::ptr::null_mut()
     } else {
-        comm::find_by_real(real)
-            .or_else(|| adopt_foreign(real, PARENT_SEED))
-            .unwrap_or(std::ptr::null_mut())
+        comm::find_by_real(real).or_else(|| adopt_foreign(real, PARENT_SEED)).unwrap_or(std::ptr::null_mut())
     };
     unsafe { *parent = h };
     Ok(())

@@ -18,12 +18,7 @@ use std::sync::Mutex;
 static USER_HANDLERS: Mutex<Vec<(Real<MPI_Errhandler>, usize)>> = Mutex::new(Vec::new());
 
 fn user_fn(eh: MPI_Errhandler) -> Option<usize> {
-    USER_HANDLERS
-        .lock()
-        .unwrap()
-        .iter()
-        .find(|(t, _)| t.0 == eh)
-        .map(|(_, f)| *f)
+    USER_HANDLERS.lock().unwrap().iter().find(|(t, _)| t.0 == eh).map(|(_, f)| *f)
 }
 
 fn is_predefined(eh: MPI_Errhandler) -> bool {
@@ -36,14 +31,9 @@ fn is_predefined(eh: MPI_Errhandler) -> bool {
 /// call returns (if the handler returns at all).
 pub fn raise(name: &str, failure: Failure) -> c_int {
     let world = handles::world_handle();
-    let h = if failure.comm.is_null() {
-        world
-    } else {
-        failure.comm
-    };
+    let h = if failure.comm.is_null() { world } else { failure.comm };
     let handler_and_comm = |st: &comm::CommState| (st.errhandler.0, st.real.0);
-    let Some((eh, real)) =
-        comm::read(h, handler_and_comm).or_else(|| comm::read(world, handler_and_comm))
+    let Some((eh, real)) = comm::read(h, handler_and_comm).or_else(|| comm::read(world, handler_and_comm))
     else {
         return failure.code;
     };
@@ -67,11 +57,7 @@ pub fn raise(name: &str, failure: Failure) -> c_int {
         error_text(failure.code),
         failure.code
     );
-    let exit = if (1..256).contains(&failure.code) {
-        failure.code
-    } else {
-        1
-    };
+    let exit = if (1..256).contains(&failure.code) { failure.code } else { 1 };
     unsafe { mpi::MPI_Abort(real, exit) };
     failure.code
 }
@@ -86,10 +72,7 @@ pub fn error_text(code: c_int) -> String {
     if unsafe { mpi::MPI_Error_string(code, buf.as_mut_ptr(), &mut len) } != 0 {
         return format!("unknown error code {code}");
     }
-    let bytes: Vec<u8> = buf[..len.max(0) as usize]
-        .iter()
-        .map(|&c| c as u8)
-        .collect();
+    let bytes: Vec<u8> = buf[..len.max(0) as usize].iter().map(|&c| c as u8).collect();
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
@@ -100,11 +83,7 @@ pub fn error_string(code: c_int, string: *mut c_char, resultlen: *mut c_int) -> 
     }
     let Some((_, text)) = CLASSES.iter().find(|(c, _)| *c == code) else {
         let rc = unsafe { mpi::MPI_Error_string(code, string, resultlen) };
-        return if rc == 0 {
-            Ok(())
-        } else {
-            Err(Failure::on_world(rc))
-        };
+        return if rc == 0 { Ok(()) } else { Err(Failure::on_world(rc)) };
     };
     let n = text.len().min(transport::max_error_string() - 1);
     unsafe {
@@ -175,11 +154,7 @@ pub fn get(c: Sim_FT_MPI_Comm, out: *mut MPI_Errhandler) -> Outcome {
     if user_fn(eh).is_some() {
         // The real call adds the reference the caller will release.
         let rc = unsafe { mpi::MPI_Comm_get_errhandler(cr.real, out) };
-        return if rc == 0 {
-            Ok(())
-        } else {
-            Err(Failure::on(c, rc))
-        };
+        return if rc == 0 { Ok(()) } else { Err(Failure::on(c, rc)) };
     }
     unsafe { *out = eh };
     Ok(())

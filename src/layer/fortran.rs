@@ -27,8 +27,7 @@ pub fn comm_f2c(f: mpi::RSMPI_Fint) -> Sim_FT_MPI_Comm {
     if let Some(h) = comm::find_by_real(real) {
         return h;
     }
-    crate::layer::dynamic::adopt_foreign(real, crate::layer::dynamic::F2C_SEED)
-        .unwrap_or(std::ptr::null_mut())
+    crate::layer::dynamic::adopt_foreign(real, crate::layer::dynamic::F2C_SEED).unwrap_or(std::ptr::null_mut())
 }
 
 /// `MPI_Request_c2f`.

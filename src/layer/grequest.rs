@@ -28,18 +28,9 @@ pub fn start(
     // (null is None).
     let (q, f, c) = unsafe {
         (
-            std::mem::transmute::<
-                *mut mpi::MPI_Grequest_query_function,
-                mpi::MPI_Grequest_query_function,
-            >(query_fn),
-            std::mem::transmute::<
-                *mut mpi::MPI_Grequest_free_function,
-                mpi::MPI_Grequest_free_function,
-            >(free_fn),
-            std::mem::transmute::<
-                *mut mpi::MPI_Grequest_cancel_function,
-                mpi::MPI_Grequest_cancel_function,
-            >(cancel_fn),
+            std::mem::transmute::<*mut mpi::MPI_Grequest_query_function, mpi::MPI_Grequest_query_function>(query_fn),
+            std::mem::transmute::<*mut mpi::MPI_Grequest_free_function, mpi::MPI_Grequest_free_function>(free_fn),
+            std::mem::transmute::<*mut mpi::MPI_Grequest_cancel_function, mpi::MPI_Grequest_cancel_function>(cancel_fn),
         )
     };
     let mut real = transport::request_null();

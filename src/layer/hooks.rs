@@ -119,8 +119,7 @@ pub fn coll_leave(c: &CommRef, rc: c_int) -> Outcome {
     if comm::calm() {
         return Ok(());
     }
-    let (failed, revoked) =
-        comm::read(c.handle, |s| (s.has_failed(), s.revoked)).unwrap_or((false, false));
+    let (failed, revoked) = comm::read(c.handle, |s| (s.has_failed(), s.revoked)).unwrap_or((false, false));
     // News that came while the collective ran fails it too, even if every member's
     // part was real (ULFM allows either; the oracle usually succeeds there). Telling
     // the two apart by reading the members' logs at the leave was tried and gave a
@@ -149,11 +148,7 @@ pub fn next_child_id(c: &CommRef) -> u64 {
 /// After a communicator constructor: on failure or a dead member, the new real
 /// communicator is freed and the error reported (ULFM: creation from a
 /// communicator with a dead member fails).
-pub fn comm_new_leave(
-    c: &CommRef,
-    rc: c_int,
-    created: &mut [&mut crate::transport::mpi::MPI_Comm],
-) -> Outcome {
+pub fn comm_new_leave(c: &CommRef, rc: c_int, created: &mut [&mut crate::transport::mpi::MPI_Comm]) -> Outcome {
     let r = coll_leave(c, rc);
     if r.is_err() {
         for nc in created.iter_mut() {
@@ -173,8 +168,7 @@ pub fn comm_new_leave(
 /// can block there (docs/ARCHITECTURE.md, "Not simulated").
 pub fn unjoinable_enter(c: &CommRef) -> Outcome {
     news::refresh();
-    let (revoked, failed) =
-        comm::read(c.handle, |s| (s.revoked, s.has_failed())).unwrap_or((false, false));
+    let (revoked, failed) = comm::read(c.handle, |s| (s.revoked, s.has_failed())).unwrap_or((false, false));
     if revoked {
         return Err(Failure::on(c.handle, SIM_FT_ERR_REVOKED));
     }

@@ -85,12 +85,7 @@ pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>], ft_words: &[u64]) -> 
     let c = who.real;
     let n = who.size;
     let me = who.rank;
-    let mut p = Pending {
-        req: transport::request_null(),
-        _bufs: vec![],
-        _ints: vec![],
-        _types: vec![],
-    };
+    let mut p = Pending { req: transport::request_null(), _bufs: vec![], _ints: vec![], _types: vec![] };
     let r = &mut p.req as *mut mpi::MPI_Request;
     macro_rules! call {
         ($blocking:expr, $nonblocking:expr) => {{
@@ -111,30 +106,16 @@ pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>], ft_words: &[u64]) -> 
             let mut b = buf(e0.send.count, e0.send.ty);
             let bp = b.as_mut_ptr() as *mut c_void;
             let (cnt, root) = (e0.send.count * m, e0.root);
-            call!(
-                mpi::MPI_Bcast(bp, cnt, t, root, c),
-                mpi::MPI_Ibcast(bp, cnt, t, root, c, r)
-            );
+            call!(mpi::MPI_Bcast(bp, cnt, t, root, c), mpi::MPI_Ibcast(bp, cnt, t, root, c, r));
             p._bufs.push(b);
         }
-        fcode::REDUCE
-        | fcode::ALLREDUCE
-        | fcode::SCAN
-        | fcode::EXSCAN
-        | fcode::REDUCE_SCATTER_BLOCK => {
+        fcode::REDUCE | fcode::ALLREDUCE | fcode::SCAN | fcode::EXSCAN | fcode::REDUCE_SCATTER_BLOCK => {
             let (t, m) = dt(e0.send.ty);
             let cnt = e0.send.count * m;
-            let total = if f == fcode::REDUCE_SCATTER_BLOCK {
-                e0.send.count * n as i32
-            } else {
-                e0.send.count
-            };
+            let total = if f == fcode::REDUCE_SCATTER_BLOCK { e0.send.count * n as i32 } else { e0.send.count };
             let mut sb = buf(total, e0.send.ty);
             let mut rb = buf(total, e0.send.ty);
-            let (s, rv) = (
-                sb.as_mut_ptr() as *const c_void,
-                rb.as_mut_ptr() as *mut c_void,
-            );
+            let (s, rv) = (sb.as_mut_ptr() as *const c_void, rb.as_mut_ptr() as *mut c_void);
             let op = op_for(e0.op, e0.send.ty);
             match f {
                 fcode::REDUCE => call!(
@@ -145,15 +126,9 @@ pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>], ft_words: &[u64]) -> 
                     mpi::MPI_Allreduce(s, rv, cnt, t, op, c),
                     mpi::MPI_Iallreduce(s, rv, cnt, t, op, c, r)
                 ),
-                fcode::SCAN => call!(
-                    mpi::MPI_Scan(s, rv, cnt, t, op, c),
-                    mpi::MPI_Iscan(s, rv, cnt, t, op, c, r)
-                ),
+                fcode::SCAN => call!(mpi::MPI_Scan(s, rv, cnt, t, op, c), mpi::MPI_Iscan(s, rv, cnt, t, op, c, r)),
                 fcode::EXSCAN => {
-                    call!(
-                        mpi::MPI_Exscan(s, rv, cnt, t, op, c),
-                        mpi::MPI_Iexscan(s, rv, cnt, t, op, c, r)
-                    )
+                    call!(mpi::MPI_Exscan(s, rv, cnt, t, op, c), mpi::MPI_Iexscan(s, rv, cnt, t, op, c, r))
                 }
                 _ => call!(
                     mpi::MPI_Reduce_scatter_block(s, rv, cnt, t, op, c),
@@ -173,10 +148,7 @@ pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>], ft_words: &[u64]) -> 
             let mut sb = buf(total, e0.send.ty);
             let mut rb = buf(total, e0.send.ty);
             let op = op_for(e0.op, e0.send.ty);
-            let (s, rv) = (
-                sb.as_mut_ptr() as *const c_void,
-                rb.as_mut_ptr() as *mut c_void,
-            );
+            let (s, rv) = (sb.as_mut_ptr() as *const c_void, rb.as_mut_ptr() as *mut c_void);
             call!(
                 mpi::MPI_Reduce_scatter(s, rv, counts.as_ptr(), t, op, c),
                 mpi::MPI_Ireduce_scatter(s, rv, counts.as_ptr(), t, op, c, r)
@@ -193,10 +165,7 @@ pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>], ft_words: &[u64]) -> 
             let cnt = s.count * m;
             let mut one = buf(s.count, s.ty);
             let mut all = buf(if me == root { s.count * n as i32 } else { 0 }, s.ty);
-            let (op, ap) = (
-                one.as_mut_ptr() as *mut c_void,
-                all.as_mut_ptr() as *mut c_void,
-            );
+            let (op, ap) = (one.as_mut_ptr() as *mut c_void, all.as_mut_ptr() as *mut c_void);
             if f == fcode::GATHER {
                 call!(
                     mpi::MPI_Gather(op, cnt, t, ap, cnt, t, root as c_int, c),
@@ -218,15 +187,7 @@ pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>], ft_words: &[u64]) -> 
             let ty = entries
                 .iter()
                 .enumerate()
-                .find_map(|(i, e)| {
-                    e.as_ref().map(|e| {
-                        if (i == root) == gather {
-                            e.recv.ty
-                        } else {
-                            e.send.ty
-                        }
-                    })
-                })
+                .find_map(|(i, e)| e.as_ref().map(|e| if (i == root) == gather { e.recv.ty } else { e.send.ty }))
                 .unwrap_or(e0.send.ty);
             let (t, m) = dt(ty);
             let mut mine = 0;
@@ -246,10 +207,7 @@ pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>], ft_words: &[u64]) -> 
             let total: i32 = counts.iter().sum();
             let mut one = buf(mine.max(1), ty);
             let mut all = buf(total.max(1), ty);
-            let (op, ap) = (
-                one.as_mut_ptr() as *mut c_void,
-                all.as_mut_ptr() as *mut c_void,
-            );
+            let (op, ap) = (one.as_mut_ptr() as *mut c_void, all.as_mut_ptr() as *mut c_void);
             let (cp, dp) = (counts.as_ptr(), displs.as_ptr());
             let rt = root as c_int;
             if gather {
@@ -275,10 +233,7 @@ pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>], ft_words: &[u64]) -> 
             let per = if f == fcode::ALLTOALL { n as i32 } else { 1 };
             let mut sb = buf(s.count * per, s.ty);
             let mut rb = buf(s.count * n as i32, s.ty);
-            let (sp, rp) = (
-                sb.as_mut_ptr() as *const c_void,
-                rb.as_mut_ptr() as *mut c_void,
-            );
+            let (sp, rp) = (sb.as_mut_ptr() as *const c_void, rb.as_mut_ptr() as *mut c_void);
             if f == fcode::ALLGATHER {
                 call!(
                     mpi::MPI_Allgather(sp, cnt, t, rp, cnt, t, c),
@@ -304,10 +259,7 @@ pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>], ft_words: &[u64]) -> 
             let mine = counts[me];
             let mut sb = vec![0u8; (mine.max(1) as usize) * elem(t)];
             let mut rb = vec![0u8; (total.max(1) as usize) * elem(t)];
-            let (sp, rp) = (
-                sb.as_mut_ptr() as *const c_void,
-                rb.as_mut_ptr() as *mut c_void,
-            );
+            let (sp, rp) = (sb.as_mut_ptr() as *const c_void, rb.as_mut_ptr() as *mut c_void);
             call!(
                 mpi::MPI_Allgatherv(sp, mine, t, rp, counts.as_ptr(), displs.as_ptr(), t, c),
                 mpi::MPI_Iallgatherv(sp, mine, t, rp, counts.as_ptr(), displs.as_ptr(), t, c, r)
@@ -351,22 +303,9 @@ pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>], ft_words: &[u64]) -> 
                 let rbytes = total_bytes(&rc, &rt);
                 let mut sb = vec![0u8; sbytes.max(8)];
                 let mut rb = vec![0u8; rbytes.max(8)];
-                let (sp, rp) = (
-                    sb.as_mut_ptr() as *const c_void,
-                    rb.as_mut_ptr() as *mut c_void,
-                );
+                let (sp, rp) = (sb.as_mut_ptr() as *const c_void, rb.as_mut_ptr() as *mut c_void);
                 call!(
-                    mpi::MPI_Alltoallw(
-                        sp,
-                        sc.as_ptr(),
-                        sd.as_ptr(),
-                        st.as_ptr(),
-                        rp,
-                        rc.as_ptr(),
-                        rd.as_ptr(),
-                        rt.as_ptr(),
-                        c
-                    ),
+                    mpi::MPI_Alltoallw(sp, sc.as_ptr(), sd.as_ptr(), st.as_ptr(), rp, rc.as_ptr(), rd.as_ptr(), rt.as_ptr(), c),
                     mpi::MPI_Ialltoallw(
                         sp,
                         sc.as_ptr(),
@@ -391,34 +330,10 @@ pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>], ft_words: &[u64]) -> 
                 let es = elem(t);
                 let mut sb = vec![0u8; (sc.iter().sum::<i32>().max(1) as usize) * es];
                 let mut rb = vec![0u8; (rc.iter().sum::<i32>().max(1) as usize) * es];
-                let (sp, rp) = (
-                    sb.as_mut_ptr() as *const c_void,
-                    rb.as_mut_ptr() as *mut c_void,
-                );
+                let (sp, rp) = (sb.as_mut_ptr() as *const c_void, rb.as_mut_ptr() as *mut c_void);
                 call!(
-                    mpi::MPI_Alltoallv(
-                        sp,
-                        sc.as_ptr(),
-                        sd.as_ptr(),
-                        t,
-                        rp,
-                        rc.as_ptr(),
-                        rd.as_ptr(),
-                        t,
-                        c
-                    ),
-                    mpi::MPI_Ialltoallv(
-                        sp,
-                        sc.as_ptr(),
-                        sd.as_ptr(),
-                        t,
-                        rp,
-                        rc.as_ptr(),
-                        rd.as_ptr(),
-                        t,
-                        c,
-                        r
-                    )
+                    mpi::MPI_Alltoallv(sp, sc.as_ptr(), sd.as_ptr(), t, rp, rc.as_ptr(), rd.as_ptr(), t, c),
+                    mpi::MPI_Ialltoallv(sp, sc.as_ptr(), sd.as_ptr(), t, rp, rc.as_ptr(), rd.as_ptr(), t, c, r)
                 );
                 p._bufs.push(sb);
                 p._bufs.push(rb);
@@ -437,15 +352,7 @@ pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>], ft_words: &[u64]) -> 
         }
         fcode::COMM_SPLIT_TYPE => {
             let mut nc = transport::comm_null();
-            unsafe {
-                mpi::MPI_Comm_split_type(
-                    c,
-                    transport::undefined(),
-                    0,
-                    transport::info_null(),
-                    &mut nc,
-                )
-            };
+            unsafe { mpi::MPI_Comm_split_type(c, transport::undefined(), 0, transport::info_null(), &mut nc) };
             free_comm(nc);
         }
         fcode::COMM_CREATE => {
@@ -467,16 +374,7 @@ pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>], ft_words: &[u64]) -> 
             let dims: Vec<c_int> = e0.peers.iter().map(|w| peer_send(*w)).collect();
             let per: Vec<c_int> = e0.peers.iter().map(|w| peer_recv(*w)).collect();
             let mut nc = transport::comm_null();
-            unsafe {
-                mpi::MPI_Cart_create(
-                    c,
-                    nd,
-                    dims.as_ptr(),
-                    per.as_ptr(),
-                    e0.extra[1] as c_int,
-                    &mut nc,
-                )
-            };
+            unsafe { mpi::MPI_Cart_create(c, nd, dims.as_ptr(), per.as_ptr(), e0.extra[1] as c_int, &mut nc) };
             free_comm(nc);
         }
         fcode::CART_SUB => {
@@ -501,12 +399,8 @@ pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>], ft_words: &[u64]) -> 
         fcode::NEIGHBOR_ALLGATHER..=fcode::NEIGHBOR_ALLTOALLW
         | fcode::GRAPH_CREATE
         | fcode::DIST_GRAPH_CREATE
-        | fcode::DIST_GRAPH_CREATE_ADJACENT => {
-            return crate::layer::topo::join(who, f, nb, &e0, entries)
-        }
-        fcode::COMM_IDUP | fcode::INTERCOMM_CREATE => {
-            return crate::layer::comm_ctor::join(who, f, &e0, entries)
-        }
+        | fcode::DIST_GRAPH_CREATE_ADJACENT => return crate::layer::topo::join(who, f, nb, &e0, entries),
+        fcode::COMM_IDUP | fcode::INTERCOMM_CREATE => return crate::layer::comm_ctor::join(who, f, &e0, entries),
         _ => return Joined::Unsupported,
     }
     if nb {
@@ -555,11 +449,7 @@ fn prefix_bytes(counts: &[c_int], types: &[mpi::MPI_Datatype]) -> Vec<c_int> {
 }
 
 fn total_bytes(counts: &[c_int], types: &[mpi::MPI_Datatype]) -> usize {
-    counts
-        .iter()
-        .zip(types)
-        .map(|(c, t)| (*c).max(0) as usize * elem(*t))
-        .sum()
+    counts.iter().zip(types).map(|(c, t)| (*c).max(0) as usize * elem(*t)).sum()
 }
 
 impl Pending {
@@ -571,11 +461,6 @@ impl Pending {
         ints: Vec<Vec<c_int>>,
         types: Vec<Vec<mpi::MPI_Datatype>>,
     ) -> Pending {
-        Pending {
-            req,
-            _bufs: bufs,
-            _ints: ints,
-            _types: types,
-        }
+        Pending { req, _bufs: bufs, _ints: ints, _types: types }
     }
 }

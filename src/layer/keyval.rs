@@ -20,22 +20,13 @@
 //!   "cleanup at finalize" callbacks may call MPI.
 
 use crate::ffi::errors::{Failure, Outcome};
-use crate::ffi::handles::{
-    self, Sim_FT_MPI_Comm, Sim_FT_MPI_Comm_copy_attr_function, Sim_FT_MPI_Comm_delete_attr_function,
-};
+use crate::ffi::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Comm_copy_attr_function, Sim_FT_MPI_Comm_delete_attr_function};
 use crate::layer::{comm, lifecycle, news};
 use crate::transport::{self, err, mpi};
 use std::os::raw::{c_int, c_void};
 use std::sync::Mutex;
 
-type CopyFn = unsafe extern "C" fn(
-    Sim_FT_MPI_Comm,
-    c_int,
-    *mut c_void,
-    *mut c_void,
-    *mut c_void,
-    *mut c_int,
-) -> c_int;
+type CopyFn = unsafe extern "C" fn(Sim_FT_MPI_Comm, c_int, *mut c_void, *mut c_void, *mut c_void, *mut c_int) -> c_int;
 type DeleteFn = unsafe extern "C" fn(Sim_FT_MPI_Comm, c_int, *mut c_void, *mut c_void) -> c_int;
 
 /// The program's side of a keyval.
@@ -74,12 +65,7 @@ unsafe extern "C" fn copy_trampoline(
     }
 }
 
-unsafe extern "C" fn delete_trampoline(
-    c: mpi::MPI_Comm,
-    keyval: c_int,
-    val: *mut c_void,
-    extra: *mut c_void,
-) -> c_int {
+unsafe extern "C" fn delete_trampoline(c: mpi::MPI_Comm, keyval: c_int, val: *mut c_void, extra: *mut c_void) -> c_int {
     let kv = &*(extra as *const Keyval);
     match (kv.delete, in_dead_rank(), comm::find_by_real(c)) {
         (Some(f), false, Some(h)) => f(h, keyval, val, kv.extra),
@@ -103,12 +89,7 @@ pub fn create(
         extra: extra_state,
     }));
     let rc = unsafe {
-        mpi::MPI_Comm_create_keyval(
-            Some(copy_trampoline),
-            Some(delete_trampoline),
-            keyval,
-            rec as *mut c_void,
-        )
+        mpi::MPI_Comm_create_keyval(Some(copy_trampoline), Some(delete_trampoline), keyval, rec as *mut c_void)
     };
     if rc != 0 {
         drop(unsafe { Box::from_raw(rec) });
@@ -162,12 +143,7 @@ pub(crate) fn before_finalize() {
         let mut val: *mut c_void = std::ptr::null_mut();
         let mut flag: c_int = 0;
         unsafe {
-            mpi::MPI_Comm_get_attr(
-                real,
-                k,
-                &mut val as *mut *mut c_void as *mut c_void,
-                &mut flag,
-            );
+            mpi::MPI_Comm_get_attr(real, k, &mut val as *mut *mut c_void as *mut c_void, &mut flag);
             if flag != 0 {
                 mpi::MPI_Comm_delete_attr(real, k);
             }

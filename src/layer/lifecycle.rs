@@ -31,11 +31,7 @@ fn after_init() -> Outcome {
     unsafe { mpi::MPI_Query_thread(&mut level) };
     transport::serial::set_multithreaded(level == transport::thread_multiple());
     check(news::start().err().unwrap_or(0))?;
-    if let Err(stop) = crate::inject::start(
-        news::shadow(),
-        news::world_rank() as u32,
-        news::world_size() as u32,
-    ) {
+    if let Err(stop) = crate::inject::start(news::shadow(), news::world_rank() as u32, news::world_size() as u32) {
         eprintln!("MPIFT: rank {}: MPI_Init: {}", news::world_rank(), stop.why);
         if !stop.everywhere {
             // Only this rank's own policy is wrong: the others cannot know. Give the
@@ -54,11 +50,7 @@ fn after_init() -> Outcome {
     let mut keyval = -1;
     check(transport::create_ft_keyval(&mut keyval))?;
     check(unsafe {
-        mpi::MPI_Comm_set_attr(
-            transport::comm_world(),
-            keyval,
-            &FT_ON as *const c_int as *mut c_void,
-        )
+        mpi::MPI_Comm_set_attr(transport::comm_world(), keyval, &FT_ON as *const c_int as *mut c_void)
     })?;
     unsafe { Sim_FT_MPIX_FT_keyval = keyval };
     ACTIVE.store(true, Ordering::Release);

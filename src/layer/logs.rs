@@ -39,6 +39,7 @@ enum Fetch {
 // Requests and buffers are only touched by the thread that calls MPI.
 unsafe impl Send for Fetch {}
 
+
 static CACHE: Mutex<Option<LogCache>> = Mutex::new(None);
 
 pub fn with<R>(f: impl FnOnce(&mut LogCache) -> R) -> R {
@@ -61,26 +62,14 @@ impl LogCache {
             let p = p as usize;
             let (head, got) = news::read_log(p, self.after[p]);
             if news::debug() && head != self.after[p] {
-                eprintln!(
-                    "MPIFT logs: rank {} head {} -> {} ({} parsed)",
-                    p,
-                    self.after[p],
-                    head,
-                    got.len()
-                );
+                eprintln!("MPIFT logs: rank {} head {} -> {} ({} parsed)", p, self.after[p], head, got.len());
             }
             self.after[p] = head;
             for e in got {
                 if news::debug() {
-                    eprintln!(
-                        "MPIFT logs: from {} comm {:x} #{} f{}",
-                        p, e.comm, e.seq, e.desc.fcode
-                    );
+                    eprintln!("MPIFT logs: from {} comm {:x} #{} f{}", p, e.comm, e.seq, e.desc.fcode);
                 }
-                self.entries
-                    .entry((e.comm, e.seq))
-                    .or_default()
-                    .insert(p as u32, e.desc);
+                self.entries.entry((e.comm, e.seq)).or_default().insert(p as u32, e.desc);
             }
         }
     }
@@ -103,11 +92,7 @@ impl LogCache {
                 match std::mem::take(&mut self.fetch[p]) {
                     Fetch::Idle => {
                         let mut b = Box::new([0u64; 3]);
-                        let Some(r) =
-                            news::with(|rt| rt.win.rget(p, window::FINALIZING, &mut b[..]))
-                        else {
-                            return news;
-                        };
+                        let Some(r) = news::with(|rt| rt.win.rget(p, window::FINALIZING, &mut b[..])) else { return news };
                         self.fetch[p] = Fetch::Head(r, b);
                     }
                     Fetch::Head(mut r, b) => {
@@ -149,21 +134,13 @@ impl LogCache {
                         }
                         self.after[p] = head;
                         news = true;
-                        let Some(e) = news::with(|rt| rt.win.entry_words()) else {
-                            return news;
-                        };
+                        let Some(e) = news::with(|rt| rt.win.entry_words()) else { return news };
                         for buf in reads.iter().flat_map(|(_, b)| b.chunks_exact(e)) {
                             if news::debug() {
-                                eprintln!(
-                                    "MPIFT logs: async from {} words0 {} comm {:x} seq {}",
-                                    p, buf[0], buf[1], buf[2]
-                                );
+                                eprintln!("MPIFT logs: async from {} words0 {} comm {:x} seq {}", p, buf[0], buf[1], buf[2]);
                             }
                             if let Some(e) = news::parse_entry(buf, n) {
-                                self.entries
-                                    .entry((e.comm, e.seq))
-                                    .or_default()
-                                    .insert(p as u32, e.desc);
+                                self.entries.entry((e.comm, e.seq)).or_default().insert(p as u32, e.desc);
                             }
                         }
                         break;
@@ -209,11 +186,7 @@ impl LogCache {
 
     /// Highest collective number any of `ranks` logged for `comm`.
     pub fn max_seq(&self, comm: u64) -> Option<u64> {
-        self.entries
-            .keys()
-            .filter(|(c, _)| *c == comm)
-            .map(|(_, s)| *s)
-            .max()
+        self.entries.keys().filter(|(c, _)| *c == comm).map(|(_, s)| *s).max()
     }
 }
 
@@ -233,10 +206,7 @@ pub fn by_member(found: &HashMap<u32, Desc>, members: &[u32]) -> Option<(Desc, V
         })
         .collect();
     let any = any.or_else(|| {
-        found.values().next().map(|d| Desc {
-            fcode: d.fcode & !DUMMY,
-            ..d.clone()
-        })
+        found.values().next().map(|d| Desc { fcode: d.fcode & !DUMMY, ..d.clone() })
     })?;
     Some((any, per))
 }
@@ -244,8 +214,5 @@ pub fn by_member(found: &HashMap<u32, Desc>, members: &[u32]) -> Option<(Desc, V
 /// True for descriptors MPIFT itself issues (agree/shrink), which dummies join
 /// with their own contribution rather than zeros.
 pub fn is_ft(d: &Desc) -> bool {
-    matches!(
-        d.fcode & !(fcode::NB | DUMMY),
-        fcode::FT_AGREE | fcode::FT_SHRINK
-    )
+    matches!(d.fcode & !(fcode::NB | DUMMY), fcode::FT_AGREE | fcode::FT_SHRINK)
 }

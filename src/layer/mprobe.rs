@@ -73,25 +73,13 @@ pub fn improbe(
 
 /// `MPI_Mprobe`: `MPI_Improbe` until a message or a failure verdict, yielding the
 /// CPU while waiting (like `MPI_Probe`).
-pub fn mprobe(
-    source: c_int,
-    tag: c_int,
-    c: Sim_FT_MPI_Comm,
-    message: *mut MPI_Message,
-    status: *mut MPI_Status,
-) -> Outcome {
+pub fn mprobe(source: c_int, tag: c_int, c: Sim_FT_MPI_Comm, message: *mut MPI_Message, status: *mut MPI_Status) -> Outcome {
     crate::layer::p2p::poll_probe(|flag| improbe(source, tag, c, flag, message, status))
 }
 
 /// `MPI_Mrecv`: the message is already matched, so it completes whatever happens
 /// to its sender (a dead rank keeps progressing what it sent).
-pub fn mrecv(
-    buf: *mut c_void,
-    count: c_int,
-    dt: MPI_Datatype,
-    message: *mut MPI_Message,
-    status: *mut MPI_Status,
-) -> Outcome {
+pub fn mrecv(buf: *mut c_void, count: c_int, dt: MPI_Datatype, message: *mut MPI_Message, status: *mut MPI_Status) -> Outcome {
     if message.is_null() {
         return Err(arg_error());
     }
@@ -130,10 +118,7 @@ pub fn imrecv(
     let rc = unsafe { mpi::MPI_Imrecv(buf, count, dt, message, &mut real) };
     let owner = from.and_then(|(c, src)| handles::comm_arg(c).ok().map(|cr| (cr, src)));
     if rc != 0 {
-        return Err(Failure::on(
-            owner.map_or(std::ptr::null_mut(), |(cr, _)| cr.handle),
-            rc,
-        ));
+        return Err(Failure::on(owner.map_or(std::ptr::null_mut(), |(cr, _)| cr.handle), rc));
     }
     unsafe {
         *out = match owner {

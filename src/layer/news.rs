@@ -65,11 +65,7 @@ pub fn timeout() -> Duration {
     Duration::from_micros(TIMEOUT_US.load(Ordering::Relaxed))
 }
 pub fn set_timeout(seconds: f64) {
-    let us = if seconds.is_finite() && seconds > 0.0 {
-        (seconds * 1e6) as u64
-    } else {
-        0
-    };
+    let us = if seconds.is_finite() && seconds > 0.0 { (seconds * 1e6) as u64 } else { 0 };
     TIMEOUT_US.store(us, Ordering::Relaxed);
 }
 
@@ -113,10 +109,7 @@ pub fn start() -> Result<(), c_int> {
         );
         mpi::MPI_Start(&mut rt.wake_req);
     }
-    NEWS_WORD.store(
-        unsafe { (rt.win.base_ptr()).add(window::NEWS_GEN) },
-        Ordering::Release,
-    );
+    NEWS_WORD.store(unsafe { (rt.win.base_ptr()).add(window::NEWS_GEN) }, Ordering::Release);
     NEWS_SEEN.store(0, Ordering::Release);
     *RT.lock() = Some(rt);
     Ok(())
@@ -350,15 +343,7 @@ pub fn wake(p: usize) {
         let mut r = transport::request_null();
         stats::bump(&stats::WAKE_MSGS);
         unsafe {
-            mpi::MPI_Isend(
-                std::ptr::null(),
-                0,
-                transport::dt_uint64(),
-                p as c_int,
-                TAG_WAKE,
-                rt.shadow,
-                &mut r,
-            );
+            mpi::MPI_Isend(std::ptr::null(), 0, transport::dt_uint64(), p as c_int, TAG_WAKE, rt.shadow, &mut r);
             mpi::MPI_Request_free(&mut r);
         }
     });
@@ -393,9 +378,7 @@ pub fn run_scripts(s: &mut Scripts) {
 /// then id: a reader takes a slot whose id is set as complete), then bump its news
 /// counter — all targets at once, returning when every update has been applied.
 pub fn announce_revoke(id: u64, horizon: Option<u64>, to: &[u32]) {
-    let Some((me, ring)) = with(|rt| (rt.win.me, rt.win.ring())) else {
-        return;
-    };
+    let Some((me, ring)) = with(|rt| (rt.win.me, rt.win.ring())) else { return };
     let val = horizon.map_or(0, |h| h + 1);
     let mut s = Scripts::default();
     for &p in to {
@@ -410,29 +393,13 @@ pub fn announce_revoke(id: u64, horizon: Option<u64>, to: &[u32]) {
             Box::new(move |old: &[u64]| {
                 stage += 1;
                 match stage {
-                    1 => Some(Update {
-                        at: window::REVOKE_HEAD,
-                        vals: vec![1],
-                        sum: true,
-                    }),
+                    1 => Some(Update { at: window::REVOKE_HEAD, vals: vec![1], sum: true }),
                     2 => {
                         at = ring + 2 * (old[0] as usize % window::RING_LEN);
-                        Some(Update {
-                            at: at + 1,
-                            vals: vec![val],
-                            sum: false,
-                        })
+                        Some(Update { at: at + 1, vals: vec![val], sum: false })
                     }
-                    3 => Some(Update {
-                        at,
-                        vals: vec![id],
-                        sum: false,
-                    }),
-                    4 => Some(Update {
-                        at: window::NEWS_GEN,
-                        vals: vec![1],
-                        sum: true,
-                    }),
+                    3 => Some(Update { at, vals: vec![id], sum: false }),
+                    4 => Some(Update { at: window::NEWS_GEN, vals: vec![1], sum: true }),
                     _ => None,
                 }
             }),

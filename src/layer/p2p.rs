@@ -48,14 +48,7 @@ pub(crate) fn dead_and_drained(c: &CommRef, peer: c_int, recv: bool) -> bool {
 }
 
 fn state(c: &CommRef, peer: c_int, recv: bool) -> ReqState {
-    ReqState {
-        real: Real(transport::request_null()),
-        comm: Real(c.handle),
-        kind: Kind::P2pStart,
-        peer,
-        recv,
-        keep: 0,
-    }
+    ReqState { real: Real(transport::request_null()), comm: Real(c.handle), kind: Kind::P2pStart, peer, recv, keep: 0 }
 }
 
 /// The return code of a real start call, as an outcome on `comm`.
@@ -75,15 +68,7 @@ fn result(c: &CommRef, code: c_int) -> Outcome {
     }
 }
 
-type Isend = unsafe extern "C" fn(
-    *const c_void,
-    c_int,
-    MPI_Datatype,
-    c_int,
-    c_int,
-    mpi::MPI_Comm,
-    *mut MPI_Request,
-) -> c_int;
+type Isend = unsafe extern "C" fn(*const c_void, c_int, MPI_Datatype, c_int, c_int, mpi::MPI_Comm, *mut MPI_Request) -> c_int;
 
 #[allow(clippy::too_many_arguments)]
 fn send_with(
@@ -106,95 +91,30 @@ fn send_with(
     let flip = crate::inject::bitflip::outgoing(name, buf, count, dt, tag, c.real);
     let (sbuf, (scount, sdt)) = (flip.buf(buf), flip.count_type(count, dt));
     let mut req = transport::request_null();
-    started(comm, unsafe {
-        start(sbuf, scount, sdt, dest, tag, c.real, &mut req)
-    })?;
+    started(comm, unsafe { start(sbuf, scount, sdt, dest, tag, c.real, &mut req) })?;
     let mut st: MPI_Status = unsafe { std::mem::zeroed() };
     // The copy is kept like a request's: an orphaned send takes it along.
     let keep = flip.into_copy().map_or(0, request::keep_buffer);
-    let code = wait_one(
-        &ReqState {
-            keep,
-            ..state(&c, dest, false)
-        },
-        &mut req,
-        &mut st,
-        true,
-    );
+    let code = wait_one(&ReqState { keep, ..state(&c, dest, false) }, &mut req, &mut st, true);
     drop(request::take_kept(keep));
     result(&c, code)
 }
 
 /// `MPI_Send`.
-pub fn send(
-    buf: *const c_void,
-    count: c_int,
-    dt: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: Sim_FT_MPI_Comm,
-) -> Outcome {
+pub fn send(buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: Sim_FT_MPI_Comm) -> Outcome {
     send_with("MPI_Send", mpi::MPI_Isend, buf, count, dt, dest, tag, comm)
 }
 /// `MPI_Ssend`.
-pub fn ssend(
-    buf: *const c_void,
-    count: c_int,
-    dt: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: Sim_FT_MPI_Comm,
-) -> Outcome {
-    send_with(
-        "MPI_Ssend",
-        mpi::MPI_Issend,
-        buf,
-        count,
-        dt,
-        dest,
-        tag,
-        comm,
-    )
+pub fn ssend(buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: Sim_FT_MPI_Comm) -> Outcome {
+    send_with("MPI_Ssend", mpi::MPI_Issend, buf, count, dt, dest, tag, comm)
 }
 /// `MPI_Bsend`.
-pub fn bsend(
-    buf: *const c_void,
-    count: c_int,
-    dt: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: Sim_FT_MPI_Comm,
-) -> Outcome {
-    send_with(
-        "MPI_Bsend",
-        mpi::MPI_Ibsend,
-        buf,
-        count,
-        dt,
-        dest,
-        tag,
-        comm,
-    )
+pub fn bsend(buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: Sim_FT_MPI_Comm) -> Outcome {
+    send_with("MPI_Bsend", mpi::MPI_Ibsend, buf, count, dt, dest, tag, comm)
 }
 /// `MPI_Rsend`.
-pub fn rsend(
-    buf: *const c_void,
-    count: c_int,
-    dt: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: Sim_FT_MPI_Comm,
-) -> Outcome {
-    send_with(
-        "MPI_Rsend",
-        mpi::MPI_Irsend,
-        buf,
-        count,
-        dt,
-        dest,
-        tag,
-        comm,
-    )
+pub fn rsend(buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: Sim_FT_MPI_Comm) -> Outcome {
+    send_with("MPI_Rsend", mpi::MPI_Irsend, buf, count, dt, dest, tag, comm)
 }
 
 pub(crate) fn copy_status(out: *mut MPI_Status, st: &MPI_Status) {
@@ -227,9 +147,7 @@ pub fn recv(
         return Err(Failure::on(comm, SIM_FT_ERR_PROC_FAILED));
     }
     let mut req = transport::request_null();
-    started(comm, unsafe {
-        mpi::MPI_Irecv(buf, count, dt, source, tag, c.real, &mut req)
-    })?;
+    started(comm, unsafe { mpi::MPI_Irecv(buf, count, dt, source, tag, c.real, &mut req) })?;
     let mut st: MPI_Status = unsafe { std::mem::zeroed() };
     let code = wait_one(&state(&c, source, true), &mut req, &mut st, true);
     copy_status(status, &st);
@@ -252,21 +170,7 @@ pub fn sendrecv(
     comm: Sim_FT_MPI_Comm,
     status: *mut MPI_Status,
 ) -> Outcome {
-    sendrecv_as(
-        "MPI_Sendrecv",
-        sendbuf,
-        sendcount,
-        sendtype,
-        dest,
-        sendtag,
-        recvbuf,
-        recvcount,
-        recvtype,
-        source,
-        recvtag,
-        comm,
-        status,
-    )
+    sendrecv_as("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status)
 }
 
 /// `MPI_Sendrecv` on behalf of `name` (the MPI function the program called).
@@ -288,39 +192,21 @@ fn sendrecv_as(
 ) -> Outcome {
     let c = handles::comm_arg(comm)?;
     hooks::p2p_enter(comm)?;
-    if dead_and_drained(&c, dest, false)
-        || dead_and_drained(&c, source, true)
-        || wildcard_blocked(&c, source)
-    {
+    if dead_and_drained(&c, dest, false) || dead_and_drained(&c, source, true) || wildcard_blocked(&c, source) {
         return Err(Failure::on(comm, SIM_FT_ERR_PROC_FAILED));
     }
     let mut rreq = transport::request_null();
     let mut sreq = transport::request_null();
-    started(comm, unsafe {
-        mpi::MPI_Irecv(
-            recvbuf, recvcount, recvtype, source, recvtag, c.real, &mut rreq,
-        )
-    })?;
+    started(comm, unsafe { mpi::MPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, c.real, &mut rreq) })?;
     count_send(comm, dest);
-    let flip =
-        crate::inject::bitflip::outgoing(name, sendbuf, sendcount, sendtype, sendtag, c.real);
+    let flip = crate::inject::bitflip::outgoing(name, sendbuf, sendcount, sendtype, sendtag, c.real);
     let (sbuf, (scount, sdt)) = (flip.buf(sendbuf), flip.count_type(sendcount, sendtype));
-    started(comm, unsafe {
-        mpi::MPI_Isend(sbuf, scount, sdt, dest, sendtag, c.real, &mut sreq)
-    })?;
+    started(comm, unsafe { mpi::MPI_Isend(sbuf, scount, sdt, dest, sendtag, c.real, &mut sreq) })?;
     let keep = flip.into_copy().map_or(0, request::keep_buffer);
     let mut st: MPI_Status = unsafe { std::mem::zeroed() };
     let mut st2: MPI_Status = unsafe { std::mem::zeroed() };
     let rcode = wait_one(&state(&c, source, true), &mut rreq, &mut st, true);
-    let scode = wait_one(
-        &ReqState {
-            keep,
-            ..state(&c, dest, false)
-        },
-        &mut sreq,
-        &mut st2,
-        true,
-    );
+    let scode = wait_one(&ReqState { keep, ..state(&c, dest, false) }, &mut sreq, &mut st2, true);
     drop(request::take_kept(keep));
     copy_status(status, &st);
     result(&c, if rcode != 0 { rcode } else { scode })
@@ -346,57 +232,24 @@ pub fn sendrecv_replace(
     let mut tmp = vec![0u8; size.max(1) as usize];
     let packed = transport::dt_packed();
     let mut st: MPI_Status = unsafe { std::mem::zeroed() };
-    sendrecv_as(
-        "MPI_Sendrecv_replace",
-        buf,
-        count,
-        dt,
-        dest,
-        sendtag,
-        tmp.as_mut_ptr() as *mut c_void,
-        size,
-        packed,
-        source,
-        recvtag,
-        comm,
-        &mut st,
-    )?;
+    sendrecv_as("MPI_Sendrecv_replace", buf, count, dt, dest, sendtag, tmp.as_mut_ptr() as *mut c_void, size, packed, source, recvtag, comm, &mut st)?;
     let mut got: c_int = 0;
     unsafe { mpi::MPI_Get_count(&st, packed, &mut got) };
     let mut pos: c_int = 0;
     if got > 0 {
-        unsafe {
-            mpi::MPI_Unpack(
-                tmp.as_ptr() as *const c_void,
-                got,
-                &mut pos,
-                buf,
-                count,
-                dt,
-                c.real,
-            )
-        };
+        unsafe { mpi::MPI_Unpack(tmp.as_ptr() as *const c_void, got, &mut pos, buf, count, dt, c.real) };
     }
     copy_status(status, &st);
     Ok(())
 }
 
 /// `MPI_Iprobe`: from a dead rank with nothing left to arrive, `MPI_ERR_PROC_FAILED`.
-pub fn iprobe(
-    source: c_int,
-    tag: c_int,
-    comm: Sim_FT_MPI_Comm,
-    flag: *mut c_int,
-    status: *mut MPI_Status,
-) -> Outcome {
+pub fn iprobe(source: c_int, tag: c_int, comm: Sim_FT_MPI_Comm, flag: *mut c_int, status: *mut MPI_Status) -> Outcome {
     let c = handles::comm_arg(comm)?;
     handles::check_out_ptr(flag, &c)?;
     hooks::p2p_enter(comm)?;
-    started(comm, unsafe {
-        mpi::MPI_Iprobe(source, tag, c.real, flag, status)
-    })?;
-    if unsafe { *flag } == 0 && (dead_and_drained(&c, source, true) || wildcard_blocked(&c, source))
-    {
+    started(comm, unsafe { mpi::MPI_Iprobe(source, tag, c.real, flag, status) })?;
+    if unsafe { *flag } == 0 && (dead_and_drained(&c, source, true) || wildcard_blocked(&c, source)) {
         return Err(Failure::on(comm, SIM_FT_ERR_PROC_FAILED));
     }
     Ok(())

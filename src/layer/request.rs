@@ -11,10 +11,10 @@ use crate::ffi::errors::{Failure, Outcome};
 use crate::ffi::handles::{CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::layer::hooks::Kind;
 use crate::layer::Real;
-use crate::transport::serial::Serial;
 use crate::transport::{self, err, mpi};
 use mpi_sys::{MPI_Request, MPI_Status};
 use std::os::raw::c_int;
+use crate::transport::serial::Serial;
 
 /// What MPIFT keeps per request.
 #[derive(Clone, Copy, Debug)]
@@ -42,10 +42,7 @@ struct Table {
     free: Vec<usize>,
 }
 
-static TABLE: Serial<Table> = Serial::new(Table {
-    slots: Vec::new(),
-    free: Vec::new(),
-});
+static TABLE: Serial<Table> = Serial::new(Table { slots: Vec::new(), free: Vec::new() });
 
 /// Buffers real requests read from, by id (see [`ReqState::keep`]). Freed when
 /// the request completes ([`settle`]), moved along when it becomes an orphan
@@ -61,10 +58,7 @@ pub fn keep(h: Sim_FT_MPI_Request, copy: Option<Vec<u8>>) {
     let (index, generation) = decode(h);
     let mut t = TABLE.lock();
     match t.slots.get_mut(index) {
-        Some(Slot {
-            generation: g,
-            state: Some(st),
-        }) if *g == generation => st.keep = id,
+        Some(Slot { generation: g, state: Some(st) }) if *g == generation => st.keep = id,
         // No MPIFT request (the real one was null): nothing reads the copy.
         _ => drop(take_kept(id)),
     }
@@ -102,32 +96,16 @@ pub fn adopt(real: MPI_Request, kind: Kind, comm: &CommRef) -> Sim_FT_MPI_Reques
 }
 
 /// Wraps a point-to-point request (peer: destination or source).
-pub fn adopt_p2p(
-    real: MPI_Request,
-    kind: Kind,
-    comm: &CommRef,
-    peer: c_int,
-    recv: bool,
-) -> Sim_FT_MPI_Request {
+pub fn adopt_p2p(real: MPI_Request, kind: Kind, comm: &CommRef, peer: c_int, recv: bool) -> Sim_FT_MPI_Request {
     if real == transport::request_null() {
         return std::ptr::null_mut();
     }
-    let st = ReqState {
-        real: Real(real),
-        comm: Real(comm.handle),
-        kind,
-        peer,
-        recv,
-        keep: 0,
-    };
+    let st = ReqState { real: Real(real), comm: Real(comm.handle), kind, peer, recv, keep: 0 };
     let mut t = TABLE.lock();
     let index = match t.free.pop() {
         Some(i) => i,
         None => {
-            t.slots.push(Slot {
-                generation: 0,
-                state: None,
-            });
+            t.slots.push(Slot { generation: 0, state: None });
             t.slots.len() - 1
         }
     };
@@ -141,10 +119,7 @@ pub fn lookup(h: Sim_FT_MPI_Request) -> Result<ReqState, Failure> {
     let (index, generation) = decode(h);
     let t = TABLE.lock();
     match t.slots.get(index) {
-        Some(Slot {
-            generation: g,
-            state: Some(st),
-        }) if *g == generation => Ok(*st),
+        Some(Slot { generation: g, state: Some(st) }) if *g == generation => Ok(*st),
         _ => Err(Failure::on_world(err::get(unsafe { &err::REQUEST }))),
     }
 }
@@ -178,22 +153,14 @@ pub(crate) fn settle(h: Sim_FT_MPI_Request, real: MPI_Request) -> Sim_FT_MPI_Req
 
 /// Is some outstanding request on communicator `h`?
 pub(crate) fn on_comm(h: Sim_FT_MPI_Comm) -> bool {
-    TABLE
-        .lock()
-        .slots
-        .iter()
-        .any(|s| matches!(s.state, Some(st) if st.comm.0 == h))
+    TABLE.lock().slots.iter().any(|s| matches!(s.state, Some(st) if st.comm.0 == h))
 }
 
 /// Hands every outstanding real request over (a rank that dies keeps
 /// progressing them) and forgets the handles.
 pub(crate) fn take_all() -> Vec<MPI_Request> {
     let mut t = TABLE.lock();
-    let v = t
-        .slots
-        .iter()
-        .filter_map(|s| s.state.map(|st| st.real.0))
-        .collect();
+    let v = t.slots.iter().filter_map(|s| s.state.map(|st| st.real.0)).collect();
     t.slots.clear();
     t.free.clear();
     v
@@ -208,12 +175,7 @@ pub(crate) fn clear() {
 
 /// Number of live MPIFT requests.
 pub fn count() -> usize {
-    TABLE
-        .lock()
-        .slots
-        .iter()
-        .filter(|s| s.state.is_some())
-        .count()
+    TABLE.lock().slots.iter().filter(|s| s.state.is_some()).count()
 }
 
 pub(crate) fn arg_error() -> Failure {
@@ -231,9 +193,7 @@ pub(crate) fn fail_on(st: Option<&ReqState>, rc: c_int) -> Outcome {
 }
 
 /// One request argument: (state, real handle); a null handle is `MPI_REQUEST_NULL`.
-pub(crate) fn one(
-    request: *mut Sim_FT_MPI_Request,
-) -> Result<(Option<ReqState>, MPI_Request), Failure> {
+pub(crate) fn one(request: *mut Sim_FT_MPI_Request) -> Result<(Option<ReqState>, MPI_Request), Failure> {
     if request.is_null() {
         return Err(arg_error());
     }
@@ -245,16 +205,12 @@ pub(crate) fn one(
     Ok((Some(st), st.real.0))
 }
 
-pub use crate::layer::complete::{
-    test, testall, testany, testsome, wait, waitall, waitany, waitsome,
-};
+pub use crate::layer::complete::{testall, testany, testsome, test, waitall, waitany, waitsome, wait};
 
 /// `MPI_Request_free`.
 pub fn free(request: *mut Sim_FT_MPI_Request) -> Outcome {
     let (st, mut real) = one(request)?;
-    let Some(st) = st else {
-        return Err(Failure::on_world(err::get(unsafe { &err::REQUEST })));
-    };
+    let Some(st) = st else { return Err(Failure::on_world(err::get(unsafe { &err::REQUEST }))) };
     let rc = unsafe { mpi::MPI_Request_free(&mut real) };
     if rc == 0 {
         // MPI may still be sending from a kept copy: it must outlive the request.
@@ -265,11 +221,7 @@ pub fn free(request: *mut Sim_FT_MPI_Request) -> Outcome {
 }
 
 /// `MPI_Request_get_status` (does not free the request).
-pub fn get_status(
-    request: Sim_FT_MPI_Request,
-    flag: *mut c_int,
-    status: *mut MPI_Status,
-) -> Outcome {
+pub fn get_status(request: Sim_FT_MPI_Request, flag: *mut c_int, status: *mut MPI_Status) -> Outcome {
     let (st, real) = if request.is_null() {
         (None, transport::request_null())
     } else {
@@ -283,9 +235,7 @@ pub fn get_status(
 /// `MPI_Cancel` (the request stays valid until completed or freed).
 pub fn cancel(request: *mut Sim_FT_MPI_Request) -> Outcome {
     let (st, mut real) = one(request)?;
-    let Some(st) = st else {
-        return Err(Failure::on_world(err::get(unsafe { &err::REQUEST })));
-    };
+    let Some(st) = st else { return Err(Failure::on_world(err::get(unsafe { &err::REQUEST }))) };
     let rc = unsafe { mpi::MPI_Cancel(&mut real) };
     fail_on(Some(&st), rc)
 }
@@ -300,9 +250,7 @@ fn count_start(st: &ReqState) {
 /// `MPI_Start` (persistent requests).
 pub fn start(request: *mut Sim_FT_MPI_Request) -> Outcome {
     let (st, mut real) = one(request)?;
-    let Some(st) = st else {
-        return Err(Failure::on_world(err::get(unsafe { &err::REQUEST })));
-    };
+    let Some(st) = st else { return Err(Failure::on_world(err::get(unsafe { &err::REQUEST }))) };
     crate::layer::hooks::p2p_enter(st.comm.0)?;
     count_start(&st);
     let rc = unsafe { mpi::MPI_Start(&mut real) };
@@ -325,15 +273,7 @@ pub fn startall(count: c_int, reqs: *mut Sim_FT_MPI_Request) -> Outcome {
 /// requests): completion calls treat it like the real MPI does, with no failure
 /// verdicts; its errors are reported on `MPI_COMM_WORLD` (MPI-3.1 §8.3).
 pub fn adopt_plain(real: MPI_Request) -> Sim_FT_MPI_Request {
-    let none = CommRef {
-        handle: std::ptr::null_mut(),
-        real: transport::comm_null(),
-        revoked: false,
-        id: 0,
-        rank: -1,
-        size: 0,
-        inter: false,
-    };
+    let none = CommRef { handle: std::ptr::null_mut(), real: transport::comm_null(), revoked: false, id: 0, rank: -1, size: 0, inter: false };
     adopt(real, Kind::Local, &none)
 }
 
@@ -362,23 +302,12 @@ mod tests {
 
     #[test]
     fn stale_and_garbage_handles_are_rejected() {
-        let c = CommRef {
-            handle: handles::world_handle(),
-            real: transport::comm_null(),
-            revoked: false,
-            id: 0,
-            rank: 0,
-            size: 1,
-            inter: false,
-        };
+        let c = CommRef { handle: handles::world_handle(), real: transport::comm_null(), revoked: false, id: 0, rank: 0, size: 1, inter: false };
         let h = adopt(fake_real(), Kind::P2pStart, &c);
         assert!(!h.is_null());
         assert!(lookup(h).is_ok());
         assert!(settle(h, transport::request_null()).is_null());
-        assert!(
-            lookup(h).is_err(),
-            "a completed request's handle must be stale"
-        );
+        assert!(lookup(h).is_err(), "a completed request's handle must be stale");
         let h2 = adopt(fake_real(), Kind::P2pStart, &c);
         assert_ne!(h, h2, "a reused slot gets a new generation");
         assert!(lookup(h).is_err() && lookup(h2).is_ok());

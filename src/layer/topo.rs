@@ -63,10 +63,7 @@ pub fn adjacency(real: mpi::MPI_Comm) -> Option<Adjacency> {
             v.push(src);
             v.push(dst);
         }
-        Some(Adjacency {
-            ins: v.clone(),
-            outs: v,
-        })
+        Some(Adjacency { ins: v.clone(), outs: v })
     } else if kind == graph {
         let (mut me, mut n) = (0, 0);
         unsafe {
@@ -75,10 +72,7 @@ pub fn adjacency(real: mpi::MPI_Comm) -> Option<Adjacency> {
         }
         let mut v = vec![0 as c_int; n.max(0) as usize];
         unsafe { mpi::MPI_Graph_neighbors(real, me, n, v.as_mut_ptr()) };
-        Some(Adjacency {
-            ins: v.clone(),
-            outs: v,
-        })
+        Some(Adjacency { ins: v.clone(), outs: v })
     } else if kind == dist {
         let (mut ind, mut outd, mut weighted) = (0, 0, 0);
         unsafe { mpi::MPI_Dist_graph_neighbors_count(real, &mut ind, &mut outd, &mut weighted) };
@@ -86,15 +80,7 @@ pub fn adjacency(real: mpi::MPI_Comm) -> Option<Adjacency> {
         let (mut ins, mut sw) = (vec![0 as c_int; ni.max(1)], vec![0 as c_int; ni.max(1)]);
         let (mut outs, mut dw) = (vec![0 as c_int; no.max(1)], vec![0 as c_int; no.max(1)]);
         unsafe {
-            mpi::MPI_Dist_graph_neighbors(
-                real,
-                ind,
-                ins.as_mut_ptr(),
-                sw.as_mut_ptr(),
-                outd,
-                outs.as_mut_ptr(),
-                dw.as_mut_ptr(),
-            )
+            mpi::MPI_Dist_graph_neighbors(real, ind, ins.as_mut_ptr(), sw.as_mut_ptr(), outd, outs.as_mut_ptr(), dw.as_mut_ptr())
         };
         ins.truncate(ni);
         outs.truncate(no);
@@ -115,21 +101,11 @@ fn word_amount(w: u64) -> i32 {
 }
 
 fn spec(count: c_int, dt: MPI_Datatype) -> Spec {
-    Spec {
-        count,
-        ty: describe::type_code(dt),
-    }
+    Spec { count, ty: describe::type_code(dt) }
 }
 
 fn base(f: u32, send: Spec, recv: Spec) -> Desc {
-    Desc {
-        fcode: f,
-        send,
-        recv,
-        op: describe::OP_NONE,
-        extra: [0, 0, LISTS, 0],
-        ..Desc::default()
-    }
+    Desc { fcode: f, send, recv, op: describe::OP_NONE, extra: [0, 0, LISTS, 0], ..Desc::default() }
 }
 
 fn at(p: Ci, k: usize) -> i64 {
@@ -148,15 +124,8 @@ fn type_size(t: MPI_Datatype) -> i64 {
 
 /// Adds the neighbor lists: in-neighbors with what this rank receives from each,
 /// out-neighbors with what it sends to each (or no lists, if they do not fit).
-fn with_lists(
-    c: &CommRef,
-    mut x: Desc,
-    recv_amount: impl Fn(usize) -> i64,
-    send_amount: impl Fn(usize) -> i64,
-) -> Desc {
-    let Some(adj) = adjacency(c.real) else {
-        return x;
-    };
+fn with_lists(c: &CommRef, mut x: Desc, recv_amount: impl Fn(usize) -> i64, send_amount: impl Fn(usize) -> i64) -> Desc {
+    let Some(adj) = adjacency(c.real) else { return x };
     let cap = news::world_size();
     x.extra[0] = adj.ins.len() as u64;
     x.extra[1] = adj.outs.len() as u64;
@@ -164,18 +133,8 @@ fn with_lists(
         x.extra[2] = 0;
         return x;
     }
-    x.peers = adj
-        .ins
-        .iter()
-        .enumerate()
-        .map(|(k, r)| word(*r, recv_amount(k)))
-        .collect();
-    x.peer_types = adj
-        .outs
-        .iter()
-        .enumerate()
-        .map(|(k, r)| word(*r, send_amount(k)))
-        .collect();
+    x.peers = adj.ins.iter().enumerate().map(|(k, r)| word(*r, recv_amount(k))).collect();
+    x.peer_types = adj.outs.iter().enumerate().map(|(k, r)| word(*r, send_amount(k))).collect();
     x
 }
 
@@ -186,26 +145,10 @@ fn nb(mut x: Desc) -> Desc {
 
 // ---- describers, named like the functions (layer::describe re-exports them) ----
 
-pub fn MPI_Neighbor_allgather(
-    _c: &CommRef,
-    _s: P,
-    sc: c_int,
-    st: MPI_Datatype,
-    _r: M,
-    rc: c_int,
-    rt: MPI_Datatype,
-) -> Desc {
+pub fn MPI_Neighbor_allgather(_c: &CommRef, _s: P, sc: c_int, st: MPI_Datatype, _r: M, rc: c_int, rt: MPI_Datatype) -> Desc {
     base(fcode::NEIGHBOR_ALLGATHER, spec(sc, st), spec(rc, rt))
 }
-pub fn MPI_Neighbor_alltoall(
-    _c: &CommRef,
-    _s: P,
-    sc: c_int,
-    st: MPI_Datatype,
-    _r: M,
-    rc: c_int,
-    rt: MPI_Datatype,
-) -> Desc {
+pub fn MPI_Neighbor_alltoall(_c: &CommRef, _s: P, sc: c_int, st: MPI_Datatype, _r: M, rc: c_int, rt: MPI_Datatype) -> Desc {
     base(fcode::NEIGHBOR_ALLTOALL, spec(sc, st), spec(rc, rt))
 }
 pub fn MPI_Neighbor_allgatherv(
@@ -256,38 +199,13 @@ pub fn MPI_Neighbor_alltoallw(
     };
     with_lists(c, x, |k| bytes(rcs, rts, k), |k| bytes(scs, sts, k))
 }
-pub fn MPI_Ineighbor_allgather(
-    c: &CommRef,
-    s: P,
-    sc: c_int,
-    st: MPI_Datatype,
-    r: M,
-    rc: c_int,
-    rt: MPI_Datatype,
-) -> Desc {
+pub fn MPI_Ineighbor_allgather(c: &CommRef, s: P, sc: c_int, st: MPI_Datatype, r: M, rc: c_int, rt: MPI_Datatype) -> Desc {
     nb(MPI_Neighbor_allgather(c, s, sc, st, r, rc, rt))
 }
-pub fn MPI_Ineighbor_alltoall(
-    c: &CommRef,
-    s: P,
-    sc: c_int,
-    st: MPI_Datatype,
-    r: M,
-    rc: c_int,
-    rt: MPI_Datatype,
-) -> Desc {
+pub fn MPI_Ineighbor_alltoall(c: &CommRef, s: P, sc: c_int, st: MPI_Datatype, r: M, rc: c_int, rt: MPI_Datatype) -> Desc {
     nb(MPI_Neighbor_alltoall(c, s, sc, st, r, rc, rt))
 }
-pub fn MPI_Ineighbor_allgatherv(
-    c: &CommRef,
-    s: P,
-    sc: c_int,
-    st: MPI_Datatype,
-    r: M,
-    rcs: Ci,
-    d: Ci,
-    rt: MPI_Datatype,
-) -> Desc {
+pub fn MPI_Ineighbor_allgatherv(c: &CommRef, s: P, sc: c_int, st: MPI_Datatype, r: M, rcs: Ci, d: Ci, rt: MPI_Datatype) -> Desc {
     nb(MPI_Neighbor_allgatherv(c, s, sc, st, r, rcs, d, rt))
 }
 pub fn MPI_Ineighbor_alltoallv(
@@ -318,13 +236,7 @@ pub fn MPI_Ineighbor_alltoallw(
 }
 
 /// `MPI_Graph_create`: node count and reorder flag (the edges are not needed).
-pub fn describe_graph_create(
-    _c: &CommRef,
-    nnodes: c_int,
-    _index: Ci,
-    _edges: Ci,
-    reorder: c_int,
-) -> Desc {
+pub fn describe_graph_create(_c: &CommRef, nnodes: c_int, _index: Ci, _edges: Ci, reorder: c_int) -> Desc {
     Desc {
         fcode: fcode::GRAPH_CREATE,
         op: describe::OP_NONE,
@@ -344,12 +256,7 @@ pub fn describe_dist_graph(f: u32, weights: Ci, reorder: c_int) -> Desc {
     } else {
         1
     };
-    Desc {
-        fcode: f,
-        op: describe::OP_NONE,
-        extra: [reorder as u32 as u64, kind, 0, 0],
-        ..Desc::default()
-    }
+    Desc { fcode: f, op: describe::OP_NONE, extra: [reorder as u32 as u64, kind, 0, 0], ..Desc::default() }
 }
 
 // ---- joins ----
@@ -374,25 +281,17 @@ fn join_constructor(c: mpi::MPI_Comm, f: u32, e0: &Desc) {
         fcode::GRAPH_CREATE => {
             let nnodes = e0.extra[0] as u32 as c_int;
             let index = vec![0 as c_int; nnodes.max(1) as usize];
-            unsafe {
-                mpi::MPI_Graph_create(c, nnodes, index.as_ptr(), d, e0.extra[1] as c_int, &mut nc)
-            };
+            unsafe { mpi::MPI_Graph_create(c, nnodes, index.as_ptr(), d, e0.extra[1] as c_int, &mut nc) };
         }
         _ => {
             let reorder = e0.extra[0] as c_int;
-            let w = if e0.extra[1] == 0 {
-                transport::unweighted()
-            } else {
-                transport::weights_empty()
-            };
+            let w = if e0.extra[1] == 0 { transport::unweighted() } else { transport::weights_empty() };
             let info = transport::info_null();
             unsafe {
                 if f == fcode::DIST_GRAPH_CREATE {
                     mpi::MPI_Dist_graph_create(c, 0, d, d, d, w, info, reorder, &mut nc);
                 } else {
-                    mpi::MPI_Dist_graph_create_adjacent(
-                        c, 0, d, w, 0, d, w, info, reorder, &mut nc,
-                    );
+                    mpi::MPI_Dist_graph_create_adjacent(c, 0, d, w, 0, d, w, info, reorder, &mut nc);
                 }
             }
         }
@@ -410,10 +309,7 @@ fn occurrence(list: &[c_int], k: usize) -> usize {
 
 /// The o-th entry of a live member's list that names `me`: its amount.
 fn amount_for(list: &[u64], me: c_int, o: usize) -> i32 {
-    list.iter()
-        .filter(|w| word_rank(**w) == me)
-        .nth(o)
-        .map_or(0, |w| word_amount(*w))
+    list.iter().filter(|w| word_rank(**w) == me).nth(o).map_or(0, |w| word_amount(*w))
 }
 
 fn prefix(v: &[c_int]) -> Vec<c_int> {
@@ -440,33 +336,19 @@ fn aints(values: &[MPI_Aint]) -> (Vec<u8>, *const MPI_Aint) {
 }
 
 fn join_neighbor(who: &Who, f: u32, nb: bool, entries: &[Option<Desc>]) -> Joined {
-    let Some(adj) = adjacency(who.real) else {
-        return Joined::Unsupported;
-    };
+    let Some(adj) = adjacency(who.real) else { return Joined::Unsupported };
     let me = who.rank as c_int;
-    let live = |r: c_int| -> Option<&Desc> {
-        if r < 0 {
-            None
-        } else {
-            entries.get(r as usize)?.as_ref()
-        }
-    };
+    let live = |r: c_int| -> Option<&Desc> { if r < 0 { None } else { entries.get(r as usize)?.as_ref() } };
     let uniform = matches!(f, fcode::NEIGHBOR_ALLGATHER | fcode::NEIGHBOR_ALLTOALL);
     if !uniform && entries.iter().flatten().any(|e| e.extra[2] != LISTS) {
         return Joined::Unsupported;
     }
     // What each out-neighbor expects from us, what each in-neighbor sends us.
     let send_amt: Vec<i32> = (0..adj.outs.len())
-        .map(|k| {
-            live(adj.outs[k]).map_or(0, |e| amount_for(&e.peers, me, occurrence(&adj.outs, k)))
-        })
+        .map(|k| live(adj.outs[k]).map_or(0, |e| amount_for(&e.peers, me, occurrence(&adj.outs, k))))
         .collect();
     let recv_amt: Vec<i32> = (0..adj.ins.len())
-        .map(|k| {
-            live(adj.ins[k]).map_or(0, |e| {
-                amount_for(&e.peer_types, me, occurrence(&adj.ins, k))
-            })
-        })
+        .map(|k| live(adj.ins[k]).map_or(0, |e| amount_for(&e.peer_types, me, occurrence(&adj.ins, k))))
         .collect();
     // The datatypes: a live out-neighbor's receive type, a live in-neighbor's send type.
     let out_spec = adj.outs.iter().find_map(|j| live(*j)).map(|e| e.recv);
@@ -486,11 +368,7 @@ fn join_neighbor(who: &Who, f: u32, nb: bool, entries: &[Option<Desc>]) -> Joine
             fcode::NEIGHBOR_ALLGATHER | fcode::NEIGHBOR_ALLTOALL => {
                 let sc = out_spec.map_or(0, |s| s.count);
                 let rc = in_spec.map_or(0, |s| s.count);
-                let per = if f == fcode::NEIGHBOR_ALLTOALL {
-                    nout
-                } else {
-                    1
-                };
+                let per = if f == fcode::NEIGHBOR_ALLTOALL { nout } else { 1 };
                 let mut sb = vec![0u8; describe::bytes_for(sc * per, sty).max(8)];
                 let mut rb = vec![0u8; describe::bytes_for(rc * nin, rty).max(8)];
                 let (sp, rp) = (sb.as_mut_ptr() as P, rb.as_mut_ptr() as M);
@@ -513,28 +391,9 @@ fn join_neighbor(who: &Who, f: u32, nb: bool, entries: &[Option<Desc>]) -> Joine
                 let mut rb = vec![0u8; describe::bytes_for(total, rty).max(8)];
                 let (sp, rp) = (sb.as_mut_ptr() as P, rb.as_mut_ptr() as M);
                 if nb {
-                    mpi::MPI_Ineighbor_allgatherv(
-                        sp,
-                        sc * sm,
-                        st,
-                        rp,
-                        rcs.as_ptr(),
-                        displs.as_ptr(),
-                        rt,
-                        c,
-                        r,
-                    );
+                    mpi::MPI_Ineighbor_allgatherv(sp, sc * sm, st, rp, rcs.as_ptr(), displs.as_ptr(), rt, c, r);
                 } else {
-                    mpi::MPI_Neighbor_allgatherv(
-                        sp,
-                        sc * sm,
-                        st,
-                        rp,
-                        rcs.as_ptr(),
-                        displs.as_ptr(),
-                        rt,
-                        c,
-                    );
+                    mpi::MPI_Neighbor_allgatherv(sp, sc * sm, st, rp, rcs.as_ptr(), displs.as_ptr(), rt, c);
                 }
                 bufs.extend([sb, rb]);
                 ints.extend([rcs, displs]);
@@ -570,30 +429,9 @@ fn join_neighbor(who: &Who, f: u32, nb: bool, entries: &[Option<Desc>]) -> Joine
                 let mut rb = vec![0u8; (rcs.iter().sum::<i32>().max(0) as usize).max(8)];
                 let (sp, rp) = (sb.as_mut_ptr() as P, rb.as_mut_ptr() as M);
                 if nb {
-                    mpi::MPI_Ineighbor_alltoallw(
-                        sp,
-                        scs.as_ptr(),
-                        sd,
-                        stv.as_ptr(),
-                        rp,
-                        rcs.as_ptr(),
-                        rd,
-                        rtv.as_ptr(),
-                        c,
-                        r,
-                    );
+                    mpi::MPI_Ineighbor_alltoallw(sp, scs.as_ptr(), sd, stv.as_ptr(), rp, rcs.as_ptr(), rd, rtv.as_ptr(), c, r);
                 } else {
-                    mpi::MPI_Neighbor_alltoallw(
-                        sp,
-                        scs.as_ptr(),
-                        sd,
-                        stv.as_ptr(),
-                        rp,
-                        rcs.as_ptr(),
-                        rd,
-                        rtv.as_ptr(),
-                        c,
-                    );
+                    mpi::MPI_Neighbor_alltoallw(sp, scs.as_ptr(), sd, stv.as_ptr(), rp, rcs.as_ptr(), rd, rtv.as_ptr(), c);
                 }
                 bufs.extend([sb, rb, sdb, rdb]);
                 ints.extend([scs, rcs]);

@@ -37,15 +37,9 @@ fn check(rc: c_int, on: &CommRef) -> Outcome {
 pub fn revoke(c: Sim_FT_MPI_Comm) -> Outcome {
     let cr = handles::comm_arg(c)?;
     news::refresh();
-    let (members, me, seq, already) = comm::read(c, |s| {
-        (
-            s.members.clone(),
-            news::world_rank() as u32,
-            s.seq,
-            s.horizon.is_some(),
-        )
-    })
-    .expect("looked up above");
+    let (members, me, seq, already) =
+        comm::read(c, |s| (s.members.clone(), news::world_rank() as u32, s.seq, s.horizon.is_some()))
+            .expect("looked up above");
     comm::troubled();
     comm::update(c, |s| s.revoked = true);
     if already {
@@ -100,9 +94,7 @@ pub(crate) fn catch_up_refused(cr: &CommRef) -> Outcome {
 fn catch_up_to(cr: &CommRef, merge: Option<u32>, stop_at_ft: bool) -> Outcome {
     let horizon = loop {
         news::refresh();
-        let Some((revoked, h)) = comm::read(cr.handle, |s| (s.revoked, s.horizon)) else {
-            return Ok(());
-        };
+        let Some((revoked, h)) = comm::read(cr.handle, |s| (s.revoked, s.horizon)) else { return Ok(()) };
         if !revoked {
             return Ok(());
         }
@@ -124,9 +116,7 @@ fn catch_up_to(cr: &CommRef, merge: Option<u32>, stop_at_ft: bool) -> Outcome {
         let (d, per) = loop {
             let got = logs::with(|cache| {
                 cache.poll(&others);
-                cache
-                    .get(cr.id, s)
-                    .and_then(|f| logs::by_member(f, &members))
+                cache.get(cr.id, s).and_then(|f| logs::by_member(f, &members))
             });
             if let Some(x) = got {
                 break x;
@@ -140,20 +130,9 @@ fn catch_up_to(cr: &CommRef, merge: Option<u32>, stop_at_ft: bool) -> Outcome {
         if stop_at_ft && logs::is_ft(&d) {
             return Ok(());
         }
-        news::log_collective(
-            cr.id,
-            s,
-            &Desc {
-                fcode: d.fcode | logs::DUMMY,
-                ..Desc::default()
-            },
-        );
+        news::log_collective(cr.id, s, &Desc { fcode: d.fcode | logs::DUMMY, ..Desc::default() });
         comm::update(cr.handle, |st| st.seq = s);
-        let who = Who {
-            real: cr.real,
-            rank,
-            size: members.len(),
-        };
+        let who = Who { real: cr.real, rank, size: members.len() };
         let words = vec![!0u64; d.send.count.max(1) as usize];
         if let Joined::Pending(mut p) = join::join(&who, &d, &per, &words) {
             unsafe { mpi::MPI_Wait(&mut p.req, transport::status_ignore()) };
@@ -178,14 +157,8 @@ fn ft_reduce(cr: &CommRef, fc: u32, flag: c_int) -> Result<(u32, Vec<u32>, bool,
     if comm::read(cr.handle, |s| s.revoked).unwrap_or(false) {
         catch_up(cr, Some(fc))?;
     }
-    let (n, failed, acked) = comm::read(cr.handle, |s| {
-        (
-            s.size(),
-            s.failures.known().to_vec(),
-            s.failures.acked().to_vec(),
-        )
-    })
-    .unwrap();
+    let (n, failed, acked) =
+        comm::read(cr.handle, |s| (s.size(), s.failures.known().to_vec(), s.failures.acked().to_vec())).unwrap();
     let w = bitmap_words(n);
     let mut words = vec![0u64; 1 + 2 * w];
     words[0] = 0xffff_ffff_0000_0000 | (flag as u32 as u64);
@@ -198,21 +171,9 @@ fn ft_reduce(cr: &CommRef, fc: u32, flag: c_int) -> Result<(u32, Vec<u32>, bool,
         let r = *r as usize;
         words[1 + w + r / 64] |= 1 << (r % 64);
     }
-    let desc = Desc {
-        fcode: fc,
-        send: Spec {
-            count: words.len() as i32,
-            ty: 0,
-        },
-        ..Desc::default()
-    };
+    let desc = Desc { fcode: fc, send: Spec { count: words.len() as i32, ty: 0 }, ..Desc::default() };
     // Allowed on a revoked communicator (agree/shrink are the way out).
-    let seq = hooks::log_entry(cr, &desc, false).ok_or_else(|| {
-        Failure::on(
-            cr.handle,
-            transport::err::get(unsafe { &transport::err::COMM }),
-        )
-    })?;
+    let seq = hooks::log_entry(cr, &desc, false).ok_or_else(|| Failure::on(cr.handle, transport::err::get(unsafe { &transport::err::COMM })))?;
     let mut out = vec![0u64; words.len()];
     let rc = unsafe {
         mpi::MPI_Allreduce(
@@ -225,13 +186,8 @@ fn ft_reduce(cr: &CommRef, fc: u32, flag: c_int) -> Result<(u32, Vec<u32>, bool,
         )
     };
     check(rc, cr)?;
-    let dead: Vec<u32> = (0..n)
-        .filter(|r| out[1 + r / 64] & (1 << (r % 64)) == 0)
-        .map(|r| r as u32)
-        .collect();
-    let all_acked = dead
-        .iter()
-        .all(|r| out[1 + w + *r as usize / 64] & (1 << (*r as usize % 64)) != 0);
+    let dead: Vec<u32> = (0..n).filter(|r| out[1 + r / 64] & (1 << (r % 64)) == 0).map(|r| r as u32).collect();
+    let all_acked = dead.iter().all(|r| out[1 + w + *r as usize / 64] & (1 << (*r as usize % 64)) != 0);
     if !dead.is_empty() {
         comm::troubled();
     }
@@ -252,16 +208,11 @@ pub fn shrink(c: Sim_FT_MPI_Comm, newcomm: *mut Sim_FT_MPI_Comm) -> Outcome {
     // The new communicator: exactly the live members in the old order, made by
     // the live members only (MPI_Comm_create_group is collective over the group),
     // so neither dead ranks nor the parent's collective count are involved.
-    let live: Vec<c_int> = (0..cr.size)
-        .filter(|r| !dead.contains(&(*r as u32)))
-        .collect();
+    let live: Vec<c_int> = (0..cr.size).filter(|r| !dead.contains(&(*r as u32))).collect();
     let mut all = transport::group_empty();
     let mut g = transport::group_empty();
     check(unsafe { mpi::MPI_Comm_group(cr.real, &mut all) }, &cr)?;
-    check(
-        unsafe { mpi::MPI_Group_incl(all, live.len() as c_int, live.as_ptr(), &mut g) },
-        &cr,
-    )?;
+    check(unsafe { mpi::MPI_Group_incl(all, live.len() as c_int, live.as_ptr(), &mut g) }, &cr)?;
     let mut real = transport::comm_null();
     let rc = unsafe { mpi::MPI_Comm_create_group(cr.real, g, SHRINK_TAG, &mut real) };
     unsafe {
@@ -349,10 +300,7 @@ pub fn failure_ack(c: Sim_FT_MPI_Comm) -> Outcome {
 
 /// Reads a list of failed ranks of `c` (known or acknowledged) as C ints.
 fn failed_ranks(c: Sim_FT_MPI_Comm, which: impl FnOnce(&Failures) -> &[Rank]) -> Vec<c_int> {
-    comm::read(c, |st| {
-        which(&st.failures).iter().map(|&r| r as c_int).collect()
-    })
-    .unwrap_or_default()
+    comm::read(c, |st| which(&st.failures).iter().map(|&r| r as c_int).collect()).unwrap_or_default()
 }
 
 /// A new group of the given ranks of `comm` (the failed ones).
@@ -386,9 +334,7 @@ pub fn ack_failed(c: Sim_FT_MPI_Comm, num_to_ack: c_int, num_acked: *mut c_int) 
     news::refresh();
     handles::check_out_ptr(num_acked, &cr)?;
     let mut n = 0;
-    comm::update(c, |st| {
-        n = st.failures.ack_first(num_to_ack.max(0) as usize)
-    });
+    comm::update(c, |st| n = st.failures.ack_first(num_to_ack.max(0) as usize));
     unsafe { *num_acked = n as c_int };
     Ok(())
 }

@@ -42,30 +42,18 @@ pub fn kill_me() -> ! {
     let mut own = request::take_all();
     let comms: Vec<ZComm> = comm::snapshot()
         .into_iter()
-        .map(|st| ZComm {
-            id: st.id,
-            real: st.real.0,
-            rank: st.rank as usize,
-            members: st.members,
-            seq: st.seq,
-        })
+        .map(|st| ZComm { id: st.id, real: st.real.0, rank: st.rank as usize, members: st.members, seq: st.seq })
         .collect();
     let sent = comm::sent_summary();
     news::with(|rt| rt.zombie = true);
     std::thread::sleep(news::timeout());
     let news_out = announce(&sent);
     if crate::inject::verbose() >= 3 {
-        eprintln!(
-            "MPIFT: rank {}: dead; telling every process, serving",
-            news::world_rank()
-        );
+        eprintln!("MPIFT: rank {}: dead; telling every process, serving", news::world_rank());
     }
     serve(comms, &mut own, news_out);
     if crate::inject::verbose() >= 3 {
-        eprintln!(
-            "MPIFT: rank {}: every live rank is finalizing; dead rank finalizes",
-            news::world_rank()
-        );
+        eprintln!("MPIFT: rank {}: every live rank is finalizing; dead rank finalizes", news::world_rank());
     }
     crate::inject::finalize();
     news::stop();
@@ -101,21 +89,9 @@ fn announce(sent: &[(u64, u32, u32)]) -> Scripts {
         s.add(
             p,
             script::fixed(vec![
-                Update {
-                    at: at_sent,
-                    vals: words,
-                    sum: false,
-                },
-                Update {
-                    at: window::DEAD + me,
-                    vals: vec![1],
-                    sum: false,
-                },
-                Update {
-                    at: window::NEWS_GEN,
-                    vals: vec![1],
-                    sum: true,
-                },
+                Update { at: at_sent, vals: words, sum: false },
+                Update { at: window::DEAD + me, vals: vec![1], sum: false },
+                Update { at: window::NEWS_GEN, vals: vec![1], sum: true },
             ]),
         );
     }
@@ -204,13 +180,7 @@ fn next_join(c: &mut ZComm, told: &[bool]) -> Option<Joined> {
     let (d, per) = logs::with(|cache| {
         let found = cache.get(c.id, s);
         if news::debug() {
-            eprintln!(
-                "MPIFT zombie {}: comm {:x} waits for #{} found {:?}",
-                news::world_rank(),
-                c.id,
-                s,
-                found.map(|f| f.keys().collect::<Vec<_>>())
-            );
+            eprintln!("MPIFT zombie {}: comm {:x} waits for #{} found {:?}", news::world_rank(), c.id, s, found.map(|f| f.keys().collect::<Vec<_>>()));
         }
         let found = found?;
         // Every member not known dead must have logged it: then nobody in it waits
@@ -222,22 +192,11 @@ fn next_join(c: &mut ZComm, told: &[bool]) -> Option<Joined> {
         }
         logs::by_member(found, &c.members)
     })?;
-    let who = Who {
-        real: c.real,
-        rank: c.rank,
-        size: c.members.len(),
-    };
-    let words = if logs::is_ft(&d) {
-        zombie_ft_words(&d, c.rank)
-    } else {
-        Vec::new()
-    };
+    let who = Who { real: c.real, rank: c.rank, size: c.members.len() };
+    let words = if logs::is_ft(&d) { zombie_ft_words(&d, c.rank) } else { Vec::new() };
     let j = join::join(&who, &d, &per, &words);
     if matches!(j, Joined::Unsupported) && d.fcode & !fcode::NB != fcode::OPAQUE {
-        eprintln!(
-            "MPIFT: dead rank cannot join collective {} on a communicator",
-            d.fcode
-        );
+        eprintln!("MPIFT: dead rank cannot join collective {} on a communicator", d.fcode);
     }
     c.seq = s;
     logs::with(|cache| cache.prune(c.id, s));
@@ -257,11 +216,7 @@ fn zombie_ft_words(d: &Desc, me: usize) -> Vec<u64> {
 }
 
 fn all_live_finalizing(me: usize, n: usize) -> bool {
-    logs::with(|cache| {
-        (0..n)
-            .filter(|p| *p != me && !news::is_dead(*p as u32))
-            .all(|p| cache.finalizing(p))
-    })
+    logs::with(|cache| (0..n).filter(|p| *p != me && !news::is_dead(*p as u32)).all(|p| cache.finalizing(p)))
 }
 
 /// Every message dead member `peer` of `c` sent here before dying has been

@@ -99,22 +99,14 @@ pub fn contribution_zombie(n: Rank, me: Rank) -> Vec<u64> {
 
 /// `acc &= x`, word by word (what `MPI_BAND` does; for the model and tests).
 pub fn and_into(acc: &mut [u64], x: &[u64]) {
-    assert_eq!(
-        acc.len(),
-        x.len(),
-        "contributions of different communicator sizes"
-    );
+    assert_eq!(acc.len(), x.len(), "contributions of different communicator sizes");
     for (a, b) in acc.iter_mut().zip(x) {
         *a &= b;
     }
 }
 
 fn split(n: Rank, reduced: &[u64]) -> (u64, &[u64], &[u64]) {
-    assert_eq!(
-        reduced.len(),
-        contribution_len(n),
-        "reduced words do not match n = {n}"
-    );
+    assert_eq!(reduced.len(), contribution_len(n), "reduced words do not match n = {n}");
     let w = bitmap_words(n);
     (reduced[0], &reduced[1..1 + w], &reduced[1 + w..])
 }
@@ -124,11 +116,7 @@ pub fn decide(n: Rank, reduced: &[u64]) -> Decision {
     let (flag, alive, acked) = split(n, reduced);
     let failed: Vec<Rank> = (0..n).filter(|&r| !get(alive, r)).collect();
     let all_acked = failed.iter().all(|&r| get(acked, r));
-    Decision {
-        flag,
-        failed,
-        all_acked,
-    }
+    Decision { flag, failed, all_acked }
 }
 
 /// Shrink: the members of the new communicator, in old rank order (the split key
@@ -153,9 +141,7 @@ mod tests {
     #[test]
     fn no_failure_means_everyone_survives_and_flags_are_anded() {
         for n in [1, 63, 64, 65, 130] {
-            let parts: Vec<Vec<u64>> = (0..n)
-                .map(|r| contribution_live(n, !(1u64 << (r % 3)), &[], &[]))
-                .collect();
+            let parts: Vec<Vec<u64>> = (0..n).map(|r| contribution_live(n, !(1u64 << (r % 3)), &[], &[])).collect();
             let red = reduce(&parts);
             let d = decide(n, &red);
             let expect = if n >= 3 {
@@ -165,15 +151,7 @@ mod tests {
             } else {
                 !0b1
             };
-            assert_eq!(
-                d,
-                Decision {
-                    flag: expect,
-                    failed: vec![],
-                    all_acked: true
-                },
-                "n={n}"
-            );
+            assert_eq!(d, Decision { flag: expect, failed: vec![], all_acked: true }, "n={n}");
             assert_eq!(survivors(n, &red), (0..n).collect::<Vec<_>>());
         }
     }
@@ -181,10 +159,7 @@ mod tests {
     #[test]
     fn a_zombie_is_failed_even_if_nobody_knew() {
         let n = 70;
-        let mut parts: Vec<Vec<u64>> = (0..n)
-            .filter(|&r| r != 66)
-            .map(|_| contribution_live(n, 5, &[], &[]))
-            .collect();
+        let mut parts: Vec<Vec<u64>> = (0..n).filter(|&r| r != 66).map(|_| contribution_live(n, 5, &[], &[])).collect();
         parts.push(contribution_zombie(n, 66));
         let red = reduce(&parts);
         let d = decide(n, &red);

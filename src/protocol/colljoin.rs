@@ -58,11 +58,7 @@ pub struct Op {
 
 impl Op {
     pub fn internal(kind: Kind) -> Op {
-        Op {
-            kind,
-            root: 0,
-            count: 0,
-        }
+        Op { kind, root: 0, count: 0 }
     }
 }
 
@@ -388,12 +384,7 @@ pub struct Machine {
 impl Machine {
     /// `comms`: `(id, world ranks in order)` for every communicator `me` is in.
     pub fn new(me: Rank, n_world: Rank, d: Design, comms: &[(CommId, Vec<Rank>)]) -> Machine {
-        let mut m = Machine {
-            me,
-            n_world,
-            d,
-            ..Machine::default()
-        };
+        let mut m = Machine { me, n_world, d, ..Machine::default() };
         for (id, members) in comms {
             m.add_comm(*id, members.clone());
         }
@@ -401,22 +392,9 @@ impl Machine {
     }
 
     fn add_comm(&mut self, id: CommId, members: Vec<Rank>) {
-        assert!(
-            members.windows(2).all(|w| w[0] < w[1]),
-            "members must be in world order"
-        );
-        let me = members
-            .binary_search(&self.me)
-            .expect("a communicator I am in") as Rank;
-        self.comms.insert(
-            id,
-            CommState {
-                members,
-                me,
-                seq: 0,
-                acked: BTreeSet::new(),
-            },
-        );
+        assert!(members.windows(2).all(|w| w[0] < w[1]), "members must be in world order");
+        let me = members.binary_search(&self.me).expect("a communicator I am in") as Rank;
+        self.comms.insert(id, CommState { members, me, seq: 0, acked: BTreeSet::new() });
     }
 
     pub fn knows_revoked(&self, c: CommId) -> bool {
@@ -424,51 +402,22 @@ impl Machine {
     }
     /// For deadlock reports.
     pub fn describe(&self) -> String {
-        let seqs: Vec<String> = self
-            .comms
-            .iter()
-            .map(|(c, cs)| format!("{c:x}:{}", cs.seq))
-            .collect();
-        let Machine {
-            me,
-            zombie,
-            call,
-            bg,
-            horizon,
-            ..
-        } = self;
-        format!(
-            "rank {me} zombie={zombie} call={call:?} bg={bg:?} horizons={horizon:?} seqs=[{}]",
-            seqs.join(" ")
-        )
+        let seqs: Vec<String> = self.comms.iter().map(|(c, cs)| format!("{c:x}:{}", cs.seq)).collect();
+        let Machine { me, zombie, call, bg, horizon, .. } = self;
+        format!("rank {me} zombie={zombie} call={call:?} bg={bg:?} horizons={horizon:?} seqs=[{}]", seqs.join(" "))
     }
 
     /// The application makes a call (only when the last one returned).
     pub fn start(&mut self, call: AppCall) {
         assert!(self.call.is_none() && self.bg.is_none() && !self.zombie && !self.finalized);
-        let colls = |comm, what| Call::Colls {
-            comm,
-            what,
-            cursor: 0,
-            post: false,
-            reduced: None,
-            split: None,
-            ph: Ph::Start,
-        };
+        let colls =
+            |comm, what| Call::Colls { comm, what, cursor: 0, post: false, reduced: None, split: None, ph: Ph::Start };
         self.call = Some(match call {
             AppCall::Coll(comm, op) => {
-                assert!(
-                    !op.kind.is_internal(),
-                    "internal collectives come from agree/shrink"
-                );
+                assert!(!op.kind.is_internal(), "internal collectives come from agree/shrink");
                 colls(comm, What::App(op))
             }
-            AppCall::Revoke(comm) => Call::Revoke {
-                comm,
-                ph: RPh::Start,
-                i: 0,
-                h: 0,
-            },
+            AppCall::Revoke(comm) => Call::Revoke { comm, ph: RPh::Start, i: 0, h: 0 },
             AppCall::Agree { comm, flag, ack } => {
                 if ack {
                     let dead = self.dead_in(comm);
@@ -496,17 +445,7 @@ impl Machine {
         }
         if let Some((c, s, op)) = self.bg.take() {
             let contribution = self.dummy(c, op.kind);
-            io.enter(
-                self.me,
-                Join {
-                    comm: c,
-                    seq: s,
-                    op,
-                    contribution,
-                    dummy: true,
-                    post_revoke: true,
-                },
-            );
+            io.enter(self.me, Join { comm: c, seq: s, op, contribution, dummy: true, post_revoke: true });
             self.cs(c).seq = s;
             return Progress::Stepped;
         }
@@ -529,10 +468,7 @@ impl Machine {
             return Progress::Idle;
         }
         if self.d.background_catchup {
-            let busy = self
-                .call
-                .as_ref()
-                .map(|(Call::Colls { comm, .. } | Call::Revoke { comm, .. })| *comm);
+            let busy = self.call.as_ref().map(|(Call::Colls { comm, .. } | Call::Revoke { comm, .. })| *comm);
             if self.background(io, busy, &mut wait) {
                 return Progress::Stepped;
             }
@@ -541,9 +477,7 @@ impl Machine {
     }
 
     fn cs(&mut self, c: CommId) -> &mut CommState {
-        self.comms
-            .get_mut(&c)
-            .expect("a communicator this rank is in")
+        self.comms.get_mut(&c).expect("a communicator this rank is in")
     }
 
     fn size(&self, c: CommId) -> Rank {
@@ -553,10 +487,7 @@ impl Machine {
     /// Comm ranks of the members of `c` this rank knows dead.
     fn dead_in(&self, c: CommId) -> Vec<Rank> {
         let m = &self.comms[&c].members;
-        self.dead
-            .iter()
-            .filter_map(|w| m.binary_search(w).ok().map(|i| i as Rank))
-            .collect()
+        self.dead.iter().filter_map(|w| m.binary_search(w).ok().map(|i| i as Rank)).collect()
     }
 
     fn read_news(&mut self, io: &mut impl Io) {
@@ -583,70 +514,30 @@ impl Machine {
     /// and run their remaining collectives after it, without news checks.
     fn colls(&mut self, call: &mut Call, io: &mut impl Io) -> Adv {
         let d = self.d;
-        let Call::Colls {
-            comm,
-            what,
-            cursor,
-            post,
-            reduced,
-            split,
-            ph,
-        } = call
-        else {
-            unreachable!()
-        };
+        let Call::Colls { comm, what, cursor, post, reduced, split, ph } = call else { unreachable!() };
         let (c, what) = (*comm, *what);
         let app = matches!(what, What::App(_));
         let op = what.op(*cursor);
         let next = self.comms[&c].seq + 1;
         let logged_first = d.log_before_news && !*post;
-        let first = if d.log_before_news {
-            Ph::Log(op, true)
-        } else {
-            Ph::News
-        };
+        let first = if d.log_before_news { Ph::Log(op, true) } else { Ph::News };
         match *ph {
             Ph::Start => {
-                *ph = if !app && self.revoked.contains(&c) {
-                    Ph::Horizon
-                } else {
-                    first
-                };
+                *ph = if !app && self.revoked.contains(&c) { Ph::Horizon } else { first };
                 Adv::Free
             }
             Ph::Log(found, real) => {
-                let state = if d.two_phase_log && logged_first {
-                    EntryState::Pending
-                } else {
-                    EntryState::Entered
-                };
-                io.write_log(
-                    self.me,
-                    Entry {
-                        comm: c,
-                        seq: next,
-                        op: found,
-                        state,
-                        post_revoke: *post,
-                    },
-                );
-                *ph = if logged_first {
-                    Ph::News
-                } else {
-                    Ph::Enter(found, real)
-                };
+                let state = if d.two_phase_log && logged_first { EntryState::Pending } else { EntryState::Entered };
+                io.write_log(self.me, Entry { comm: c, seq: next, op: found, state, post_revoke: *post });
+                *ph = if logged_first { Ph::News } else { Ph::Enter(found, real) };
                 Adv::Io
             }
             Ph::News => {
                 self.read_news(io);
                 // Application calls fail; agree/shrink switch to the revoked path.
-                let fail = self
-                    .failure(c, app && d.cancel_on_known_failure)
-                    .map(|f| app.then_some(f));
+                let fail = self.failure(c, app && d.cancel_on_known_failure).map(|f| app.then_some(f));
                 *ph = match fail {
-                    Some(f) if d.two_phase_log && d.log_before_news => {
-                        Ph::Mark(EntryState::Cancelled, f)
-                    }
+                    Some(f) if d.two_phase_log && d.log_before_news => Ph::Mark(EntryState::Cancelled, f),
                     Some(Some(f)) => return Adv::Return(AppResult::Failed(f)),
                     Some(None) => Ph::Horizon,
                     None if !d.log_before_news => Ph::Log(op, true),
@@ -660,27 +551,13 @@ impl Machine {
                 if let Some(f) = fail {
                     return Adv::Return(AppResult::Failed(f));
                 }
-                *ph = if state == EntryState::Entered {
-                    Ph::Enter(op, true)
-                } else {
-                    Ph::Horizon
-                };
+                *ph = if state == EntryState::Entered { Ph::Enter(op, true) } else { Ph::Horizon };
                 Adv::Io
             }
             Ph::Enter(found, real) => {
-                let contribution = if real {
-                    self.mine(c, what, op.kind, reduced.as_deref())
-                } else {
-                    self.dummy(c, found.kind)
-                };
-                let j = Join {
-                    comm: c,
-                    seq: next,
-                    op: found,
-                    contribution,
-                    dummy: !real,
-                    post_revoke: *post,
-                };
+                let contribution =
+                    if real { self.mine(c, what, op.kind, reduced.as_deref()) } else { self.dummy(c, found.kind) };
+                let j = Join { comm: c, seq: next, op: found, contribution, dummy: !real, post_revoke: *post };
                 io.enter(self.me, j);
                 self.cs(c).seq = next;
                 *ph = if real { Ph::Wait } else { Ph::CatchUp };
@@ -689,10 +566,7 @@ impl Machine {
             Ph::Wait => {
                 let s = next - 1;
                 let Some(o) = io.outcome(c, s) else {
-                    return Adv::Block(Wait {
-                        completion: Some((c, s)),
-                        ..Wait::default()
-                    });
+                    return Adv::Block(Wait { completion: Some((c, s)), ..Wait::default() });
                 };
                 if app && d.leave_check {
                     *ph = Ph::Leave;
@@ -713,10 +587,7 @@ impl Machine {
             }
             Ph::Leave => {
                 self.read_news(io);
-                Adv::Return(
-                    self.failure(c, true)
-                        .map_or(AppResult::Ok, AppResult::Failed),
-                )
+                Adv::Return(self.failure(c, true).map_or(AppResult::Ok, AppResult::Failed))
             }
             Ph::Horizon if self.horizon.contains_key(&c) => {
                 *post = true;
@@ -727,20 +598,14 @@ impl Machine {
                 self.read_news(io);
                 Adv::Io
             }
-            Ph::Horizon => Adv::Block(Wait {
-                news: true,
-                ..Wait::default()
-            }),
+            Ph::Horizon => Adv::Block(Wait { news: true, ..Wait::default() }),
             Ph::CatchUp if next > self.horizon[&c] => {
                 *ph = Ph::Log(op, true);
                 Adv::Free
             }
             Ph::CatchUp => {
                 let Some(found) = io.find_op(c, next, d.two_phase_log) else {
-                    return Adv::Block(Wait {
-                        logs: vec![c],
-                        ..Wait::default()
-                    });
+                    return Adv::Block(Wait { logs: vec![c], ..Wait::default() });
                 };
                 // The pending collective of this very call (others entered it
                 // before the revoke) is joined for real, anything else as dummy.
@@ -763,14 +628,7 @@ impl Machine {
 
     /// Revoke: "revoked" into every member's news, read every member's log, the
     /// horizon into every member's news (the first two swapped by a mutation).
-    fn revoke(
-        &mut self,
-        c: CommId,
-        ph: &mut RPh,
-        i: &mut usize,
-        h: &mut Seq,
-        io: &mut impl Io,
-    ) -> Adv {
+    fn revoke(&mut self, c: CommId, ph: &mut RPh, i: &mut usize, h: &mut Seq, io: &mut impl Io) -> Adv {
         let d = self.d;
         let m = self.comms[&c].members.len();
         let puts_first = d.revoker_puts_before_reading;
@@ -794,11 +652,7 @@ impl Machine {
                 Adv::Free
             }
             RPh::Put | RPh::PutHorizon => {
-                let item = if let RPh::Put = *ph {
-                    News::Revoked(c)
-                } else {
-                    News::Horizon(c, *h)
-                };
+                let item = if let RPh::Put = *ph { News::Revoked(c) } else { News::Horizon(c, *h) };
                 io.put_news(self.me, self.comms[&c].members[*i], item);
                 *i += 1;
                 Adv::Io
@@ -809,10 +663,7 @@ impl Machine {
                 if d.two_phase_log && entries.iter().any(|e| e.state == EntryState::Pending) {
                     // `of` is between its log store and its news check: it will
                     // resolve the entry in its next step. Read it again then.
-                    return Adv::IoBlock(Wait {
-                        pending: Some(of),
-                        ..Wait::default()
-                    });
+                    return Adv::IoBlock(Wait { pending: Some(of), ..Wait::default() });
                 }
                 for e in entries {
                     if !d.two_phase_log || (e.state == EntryState::Entered && !e.post_revoke) {
@@ -853,9 +704,7 @@ impl Machine {
                 let acked: Vec<Rank> = self.comms[&c].acked.iter().copied().collect();
                 Contribution::Bits(agree::contribution_live(n, flag, &dead, &acked))
             }
-            (Kind::ShrinkReduce, _) => {
-                Contribution::Bits(agree::contribution_live(n, !0, &dead, &[]))
-            }
+            (Kind::ShrinkReduce, _) => Contribution::Bits(agree::contribution_live(n, !0, &dead, &[])),
             (Kind::Split, _) => {
                 let me = self.comms[&c].me;
                 let stays = match reduced {
@@ -906,16 +755,7 @@ impl Machine {
                 // Internal: the program's own agree/shrink call joins it for real.
                 Some(op) if op.kind.is_internal() => {}
                 Some(op) => {
-                    io.write_log(
-                        self.me,
-                        Entry {
-                            comm: c,
-                            seq: s,
-                            op,
-                            state: EntryState::Entered,
-                            post_revoke: true,
-                        },
-                    );
+                    io.write_log(self.me, Entry { comm: c, seq: s, op, state: EntryState::Entered, post_revoke: true });
                     self.bg = Some((c, s, op));
                     return true;
                 }
@@ -937,17 +777,7 @@ impl Machine {
             let s = self.comms[&c].seq + 1;
             if let Some(op) = io.find_op(c, s, self.d.two_phase_log) {
                 let contribution = self.dummy(c, op.kind);
-                io.enter(
-                    self.me,
-                    Join {
-                        comm: c,
-                        seq: s,
-                        op,
-                        contribution,
-                        dummy: true,
-                        post_revoke: false,
-                    },
-                );
+                io.enter(self.me, Join { comm: c, seq: s, op, contribution, dummy: true, post_revoke: false });
                 self.cs(c).seq = s;
                 if !self.d.zombie_nonblocking {
                     self.z_out = Some((c, s));
@@ -963,10 +793,6 @@ impl Machine {
             self.z_puts += 1;
             return Progress::Stepped;
         }
-        Progress::Blocked(Wait {
-            completion: self.z_out,
-            logs: ids,
-            ..Wait::default()
-        })
+        Progress::Blocked(Wait { completion: self.z_out, logs: ids, ..Wait::default() })
     }
 }

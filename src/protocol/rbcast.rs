@@ -71,15 +71,7 @@ pub struct Rbcast<T: Topology> {
 
 impl<T: Topology> Rbcast<T> {
     pub fn new(me: Rank, n: Rank, comm: CommId, epoch: Epoch, topo: T) -> Self {
-        Rbcast {
-            me,
-            comm,
-            epoch,
-            topo,
-            view: View::new(n),
-            delivered: HashMap::new(),
-            sent: 0,
-        }
+        Rbcast { me, comm, epoch, topo, view: View::new(n), delivered: HashMap::new(), sent: 0 }
     }
 
     pub fn view(&self) -> &View {
@@ -113,8 +105,7 @@ impl<T: Topology> Rbcast<T> {
             have.insert(from);
             return (Received::Duplicate, Vec::new());
         }
-        self.delivered
-            .insert(msg.topic, (msg.hops + 1, BTreeSet::from([from])));
+        self.delivered.insert(msg.topic, (msg.hops + 1, BTreeSet::from([from])));
         (Received::Delivered, self.forward(msg.topic))
     }
 
@@ -133,16 +124,8 @@ impl<T: Topology> Rbcast<T> {
     /// Sends `topic` to every current neighbour not known to have it.
     fn forward(&mut self, topic: Topic) -> Vec<Out> {
         let neighbours = self.topo.neighbours(self.me, &self.view);
-        let (hops, have) = self
-            .delivered
-            .get_mut(&topic)
-            .expect("forward only delivered topics");
-        let msg = Msg {
-            comm: self.comm,
-            epoch: self.epoch,
-            topic,
-            hops: *hops,
-        };
+        let (hops, have) = self.delivered.get_mut(&topic).expect("forward only delivered topics");
+        let msg = Msg { comm: self.comm, epoch: self.epoch, topic, hops: *hops };
         let out: Vec<Out> = neighbours
             .into_iter()
             .filter(|r| have.insert(*r))

@@ -10,16 +10,9 @@ use rand::{Rng, SeedableRng};
 /// Something the network delivers.
 #[derive(Clone, Debug)]
 pub enum Event<M> {
-    Message {
-        from: Rank,
-        to: Rank,
-        msg: M,
-    },
+    Message { from: Rank, to: Rank, msg: M },
     /// `to` learns that `failed` has failed.
-    Notice {
-        to: Rank,
-        failed: Rank,
-    },
+    Notice { to: Rank, failed: Rank },
 }
 
 pub struct Net<M> {
@@ -33,12 +26,7 @@ pub struct Net<M> {
 
 impl<M> Net<M> {
     pub fn new(seed: u64) -> Self {
-        Net {
-            pool: Vec::new(),
-            rng: StdRng::seed_from_u64(seed),
-            steps: 0,
-            messages: 0,
-        }
+        Net { pool: Vec::new(), rng: StdRng::seed_from_u64(seed), steps: 0, messages: 0 }
     }
 
     pub fn send(&mut self, from: Rank, to: Rank, msg: M) {

@@ -16,10 +16,7 @@ pub struct View {
 
 impl View {
     pub fn new(n: Rank) -> View {
-        View {
-            n,
-            dead: BTreeSet::new(),
-        }
+        View { n, dead: BTreeSet::new() }
     }
     pub fn size(&self) -> Rank {
         self.n

@@ -100,27 +100,14 @@ impl Window {
             mpi::MPI_Comm_size(world, &mut n);
             mpi::MPI_Comm_rank(world, &mut me);
         }
-        let mut w = Window {
-            win: unsafe { std::mem::zeroed() },
-            base: std::ptr::null_mut(),
-            n: n as usize,
-            me: me as usize,
-            unified: false,
-        };
+        let mut w = Window { win: unsafe { std::mem::zeroed() }, base: std::ptr::null_mut(), n: n as usize, me: me as usize, unified: false };
         // A multiple of the page size: MPICH 4.0 (ch4, shared memory) misplaces
         // odd ranks' regions when the size is not (peers then read zeros; found
         // with master_worker, reproduced with a 20-line program).
         let bytes = ((w.words() * 8).div_ceil(4096) * 4096) as mpi::MPI_Aint;
         let mut base: *mut c_void = std::ptr::null_mut();
         let rc = unsafe {
-            mpi::MPI_Win_allocate(
-                bytes,
-                8,
-                MPIFT_INFO_NULL,
-                world,
-                &mut base as *mut _ as *mut c_void,
-                &mut w.win,
-            )
+            mpi::MPI_Win_allocate(bytes, 8, MPIFT_INFO_NULL, world, &mut base as *mut _ as *mut c_void, &mut w.win)
         };
         if rc != 0 {
             return Err(rc);
@@ -251,14 +238,7 @@ impl Window {
     /// non-blocking put-and-flush (MPI-3.1 §11.3.4, §11.7.2: accumulates to the
     /// same location are ordered). `MPI_REQUEST_NULL`: `target` is this process,
     /// done at once. `vals` and `old` must stay in place until completion.
-    pub fn rupdate(
-        &self,
-        target: usize,
-        at: usize,
-        vals: &[u64],
-        sum: bool,
-        old: &mut [u64],
-    ) -> mpi::MPI_Request {
+    pub fn rupdate(&self, target: usize, at: usize, vals: &[u64], sum: bool, old: &mut [u64]) -> mpi::MPI_Request {
         if target == self.me {
             for (i, v) in vals.iter().enumerate() {
                 old[i] = self.load(at + i);
