@@ -105,17 +105,10 @@ impl LogCache {
                         if head <= self.after[p] {
                             break; // Idle: a new read starts next time
                         }
-                        let first = self.after[p].max(head.saturating_sub(window::LOG_LEN as u64));
-                        // One read per run of the ring (two when it wraps), not
-                        // one per entry.
+                        let after = self.after[p];
                         let reads = news::with(|rt| {
                             let e = rt.win.entry_words();
-                            let count = (head - first) as usize;
-                            let start = first as usize % window::LOG_LEN;
-                            let run1 = count.min(window::LOG_LEN - start);
-                            [(first, run1), (first + run1 as u64, count - run1)]
-                                .into_iter()
-                                .filter(|(_, len)| *len > 0)
+                            window::log_runs(after, head)
                                 .map(|(k, len)| {
                                     let mut buf = vec![0u64; len * e].into_boxed_slice();
                                     let r = rt.win.rget(p, rt.win.entry_at(k), &mut buf);

@@ -415,27 +415,13 @@ pub fn read_log(p: usize, after: u64) -> (u64, Vec<Entry>) {
         let mut head = [0u64];
         w.get(p, window::LOG_HEAD, &mut head);
         let head = head[0];
-        let first = after.max(head.saturating_sub(window::LOG_LEN as u64));
         let e = w.entry_words();
         let mut out = Vec::new();
-        if first >= head {
-            return (head, out);
-        }
-        // The wanted entries are one run of the ring, or two when it wraps: one
-        // read each, not one per entry (each read is a round trip to `p`; a revoke
-        // after 20 barriers used to make 21 of them per member).
-        let count = (head - first) as usize;
-        let mut buf = vec![0u64; count * e];
-        let start = first as usize % window::LOG_LEN;
-        let run1 = count.min(window::LOG_LEN - start);
-        w.get(p, w.entry_at(first), &mut buf[..run1 * e]);
-        if run1 < count {
-            w.get(p, w.entry_at(first + run1 as u64), &mut buf[run1 * e..]);
-        }
-        for chunk in buf.chunks_exact(e) {
-            if let Some(en) = parse_entry(chunk, w.n) {
-                out.push(en);
-            }
+        let mut buf = Vec::new();
+        for (k, len) in window::log_runs(after, head) {
+            buf.resize(len * e, 0);
+            w.get(p, w.entry_at(k), &mut buf);
+            out.extend(buf.chunks_exact(e).filter_map(|c| parse_entry(c, w.n)));
         }
         (head, out)
     })

@@ -57,6 +57,18 @@ extern "C" {
     fn mpift_win_unified(win: mpi::MPI_Win) -> c_int;
 }
 
+/// The log entries after number `after` that a region whose log head is `head`
+/// still holds, as runs of consecutive slots: (first entry, entries), one run, or
+/// two when the ring wraps. A reader fetches each run with one RMA read (each read
+/// is a round trip to the owner; one per entry made a revoke after 20 barriers cost
+/// 21 per member).
+pub fn log_runs(after: u64, head: u64) -> impl Iterator<Item = (u64, usize)> {
+    let first = after.max(head.saturating_sub(LOG_LEN as u64));
+    let count = head.saturating_sub(first) as usize;
+    let run1 = count.min(LOG_LEN - first as usize % LOG_LEN);
+    [(first, run1), (first + run1 as u64, count - run1)].into_iter().filter(|(_, len)| *len > 0)
+}
+
 pub struct Window {
     win: mpi::MPI_Win,
     base: *mut u64,
@@ -266,5 +278,22 @@ impl Window {
             );
         }
         req
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_runs_cover_the_kept_entries_once_in_order() {
+        let l = LOG_LEN as u64;
+        assert_eq!(log_runs(5, 5).count(), 0);
+        assert_eq!(log_runs(3, 10).collect::<Vec<_>>(), vec![(3, 7)]);
+        // Wraps: entries 30..40 sit in slots 30, 31, then 0..7.
+        assert_eq!(log_runs(30, 40).collect::<Vec<_>>(), vec![(30, 2), (32, 8)]);
+        // Older than the ring holds: only the last LOG_LEN.
+        assert_eq!(log_runs(0, 3 * l + 4).collect::<Vec<_>>(), vec![(2 * l + 4, LOG_LEN - 4), (3 * l, 4)]);
+        assert_eq!(log_runs(0, l).collect::<Vec<_>>(), vec![(0, LOG_LEN)]);
     }
 }
