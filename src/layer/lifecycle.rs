@@ -41,7 +41,11 @@ fn after_init() -> Outcome {
             unsafe { mpi::MPI_Abort(transport::comm_world(), 1) };
         }
         // Every rank read the same (rank 0's) policy, so every rank stops here, with
-        // the same message, and the job ends cleanly with a nonzero status.
+        // the same message, and the job ends cleanly with a nonzero status. The
+        // barrier: no rank exits (and makes the launcher end the job) before every
+        // rank has written its message (MPICH's hydra lost one rank's line once in a
+        // suite run, tests/inject "invalid MPIFT_KILL").
+        unsafe { mpi::MPI_Barrier(transport::comm_world()) };
         news::stop();
         unsafe { mpi::MPI_Finalize() };
         std::process::exit(1);
