@@ -384,6 +384,9 @@ fn generic_body(s: &mut String, f: &Function) {
                     if corrupts {
                         let _ = writeln!(s, "        request::keep(*{}, flip.into_copy());", p.name);
                     }
+                    if f.name.ends_with("_init") {
+                        let _ = writeln!(s, "        request::make_persistent(*{});", p.name);
+                    }
                 }
                 _ => {
                     let _ = writeln!(

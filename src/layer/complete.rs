@@ -20,7 +20,8 @@
 use crate::ffi::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_PROC_FAILED_PENDING, SIM_FT_ERR_REVOKED};
 use crate::ffi::handles::Sim_FT_MPI_Request;
 use crate::layer::hooks::Kind;
-use crate::layer::request::{self, arg_error, one, ReqState};
+use crate::layer::p2p::copy_status;
+use crate::layer::request::{self, arg_error, one_active as one, ReqState};
 use crate::layer::{comm, news, zombie, Real};
 use crate::transport::{self, err, mpi};
 use mpi_sys::{MPI_Request, MPI_Status};
@@ -45,6 +46,23 @@ enum Action {
 
 fn zero_status() -> MPI_Status {
     unsafe { std::mem::zeroed() }
+}
+
+/// The real MPI's empty status (MPI-3.1 §3.7.3: source `MPI_ANY_SOURCE`, tag
+/// `MPI_ANY_TAG`, count 0), what a null or inactive request completes with.
+fn empty_status() -> MPI_Status {
+    static EMPTY: std::sync::OnceLock<MPI_Status> = std::sync::OnceLock::new();
+    *EMPTY.get_or_init(|| {
+        let mut r = transport::request_null();
+        let mut s = zero_status();
+        unsafe { mpi::MPI_Wait(&mut r, &mut s) };
+        s
+    })
+}
+
+/// Did a completion call complete the request (rather than report it pending)?
+fn completed(code: c_int) -> bool {
+    code != SIM_FT_ERR_PROC_FAILED_PENDING
 }
 
 /// What news means for a pending request, if anything.
@@ -186,6 +204,10 @@ pub(crate) fn settle_orphans() {
 /// blocking receive, for which a wildcard verdict is `MPI_ERR_PROC_FAILED` and no
 /// request may be left behind. Returns the error code (0: success).
 pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status, blocking_recv: bool) -> c_int {
+    if to_proc_null(st) {
+        let rc = unsafe { mpi::MPI_Wait(real, status) };
+        return finish(st, status, rc);
+    }
     loop {
         news::refresh();
         progress_orphans();
@@ -214,6 +236,13 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
     }
 }
 
+/// A point-to-point request with peer `MPI_PROC_NULL` completes at once. MPICH's
+/// `MPI_Waitany`/`MPI_Waitsome` skip a started persistent one (as if inactive), so
+/// it must not be left to them.
+fn to_proc_null(st: &ReqState) -> bool {
+    st.kind == Kind::P2pStart && st.peer == transport::proc_null()
+}
+
 fn user_status(statuses: *mut MPI_Status) -> bool {
     !statuses.is_null() && statuses != transport::status_ignore()
 }
@@ -229,10 +258,8 @@ pub fn wait(request: *mut Sim_FT_MPI_Request, status: *mut MPI_Status) -> Outcom
         return Ok(());
     };
     let code = wait_one(&st, &mut real, &mut s, false);
-    unsafe { *request = request::settle(*request, real) };
-    if user_status(status) {
-        unsafe { *status = s };
-    }
+    unsafe { *request = if completed(code) { request::settle_completed(*request, real) } else { request::settle(*request, real) } };
+    copy_status(status, &s);
     request::fail_on(Some(&st), code)
 }
 
@@ -257,9 +284,11 @@ pub fn test(request: *mut Sim_FT_MPI_Request, flag: *mut c_int, status: *mut MPI
     } else {
         0
     };
-    unsafe { *request = request::settle(*request, real) };
-    if user_status(status) && (unsafe { *flag } != 0 || code != 0) {
-        unsafe { *status = s };
+    unsafe {
+        *request = if *flag != 0 { request::settle_completed(*request, real) } else { request::settle(*request, real) };
+    }
+    if unsafe { *flag } != 0 || code != 0 {
+        copy_status(status, &s);
     }
     request::fail_on(Some(&st), code)
 }
@@ -289,6 +318,9 @@ impl Batch {
         for i in 0..n {
             let (st, real) = one(unsafe { reqs.add(i) })?;
             b.done[i] = st.is_none();
+            if st.is_none() {
+                b.statuses[i] = empty_status();
+            }
             b.states.push(st);
             b.reals.push(real);
         }
@@ -298,7 +330,13 @@ impl Batch {
     fn settle(&self, reqs: *mut Sim_FT_MPI_Request) {
         for (i, st) in self.states.iter().enumerate() {
             if st.is_some() {
-                unsafe { *reqs.add(i) = request::settle(*reqs.add(i), self.reals[i]) };
+                let h = unsafe { *reqs.add(i) };
+                let h = if self.done[i] && completed(self.codes[i]) {
+                    request::settle_completed(h, self.reals[i])
+                } else {
+                    request::settle(h, self.reals[i])
+                };
+                unsafe { *reqs.add(i) = h };
             }
         }
     }
@@ -335,9 +373,30 @@ impl Batch {
         (0..self.states.len()).filter(|i| !self.done[*i]).collect()
     }
 
+    /// Completes pending requests to `MPI_PROC_NULL` (at most `max`).
+    fn proc_nulls(&mut self, max: usize) -> Vec<usize> {
+        let mut got = Vec::new();
+        for i in self.pending() {
+            if got.len() == max {
+                break;
+            }
+            if !to_proc_null(self.states[i].as_ref().unwrap()) {
+                continue;
+            }
+            let rc = unsafe { mpi::MPI_Wait(&mut self.reals[i], &mut self.statuses[i]) };
+            self.complete(i, rc);
+            got.push(i);
+        }
+        got
+    }
+
     /// Blocks until at least one pending request completes or news arrives.
     /// Returns the indices completed.
     fn block(&mut self) -> Vec<usize> {
+        let got = self.proc_nulls(usize::MAX);
+        if !got.is_empty() {
+            return got;
+        }
         let idx = self.pending();
         let mut reals: Vec<MPI_Request> = idx.iter().map(|i| self.reals[*i]).collect();
         reals.push(news::wake_request());
@@ -367,6 +426,9 @@ impl Batch {
 
     /// Like [`Batch::block`] but completes at most one request (`MPI_Waitany`).
     fn block_one(&mut self) -> Option<usize> {
+        if let Some(i) = self.proc_nulls(1).first() {
+            return Some(*i);
+        }
         let idx = self.pending();
         let mut reals: Vec<MPI_Request> = idx.iter().map(|i| self.reals[*i]).collect();
         reals.push(news::wake_request());
@@ -495,9 +557,7 @@ pub fn waitany(count: c_int, reqs: *mut Sim_FT_MPI_Request, index: *mut c_int, s
         return Ok(());
     };
     unsafe { *index = i as c_int };
-    if user_status(status) {
-        unsafe { *status = b.statuses[i] };
-    }
+    copy_status(status, &b.statuses[i]);
     request::fail_on(b.states[i].as_ref(), b.codes[i])
 }
 
@@ -534,9 +594,7 @@ pub fn testany(
         *index = got.map_or(undefined(), |i| i as c_int);
     }
     let Some(i) = got else { return Ok(()) };
-    if user_status(status) {
-        unsafe { *status = b.statuses[i] };
-    }
+    copy_status(status, &b.statuses[i]);
     request::fail_on(b.states[i].as_ref(), b.codes[i])
 }
 

@@ -12,7 +12,7 @@ use crate::ffi::handles::{self, CommRef, Sim_FT_MPI_Comm};
 use crate::layer::complete::wait_one;
 use crate::layer::hooks::{self, Kind};
 use crate::layer::request::ReqState;
-use crate::layer::{comm, news, request, zombie, Real};
+use crate::layer::{comm, news, request, zombie};
 use crate::transport::{self, mpi};
 use mpi_sys::{MPI_Datatype, MPI_Request, MPI_Status};
 use std::os::raw::{c_int, c_void};
@@ -48,7 +48,7 @@ pub(crate) fn dead_and_drained(c: &CommRef, peer: c_int, recv: bool) -> bool {
 }
 
 fn state(c: &CommRef, peer: c_int, recv: bool) -> ReqState {
-    ReqState { real: Real(transport::request_null()), comm: Real(c.handle), kind: Kind::P2pStart, peer, recv, keep: 0 }
+    ReqState::started(c.handle, Kind::P2pStart, peer, recv)
 }
 
 /// The return code of a real start call, as an outcome on `comm`.
@@ -117,9 +117,16 @@ pub fn rsend(buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, ta
     send_with("MPI_Rsend", mpi::MPI_Irsend, buf, count, dt, dest, tag, comm)
 }
 
+/// Hands a status to a call's single `MPI_Status` argument. Its `MPI_ERROR` field
+/// is left as the program set it: calls that return one status report the error
+/// as their return code only (MPI-3.1 §3.2.5; MPICH does not touch it either).
 pub(crate) fn copy_status(out: *mut MPI_Status, st: &MPI_Status) {
     if !out.is_null() && out != transport::status_ignore() {
-        unsafe { *out = *st };
+        unsafe {
+            let error = (*out).MPI_ERROR;
+            *out = *st;
+            (*out).MPI_ERROR = error;
+        }
     }
 }
 

@@ -30,6 +30,18 @@ pub struct ReqState {
     /// A buffer the real request reads from (0: none): the corrupted copy of a
     /// send under `MPIFT_BITFLIP`, in [`KEPT`] until the real request is done.
     pub keep: u64,
+    /// A persistent request (`MPI_*_init`), and whether it is active (started and
+    /// not yet completed). Completion calls treat an inactive one like
+    /// `MPI_REQUEST_NULL` (MPI-3.1 §3.7.3), without releasing it.
+    pub persistent: bool,
+    pub active: bool,
+}
+
+impl ReqState {
+    /// A request of a blocking call or a non-persistent start: active.
+    pub fn started(comm: Sim_FT_MPI_Comm, kind: Kind, peer: c_int, recv: bool) -> ReqState {
+        ReqState { real: Real(transport::request_null()), comm: Real(comm), kind, peer, recv, keep: 0, persistent: false, active: true }
+    }
 }
 
 struct Slot {
@@ -100,7 +112,7 @@ pub fn adopt_p2p(real: MPI_Request, kind: Kind, comm: &CommRef, peer: c_int, rec
     if real == transport::request_null() {
         return std::ptr::null_mut();
     }
-    let st = ReqState { real: Real(real), comm: Real(comm.handle), kind, peer, recv, keep: 0 };
+    let st = ReqState { real: Real(real), ..ReqState::started(comm.handle, kind, peer, recv) };
     let mut t = TABLE.lock();
     let index = match t.free.pop() {
         Some(i) => i,
@@ -112,6 +124,25 @@ pub fn adopt_p2p(real: MPI_Request, kind: Kind, comm: &CommRef, peer: c_int, rec
     let slot = &mut t.slots[index];
     slot.state = Some(st);
     encode(index, slot.generation)
+}
+
+/// Updates the state behind a live handle (no-op for a stale one).
+fn update(h: Sim_FT_MPI_Request, f: impl FnOnce(&mut ReqState)) {
+    let (index, generation) = decode(h);
+    let mut t = TABLE.lock();
+    if let Some(Slot { generation: g, state: Some(st) }) = t.slots.get_mut(index) {
+        if *g == generation {
+            f(st);
+        }
+    }
+}
+
+/// A `MPI_*_init` call made `h`: persistent, inactive until `MPI_Start`.
+pub fn make_persistent(h: Sim_FT_MPI_Request) {
+    update(h, |st| {
+        st.persistent = true;
+        st.active = false;
+    });
 }
 
 /// The checked lookup behind every request argument.
@@ -149,6 +180,16 @@ pub(crate) fn settle(h: Sim_FT_MPI_Request, real: MPI_Request) -> Sim_FT_MPI_Req
         }
         h
     }
+}
+
+/// Like [`settle`], after a completion call that completed the request: a
+/// persistent one stays allocated and becomes inactive.
+pub(crate) fn settle_completed(h: Sim_FT_MPI_Request, real: MPI_Request) -> Sim_FT_MPI_Request {
+    let h = settle(h, real);
+    if !h.is_null() {
+        update(h, |st| st.active = false);
+    }
+    h
 }
 
 /// Is some outstanding request on communicator `h`?
@@ -190,6 +231,14 @@ pub(crate) fn fail_on(st: Option<&ReqState>, rc: c_int) -> Outcome {
         Some(st) => Failure::on(st.comm.0, rc),
         None => Failure::on_world(rc),
     })
+}
+
+/// A request argument of a completion call: like [`one`], but an inactive
+/// persistent request has no state (it completes at once with an empty status,
+/// as `MPI_REQUEST_NULL` does, and stays allocated).
+pub(crate) fn one_active(request: *mut Sim_FT_MPI_Request) -> Result<(Option<ReqState>, MPI_Request), Failure> {
+    let (st, real) = one(request)?;
+    Ok((st.filter(|s| s.active), real))
 }
 
 /// One request argument: (state, real handle); a null handle is `MPI_REQUEST_NULL`.
@@ -255,6 +304,9 @@ pub fn start(request: *mut Sim_FT_MPI_Request) -> Outcome {
     count_start(&st);
     let rc = unsafe { mpi::MPI_Start(&mut real) };
     unsafe { *request = settle(*request, real) };
+    if rc == 0 {
+        update(unsafe { *request }, |st| st.active = true);
+    }
     fail_on(Some(&st), rc)
 }
 

@@ -86,6 +86,57 @@ void p2p(MPI_Comm comm)
     CHECK(detached == bsend_buf && n == bufsize, "Buffer_detach");
     free(bsend_buf);
 
+    /* An inactive persistent request completes at once with an empty status and
+     * stays allocated (MPI-3.1 §3.7.3); a started one to MPI_PROC_NULL completes
+     * at once, through every completion call. */
+    MPI_Recv_init(&got, 1, MPI_INT, left, 14, comm, &pr[0]);
+    st.MPI_SOURCE = st.MPI_TAG = 12345;
+    flag = 0;
+    MPI_Test(&pr[0], &flag, &st);
+    CHECK(flag && st.MPI_SOURCE == MPI_ANY_SOURCE && st.MPI_TAG == MPI_ANY_TAG && pr[0] != MPI_REQUEST_NULL,
+          "Test of an inactive persistent request");
+    st.MPI_TAG = 12345;
+    MPI_Wait(&pr[0], &st);
+    CHECK(st.MPI_TAG == MPI_ANY_TAG && pr[0] != MPI_REQUEST_NULL, "Wait of an inactive persistent request");
+    n = 0;
+    MPI_Waitany(1, pr, &n, &st);
+    CHECK(n == MPI_UNDEFINED, "Waitany over inactive persistent requests");
+    MPI_Waitsome(1, pr, &n, &i, sts);
+    CHECK(n == MPI_UNDEFINED && pr[0] != MPI_REQUEST_NULL, "Waitsome over inactive persistent requests");
+    MPI_Request_free(&pr[0]);
+    MPI_Send_init(&v, 1, MPI_INT, MPI_PROC_NULL, 14, comm, &pr[0]);
+    MPI_Recv_init(&got, 1, MPI_INT, MPI_PROC_NULL, 14, comm, &pr[1]);
+    for (i = 0; i < 3; i++) {
+        MPI_Startall(2, pr);
+        st.MPI_SOURCE = 12345;
+        if (i == 0) {
+            MPI_Wait(&pr[0], MPI_STATUS_IGNORE);
+            MPI_Wait(&pr[1], &st);
+        } else if (i == 1) {
+            MPI_Waitall(2, pr, sts);
+            st = sts[1];
+        } else {
+            MPI_Waitany(1, &pr[1], &n, &st);
+            MPI_Waitany(1, &pr[0], &n, MPI_STATUS_IGNORE);
+        }
+        /* MPICH 4.0 gives the empty status (source MPI_ANY_SOURCE), Open MPI MPI_PROC_NULL. */
+        CHECK((st.MPI_SOURCE == MPI_PROC_NULL || st.MPI_SOURCE == MPI_ANY_SOURCE) && pr[0] != MPI_REQUEST_NULL &&
+                  pr[1] != MPI_REQUEST_NULL,
+              "persistent requests to MPI_PROC_NULL");
+    }
+    MPI_Request_free(&pr[0]);
+    MPI_Request_free(&pr[1]);
+#ifdef MPIFT_VERSION
+    /* A call that returns one status reports errors as its return code and leaves
+     * status.MPI_ERROR as the program set it (as MPICH does; MPI-3.1 §3.2.5). */
+    st.MPI_ERROR = MPI_ERR_DIMS;
+    MPI_Isend(&v, 1, MPI_INT, right, 15, comm, &r[0]);
+    MPI_Recv(&got, 1, MPI_INT, left, 15, comm, &st);
+    CHECK(st.MPI_ERROR == MPI_ERR_DIMS, "Recv leaves status.MPI_ERROR alone");
+    MPI_Wait(&r[0], &st);
+    CHECK(st.MPI_ERROR == MPI_ERR_DIMS, "Wait leaves status.MPI_ERROR alone");
+#endif
+
     v = rank;
     MPI_Sendrecv(&v, 1, MPI_INT, right, 9, &got, 1, MPI_INT, left, 9, comm, &st);
     CHECK(got == left && st.MPI_SOURCE == left, "Sendrecv");
