@@ -19,6 +19,7 @@ fn main() {
     for p in [
         "build/codegen.rs",
         "src/ffi/mpi_functions.tbl",
+        "src/ffi/mpi4_not_covered.tbl",
         "src/ffi",
         "cbindgen.toml",
         "cpp",
@@ -45,7 +46,9 @@ fn main() {
     let funcs = codegen::parse_table(&table).unwrap_or_else(|e| panic!("{e}"));
     let wrappers = out.join("wrappers.rs");
     fs::write(&wrappers, codegen::rust_wrappers(&funcs)).unwrap();
-    write_if_changed(&root.join("include/MPI-FT_redefine.h"), &codegen::redefine_header(&funcs));
+    let mpi4 = fs::read_to_string(root.join("src/ffi/mpi4_not_covered.tbl")).unwrap();
+    let not_covered = codegen::parse_not_covered(&mpi4).unwrap_or_else(|e| panic!("{e}"));
+    write_if_changed(&root.join("include/MPI-FT_redefine.h"), &codegen::redefine_header(&funcs, &not_covered));
 
     // 3. MPI-FT.h from the exported Rust items (hand-written ones and the wrappers).
     let config = cbindgen::Config::from_file(root.join("cbindgen.toml")).unwrap();

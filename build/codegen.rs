@@ -470,7 +470,32 @@ const CALLBACK_NAMES: [(&str, &str); 13] = [
 ];
 
 /// `include/MPI-FT_redefine.h`.
-pub fn redefine_header(funcs: &[Function]) -> String {
+/// `src/ffi/mpi4_not_covered.tbl`: groups of MPI-4.0 names, each with its reason.
+pub fn parse_not_covered(text: &str) -> Result<Vec<(String, Vec<String>)>, String> {
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some(reason) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            groups.push((reason.to_string(), Vec::new()));
+            continue;
+        }
+        let Some((_, names)) = groups.last_mut() else {
+            return Err(format!("mpi4_not_covered.tbl:{}: a name before the first [reason]", n + 1));
+        };
+        for name in line.split_whitespace() {
+            if !name.starts_with("MPI_") || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                return Err(format!("mpi4_not_covered.tbl:{}: `{name}` is not an MPI function name", n + 1));
+            }
+            names.push(name.to_string());
+        }
+    }
+    Ok(groups)
+}
+
+pub fn redefine_header(funcs: &[Function], not_covered: &[(String, Vec<String>)]) -> String {
     let mut s = String::new();
     s.push_str(
         "/* MPI-FT_redefine.h: redirects the MPI names a program uses to MPIFT.\n\
@@ -528,6 +553,29 @@ pub fn redefine_header(funcs: &[Function]) -> String {
         for public in std::iter::once(&f.name).chain(f.aliases.iter()) {
             let _ = writeln!(s, "#undef {public}\n#define {public} Sim_FT_{}", f.name);
             let _ = writeln!(s, "#undef P{public}\n#define P{public} Sim_FT_{}", f.name);
+        }
+    }
+    s.push_str(
+        "\n/* The MPI version a program sees is the one MPIFT covers: 3.1 (plus ULFM), so a\n\
+         \x20* program that tests MPI_VERSION takes its MPI-3.1 path (MPI_Get_version agrees). */\n\
+         #if MPI_VERSION > 3 || (MPI_VERSION == 3 && MPI_SUBVERSION > 1)\n\
+         #undef MPI_VERSION\n#define MPI_VERSION 3\n#undef MPI_SUBVERSION\n#define MPI_SUBVERSION 1\n\
+         #endif\n",
+    );
+    s.push_str(
+        "\n/* MPI-4.0 functions that take MPI_Comm or MPI_Request (src/ffi/mpi4_not_covered.tbl):\n\
+         \x20* outside MPIFT's scope. A call would hand MPIFT's handles to the real MPI, so it\n\
+         \x20* is a compile error instead, one that names the function (C and C++). */\n",
+    );
+    for (reason, names) in not_covered {
+        let _ = writeln!(s, "/* {reason} */");
+        for name in names {
+            for public in [name.clone(), format!("P{name}")] {
+                let _ = writeln!(
+                    s,
+                    "#undef {public}\n#define {public}(...) (sizeof(struct MPIFT_error_{public}_is_MPI_4_and_not_covered_by_MPIFT))"
+                );
+            }
         }
     }
     s.push_str("\n#endif /* MPIFT_MPI_FT_REDEFINE_H */\n");

@@ -326,6 +326,11 @@ int Sim_FT_MPI_Finalize(void);
 int Sim_FT_MPI_Finalized(int *flag);
 
 /*
+ Redirected `MPI_Get_version`: implemented by MPIFT.
+ */
+int Sim_FT_MPI_Get_version(int *version, int *subversion);
+
+/*
  Redirected `MPI_Abort`: local operation (no communication; allowed on a revoked communicator).
  */
 int Sim_FT_MPI_Abort(Sim_FT_MPI_Comm comm, int errorcode);

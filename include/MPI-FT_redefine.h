@@ -101,6 +101,10 @@
 #define MPI_Finalized Sim_FT_MPI_Finalized
 #undef PMPI_Finalized
 #define PMPI_Finalized Sim_FT_MPI_Finalized
+#undef MPI_Get_version
+#define MPI_Get_version Sim_FT_MPI_Get_version
+#undef PMPI_Get_version
+#define PMPI_Get_version Sim_FT_MPI_Get_version
 #undef MPI_Abort
 #define MPI_Abort Sim_FT_MPI_Abort
 #undef PMPI_Abort
@@ -881,5 +885,567 @@
 #define MPI_Comm_ack_failed Sim_FT_MPIX_Comm_ack_failed
 #undef PMPI_Comm_ack_failed
 #define PMPI_Comm_ack_failed Sim_FT_MPIX_Comm_ack_failed
+
+/* The MPI version a program sees is the one MPIFT covers: 3.1 (plus ULFM), so a
+ * program that tests MPI_VERSION takes its MPI-3.1 path (MPI_Get_version agrees). */
+#if MPI_VERSION > 3 || (MPI_VERSION == 3 && MPI_SUBVERSION > 1)
+#undef MPI_VERSION
+#define MPI_VERSION 3
+#undef MPI_SUBVERSION
+#define MPI_SUBVERSION 1
+#endif
+
+/* MPI-4.0 functions that take MPI_Comm or MPI_Request (src/ffi/mpi4_not_covered.tbl):
+ * outside MPIFT's scope. A call would hand MPIFT's handles to the real MPI, so it
+ * is a compile error instead, one that names the function (C and C++). */
+/* MPI-4.0 persistent collective */
+#undef MPI_Allgather_init
+#define MPI_Allgather_init(...) (sizeof(struct MPIFT_error_MPI_Allgather_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Allgather_init
+#define PMPI_Allgather_init(...) (sizeof(struct MPIFT_error_PMPI_Allgather_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Allgatherv_init
+#define MPI_Allgatherv_init(...) (sizeof(struct MPIFT_error_MPI_Allgatherv_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Allgatherv_init
+#define PMPI_Allgatherv_init(...) (sizeof(struct MPIFT_error_PMPI_Allgatherv_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Allreduce_init
+#define MPI_Allreduce_init(...) (sizeof(struct MPIFT_error_MPI_Allreduce_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Allreduce_init
+#define PMPI_Allreduce_init(...) (sizeof(struct MPIFT_error_PMPI_Allreduce_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Alltoall_init
+#define MPI_Alltoall_init(...) (sizeof(struct MPIFT_error_MPI_Alltoall_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Alltoall_init
+#define PMPI_Alltoall_init(...) (sizeof(struct MPIFT_error_PMPI_Alltoall_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Alltoallv_init
+#define MPI_Alltoallv_init(...) (sizeof(struct MPIFT_error_MPI_Alltoallv_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Alltoallv_init
+#define PMPI_Alltoallv_init(...) (sizeof(struct MPIFT_error_PMPI_Alltoallv_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Alltoallw_init
+#define MPI_Alltoallw_init(...) (sizeof(struct MPIFT_error_MPI_Alltoallw_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Alltoallw_init
+#define PMPI_Alltoallw_init(...) (sizeof(struct MPIFT_error_PMPI_Alltoallw_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Barrier_init
+#define MPI_Barrier_init(...) (sizeof(struct MPIFT_error_MPI_Barrier_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Barrier_init
+#define PMPI_Barrier_init(...) (sizeof(struct MPIFT_error_PMPI_Barrier_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Bcast_init
+#define MPI_Bcast_init(...) (sizeof(struct MPIFT_error_MPI_Bcast_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Bcast_init
+#define PMPI_Bcast_init(...) (sizeof(struct MPIFT_error_PMPI_Bcast_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Exscan_init
+#define MPI_Exscan_init(...) (sizeof(struct MPIFT_error_MPI_Exscan_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Exscan_init
+#define PMPI_Exscan_init(...) (sizeof(struct MPIFT_error_PMPI_Exscan_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Gather_init
+#define MPI_Gather_init(...) (sizeof(struct MPIFT_error_MPI_Gather_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Gather_init
+#define PMPI_Gather_init(...) (sizeof(struct MPIFT_error_PMPI_Gather_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Gatherv_init
+#define MPI_Gatherv_init(...) (sizeof(struct MPIFT_error_MPI_Gatherv_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Gatherv_init
+#define PMPI_Gatherv_init(...) (sizeof(struct MPIFT_error_PMPI_Gatherv_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Neighbor_allgather_init
+#define MPI_Neighbor_allgather_init(...) (sizeof(struct MPIFT_error_MPI_Neighbor_allgather_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Neighbor_allgather_init
+#define PMPI_Neighbor_allgather_init(...) (sizeof(struct MPIFT_error_PMPI_Neighbor_allgather_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Neighbor_allgatherv_init
+#define MPI_Neighbor_allgatherv_init(...) (sizeof(struct MPIFT_error_MPI_Neighbor_allgatherv_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Neighbor_allgatherv_init
+#define PMPI_Neighbor_allgatherv_init(...) (sizeof(struct MPIFT_error_PMPI_Neighbor_allgatherv_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Neighbor_alltoall_init
+#define MPI_Neighbor_alltoall_init(...) (sizeof(struct MPIFT_error_MPI_Neighbor_alltoall_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Neighbor_alltoall_init
+#define PMPI_Neighbor_alltoall_init(...) (sizeof(struct MPIFT_error_PMPI_Neighbor_alltoall_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Neighbor_alltoallv_init
+#define MPI_Neighbor_alltoallv_init(...) (sizeof(struct MPIFT_error_MPI_Neighbor_alltoallv_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Neighbor_alltoallv_init
+#define PMPI_Neighbor_alltoallv_init(...) (sizeof(struct MPIFT_error_PMPI_Neighbor_alltoallv_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Neighbor_alltoallw_init
+#define MPI_Neighbor_alltoallw_init(...) (sizeof(struct MPIFT_error_MPI_Neighbor_alltoallw_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Neighbor_alltoallw_init
+#define PMPI_Neighbor_alltoallw_init(...) (sizeof(struct MPIFT_error_PMPI_Neighbor_alltoallw_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Reduce_init
+#define MPI_Reduce_init(...) (sizeof(struct MPIFT_error_MPI_Reduce_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Reduce_init
+#define PMPI_Reduce_init(...) (sizeof(struct MPIFT_error_PMPI_Reduce_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Reduce_scatter_block_init
+#define MPI_Reduce_scatter_block_init(...) (sizeof(struct MPIFT_error_MPI_Reduce_scatter_block_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Reduce_scatter_block_init
+#define PMPI_Reduce_scatter_block_init(...) (sizeof(struct MPIFT_error_PMPI_Reduce_scatter_block_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Reduce_scatter_init
+#define MPI_Reduce_scatter_init(...) (sizeof(struct MPIFT_error_MPI_Reduce_scatter_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Reduce_scatter_init
+#define PMPI_Reduce_scatter_init(...) (sizeof(struct MPIFT_error_PMPI_Reduce_scatter_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Scan_init
+#define MPI_Scan_init(...) (sizeof(struct MPIFT_error_MPI_Scan_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Scan_init
+#define PMPI_Scan_init(...) (sizeof(struct MPIFT_error_PMPI_Scan_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Scatter_init
+#define MPI_Scatter_init(...) (sizeof(struct MPIFT_error_MPI_Scatter_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Scatter_init
+#define PMPI_Scatter_init(...) (sizeof(struct MPIFT_error_PMPI_Scatter_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Scatterv_init
+#define MPI_Scatterv_init(...) (sizeof(struct MPIFT_error_MPI_Scatterv_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Scatterv_init
+#define PMPI_Scatterv_init(...) (sizeof(struct MPIFT_error_PMPI_Scatterv_init_is_MPI_4_and_not_covered_by_MPIFT))
+/* MPI-4.0 partitioned point-to-point */
+#undef MPI_Parrived
+#define MPI_Parrived(...) (sizeof(struct MPIFT_error_MPI_Parrived_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Parrived
+#define PMPI_Parrived(...) (sizeof(struct MPIFT_error_PMPI_Parrived_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Pready
+#define MPI_Pready(...) (sizeof(struct MPIFT_error_MPI_Pready_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Pready
+#define PMPI_Pready(...) (sizeof(struct MPIFT_error_PMPI_Pready_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Pready_list
+#define MPI_Pready_list(...) (sizeof(struct MPIFT_error_MPI_Pready_list_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Pready_list
+#define PMPI_Pready_list(...) (sizeof(struct MPIFT_error_PMPI_Pready_list_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Pready_range
+#define MPI_Pready_range(...) (sizeof(struct MPIFT_error_MPI_Pready_range_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Pready_range
+#define PMPI_Pready_range(...) (sizeof(struct MPIFT_error_PMPI_Pready_range_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Precv_init
+#define MPI_Precv_init(...) (sizeof(struct MPIFT_error_MPI_Precv_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Precv_init
+#define PMPI_Precv_init(...) (sizeof(struct MPIFT_error_PMPI_Precv_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Psend_init
+#define MPI_Psend_init(...) (sizeof(struct MPIFT_error_MPI_Psend_init_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Psend_init
+#define PMPI_Psend_init(...) (sizeof(struct MPIFT_error_PMPI_Psend_init_is_MPI_4_and_not_covered_by_MPIFT))
+/* MPI-4.0 non-blocking send-receive */
+#undef MPI_Isendrecv
+#define MPI_Isendrecv(...) (sizeof(struct MPIFT_error_MPI_Isendrecv_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Isendrecv
+#define PMPI_Isendrecv(...) (sizeof(struct MPIFT_error_PMPI_Isendrecv_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Isendrecv_replace
+#define MPI_Isendrecv_replace(...) (sizeof(struct MPIFT_error_MPI_Isendrecv_replace_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Isendrecv_replace
+#define PMPI_Isendrecv_replace(...) (sizeof(struct MPIFT_error_PMPI_Isendrecv_replace_is_MPI_4_and_not_covered_by_MPIFT))
+/* MPI-4.0 communicator constructor */
+#undef MPI_Comm_create_from_group
+#define MPI_Comm_create_from_group(...) (sizeof(struct MPIFT_error_MPI_Comm_create_from_group_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Comm_create_from_group
+#define PMPI_Comm_create_from_group(...) (sizeof(struct MPIFT_error_PMPI_Comm_create_from_group_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Comm_idup_with_info
+#define MPI_Comm_idup_with_info(...) (sizeof(struct MPIFT_error_MPI_Comm_idup_with_info_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Comm_idup_with_info
+#define PMPI_Comm_idup_with_info(...) (sizeof(struct MPIFT_error_PMPI_Comm_idup_with_info_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Intercomm_create_from_groups
+#define MPI_Intercomm_create_from_groups(...) (sizeof(struct MPIFT_error_MPI_Intercomm_create_from_groups_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Intercomm_create_from_groups
+#define PMPI_Intercomm_create_from_groups(...) (sizeof(struct MPIFT_error_PMPI_Intercomm_create_from_groups_is_MPI_4_and_not_covered_by_MPIFT))
+/* MPI-4.0 large-count (MPI_Count) variant */
+#undef MPI_Allgather_c
+#define MPI_Allgather_c(...) (sizeof(struct MPIFT_error_MPI_Allgather_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Allgather_c
+#define PMPI_Allgather_c(...) (sizeof(struct MPIFT_error_PMPI_Allgather_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Allgather_init_c
+#define MPI_Allgather_init_c(...) (sizeof(struct MPIFT_error_MPI_Allgather_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Allgather_init_c
+#define PMPI_Allgather_init_c(...) (sizeof(struct MPIFT_error_PMPI_Allgather_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Allgatherv_c
+#define MPI_Allgatherv_c(...) (sizeof(struct MPIFT_error_MPI_Allgatherv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Allgatherv_c
+#define PMPI_Allgatherv_c(...) (sizeof(struct MPIFT_error_PMPI_Allgatherv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Allgatherv_init_c
+#define MPI_Allgatherv_init_c(...) (sizeof(struct MPIFT_error_MPI_Allgatherv_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Allgatherv_init_c
+#define PMPI_Allgatherv_init_c(...) (sizeof(struct MPIFT_error_PMPI_Allgatherv_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Allreduce_c
+#define MPI_Allreduce_c(...) (sizeof(struct MPIFT_error_MPI_Allreduce_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Allreduce_c
+#define PMPI_Allreduce_c(...) (sizeof(struct MPIFT_error_PMPI_Allreduce_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Allreduce_init_c
+#define MPI_Allreduce_init_c(...) (sizeof(struct MPIFT_error_MPI_Allreduce_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Allreduce_init_c
+#define PMPI_Allreduce_init_c(...) (sizeof(struct MPIFT_error_PMPI_Allreduce_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Alltoall_c
+#define MPI_Alltoall_c(...) (sizeof(struct MPIFT_error_MPI_Alltoall_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Alltoall_c
+#define PMPI_Alltoall_c(...) (sizeof(struct MPIFT_error_PMPI_Alltoall_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Alltoall_init_c
+#define MPI_Alltoall_init_c(...) (sizeof(struct MPIFT_error_MPI_Alltoall_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Alltoall_init_c
+#define PMPI_Alltoall_init_c(...) (sizeof(struct MPIFT_error_PMPI_Alltoall_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Alltoallv_c
+#define MPI_Alltoallv_c(...) (sizeof(struct MPIFT_error_MPI_Alltoallv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Alltoallv_c
+#define PMPI_Alltoallv_c(...) (sizeof(struct MPIFT_error_PMPI_Alltoallv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Alltoallv_init_c
+#define MPI_Alltoallv_init_c(...) (sizeof(struct MPIFT_error_MPI_Alltoallv_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Alltoallv_init_c
+#define PMPI_Alltoallv_init_c(...) (sizeof(struct MPIFT_error_PMPI_Alltoallv_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Alltoallw_c
+#define MPI_Alltoallw_c(...) (sizeof(struct MPIFT_error_MPI_Alltoallw_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Alltoallw_c
+#define PMPI_Alltoallw_c(...) (sizeof(struct MPIFT_error_PMPI_Alltoallw_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Alltoallw_init_c
+#define MPI_Alltoallw_init_c(...) (sizeof(struct MPIFT_error_MPI_Alltoallw_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Alltoallw_init_c
+#define PMPI_Alltoallw_init_c(...) (sizeof(struct MPIFT_error_PMPI_Alltoallw_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Bcast_c
+#define MPI_Bcast_c(...) (sizeof(struct MPIFT_error_MPI_Bcast_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Bcast_c
+#define PMPI_Bcast_c(...) (sizeof(struct MPIFT_error_PMPI_Bcast_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Bcast_init_c
+#define MPI_Bcast_init_c(...) (sizeof(struct MPIFT_error_MPI_Bcast_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Bcast_init_c
+#define PMPI_Bcast_init_c(...) (sizeof(struct MPIFT_error_PMPI_Bcast_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Bsend_c
+#define MPI_Bsend_c(...) (sizeof(struct MPIFT_error_MPI_Bsend_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Bsend_c
+#define PMPI_Bsend_c(...) (sizeof(struct MPIFT_error_PMPI_Bsend_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Bsend_init_c
+#define MPI_Bsend_init_c(...) (sizeof(struct MPIFT_error_MPI_Bsend_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Bsend_init_c
+#define PMPI_Bsend_init_c(...) (sizeof(struct MPIFT_error_PMPI_Bsend_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Exscan_c
+#define MPI_Exscan_c(...) (sizeof(struct MPIFT_error_MPI_Exscan_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Exscan_c
+#define PMPI_Exscan_c(...) (sizeof(struct MPIFT_error_PMPI_Exscan_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Exscan_init_c
+#define MPI_Exscan_init_c(...) (sizeof(struct MPIFT_error_MPI_Exscan_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Exscan_init_c
+#define PMPI_Exscan_init_c(...) (sizeof(struct MPIFT_error_PMPI_Exscan_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_File_iread_all_c
+#define MPI_File_iread_all_c(...) (sizeof(struct MPIFT_error_MPI_File_iread_all_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_File_iread_all_c
+#define PMPI_File_iread_all_c(...) (sizeof(struct MPIFT_error_PMPI_File_iread_all_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_File_iread_at_all_c
+#define MPI_File_iread_at_all_c(...) (sizeof(struct MPIFT_error_MPI_File_iread_at_all_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_File_iread_at_all_c
+#define PMPI_File_iread_at_all_c(...) (sizeof(struct MPIFT_error_PMPI_File_iread_at_all_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_File_iread_at_c
+#define MPI_File_iread_at_c(...) (sizeof(struct MPIFT_error_MPI_File_iread_at_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_File_iread_at_c
+#define PMPI_File_iread_at_c(...) (sizeof(struct MPIFT_error_PMPI_File_iread_at_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_File_iread_c
+#define MPI_File_iread_c(...) (sizeof(struct MPIFT_error_MPI_File_iread_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_File_iread_c
+#define PMPI_File_iread_c(...) (sizeof(struct MPIFT_error_PMPI_File_iread_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_File_iread_shared_c
+#define MPI_File_iread_shared_c(...) (sizeof(struct MPIFT_error_MPI_File_iread_shared_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_File_iread_shared_c
+#define PMPI_File_iread_shared_c(...) (sizeof(struct MPIFT_error_PMPI_File_iread_shared_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_File_iwrite_all_c
+#define MPI_File_iwrite_all_c(...) (sizeof(struct MPIFT_error_MPI_File_iwrite_all_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_File_iwrite_all_c
+#define PMPI_File_iwrite_all_c(...) (sizeof(struct MPIFT_error_PMPI_File_iwrite_all_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_File_iwrite_at_all_c
+#define MPI_File_iwrite_at_all_c(...) (sizeof(struct MPIFT_error_MPI_File_iwrite_at_all_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_File_iwrite_at_all_c
+#define PMPI_File_iwrite_at_all_c(...) (sizeof(struct MPIFT_error_PMPI_File_iwrite_at_all_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_File_iwrite_at_c
+#define MPI_File_iwrite_at_c(...) (sizeof(struct MPIFT_error_MPI_File_iwrite_at_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_File_iwrite_at_c
+#define PMPI_File_iwrite_at_c(...) (sizeof(struct MPIFT_error_PMPI_File_iwrite_at_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_File_iwrite_c
+#define MPI_File_iwrite_c(...) (sizeof(struct MPIFT_error_MPI_File_iwrite_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_File_iwrite_c
+#define PMPI_File_iwrite_c(...) (sizeof(struct MPIFT_error_PMPI_File_iwrite_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_File_iwrite_shared_c
+#define MPI_File_iwrite_shared_c(...) (sizeof(struct MPIFT_error_MPI_File_iwrite_shared_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_File_iwrite_shared_c
+#define PMPI_File_iwrite_shared_c(...) (sizeof(struct MPIFT_error_PMPI_File_iwrite_shared_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Gather_c
+#define MPI_Gather_c(...) (sizeof(struct MPIFT_error_MPI_Gather_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Gather_c
+#define PMPI_Gather_c(...) (sizeof(struct MPIFT_error_PMPI_Gather_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Gather_init_c
+#define MPI_Gather_init_c(...) (sizeof(struct MPIFT_error_MPI_Gather_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Gather_init_c
+#define PMPI_Gather_init_c(...) (sizeof(struct MPIFT_error_PMPI_Gather_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Gatherv_c
+#define MPI_Gatherv_c(...) (sizeof(struct MPIFT_error_MPI_Gatherv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Gatherv_c
+#define PMPI_Gatherv_c(...) (sizeof(struct MPIFT_error_PMPI_Gatherv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Gatherv_init_c
+#define MPI_Gatherv_init_c(...) (sizeof(struct MPIFT_error_MPI_Gatherv_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Gatherv_init_c
+#define PMPI_Gatherv_init_c(...) (sizeof(struct MPIFT_error_PMPI_Gatherv_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Iallgather_c
+#define MPI_Iallgather_c(...) (sizeof(struct MPIFT_error_MPI_Iallgather_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Iallgather_c
+#define PMPI_Iallgather_c(...) (sizeof(struct MPIFT_error_PMPI_Iallgather_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Iallgatherv_c
+#define MPI_Iallgatherv_c(...) (sizeof(struct MPIFT_error_MPI_Iallgatherv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Iallgatherv_c
+#define PMPI_Iallgatherv_c(...) (sizeof(struct MPIFT_error_PMPI_Iallgatherv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Iallreduce_c
+#define MPI_Iallreduce_c(...) (sizeof(struct MPIFT_error_MPI_Iallreduce_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Iallreduce_c
+#define PMPI_Iallreduce_c(...) (sizeof(struct MPIFT_error_PMPI_Iallreduce_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Ialltoall_c
+#define MPI_Ialltoall_c(...) (sizeof(struct MPIFT_error_MPI_Ialltoall_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Ialltoall_c
+#define PMPI_Ialltoall_c(...) (sizeof(struct MPIFT_error_PMPI_Ialltoall_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Ialltoallv_c
+#define MPI_Ialltoallv_c(...) (sizeof(struct MPIFT_error_MPI_Ialltoallv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Ialltoallv_c
+#define PMPI_Ialltoallv_c(...) (sizeof(struct MPIFT_error_PMPI_Ialltoallv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Ialltoallw_c
+#define MPI_Ialltoallw_c(...) (sizeof(struct MPIFT_error_MPI_Ialltoallw_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Ialltoallw_c
+#define PMPI_Ialltoallw_c(...) (sizeof(struct MPIFT_error_PMPI_Ialltoallw_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Ibcast_c
+#define MPI_Ibcast_c(...) (sizeof(struct MPIFT_error_MPI_Ibcast_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Ibcast_c
+#define PMPI_Ibcast_c(...) (sizeof(struct MPIFT_error_PMPI_Ibcast_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Ibsend_c
+#define MPI_Ibsend_c(...) (sizeof(struct MPIFT_error_MPI_Ibsend_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Ibsend_c
+#define PMPI_Ibsend_c(...) (sizeof(struct MPIFT_error_PMPI_Ibsend_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Iexscan_c
+#define MPI_Iexscan_c(...) (sizeof(struct MPIFT_error_MPI_Iexscan_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Iexscan_c
+#define PMPI_Iexscan_c(...) (sizeof(struct MPIFT_error_PMPI_Iexscan_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Igather_c
+#define MPI_Igather_c(...) (sizeof(struct MPIFT_error_MPI_Igather_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Igather_c
+#define PMPI_Igather_c(...) (sizeof(struct MPIFT_error_PMPI_Igather_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Igatherv_c
+#define MPI_Igatherv_c(...) (sizeof(struct MPIFT_error_MPI_Igatherv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Igatherv_c
+#define PMPI_Igatherv_c(...) (sizeof(struct MPIFT_error_PMPI_Igatherv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Imrecv_c
+#define MPI_Imrecv_c(...) (sizeof(struct MPIFT_error_MPI_Imrecv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Imrecv_c
+#define PMPI_Imrecv_c(...) (sizeof(struct MPIFT_error_PMPI_Imrecv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Ineighbor_allgather_c
+#define MPI_Ineighbor_allgather_c(...) (sizeof(struct MPIFT_error_MPI_Ineighbor_allgather_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Ineighbor_allgather_c
+#define PMPI_Ineighbor_allgather_c(...) (sizeof(struct MPIFT_error_PMPI_Ineighbor_allgather_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Ineighbor_allgatherv_c
+#define MPI_Ineighbor_allgatherv_c(...) (sizeof(struct MPIFT_error_MPI_Ineighbor_allgatherv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Ineighbor_allgatherv_c
+#define PMPI_Ineighbor_allgatherv_c(...) (sizeof(struct MPIFT_error_PMPI_Ineighbor_allgatherv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Ineighbor_alltoall_c
+#define MPI_Ineighbor_alltoall_c(...) (sizeof(struct MPIFT_error_MPI_Ineighbor_alltoall_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Ineighbor_alltoall_c
+#define PMPI_Ineighbor_alltoall_c(...) (sizeof(struct MPIFT_error_PMPI_Ineighbor_alltoall_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Ineighbor_alltoallv_c
+#define MPI_Ineighbor_alltoallv_c(...) (sizeof(struct MPIFT_error_MPI_Ineighbor_alltoallv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Ineighbor_alltoallv_c
+#define PMPI_Ineighbor_alltoallv_c(...) (sizeof(struct MPIFT_error_PMPI_Ineighbor_alltoallv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Ineighbor_alltoallw_c
+#define MPI_Ineighbor_alltoallw_c(...) (sizeof(struct MPIFT_error_MPI_Ineighbor_alltoallw_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Ineighbor_alltoallw_c
+#define PMPI_Ineighbor_alltoallw_c(...) (sizeof(struct MPIFT_error_PMPI_Ineighbor_alltoallw_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Irecv_c
+#define MPI_Irecv_c(...) (sizeof(struct MPIFT_error_MPI_Irecv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Irecv_c
+#define PMPI_Irecv_c(...) (sizeof(struct MPIFT_error_PMPI_Irecv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Ireduce_c
+#define MPI_Ireduce_c(...) (sizeof(struct MPIFT_error_MPI_Ireduce_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Ireduce_c
+#define PMPI_Ireduce_c(...) (sizeof(struct MPIFT_error_PMPI_Ireduce_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Ireduce_scatter_block_c
+#define MPI_Ireduce_scatter_block_c(...) (sizeof(struct MPIFT_error_MPI_Ireduce_scatter_block_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Ireduce_scatter_block_c
+#define PMPI_Ireduce_scatter_block_c(...) (sizeof(struct MPIFT_error_PMPI_Ireduce_scatter_block_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Ireduce_scatter_c
+#define MPI_Ireduce_scatter_c(...) (sizeof(struct MPIFT_error_MPI_Ireduce_scatter_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Ireduce_scatter_c
+#define PMPI_Ireduce_scatter_c(...) (sizeof(struct MPIFT_error_PMPI_Ireduce_scatter_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Irsend_c
+#define MPI_Irsend_c(...) (sizeof(struct MPIFT_error_MPI_Irsend_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Irsend_c
+#define PMPI_Irsend_c(...) (sizeof(struct MPIFT_error_PMPI_Irsend_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Iscan_c
+#define MPI_Iscan_c(...) (sizeof(struct MPIFT_error_MPI_Iscan_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Iscan_c
+#define PMPI_Iscan_c(...) (sizeof(struct MPIFT_error_PMPI_Iscan_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Iscatter_c
+#define MPI_Iscatter_c(...) (sizeof(struct MPIFT_error_MPI_Iscatter_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Iscatter_c
+#define PMPI_Iscatter_c(...) (sizeof(struct MPIFT_error_PMPI_Iscatter_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Iscatterv_c
+#define MPI_Iscatterv_c(...) (sizeof(struct MPIFT_error_MPI_Iscatterv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Iscatterv_c
+#define PMPI_Iscatterv_c(...) (sizeof(struct MPIFT_error_PMPI_Iscatterv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Isend_c
+#define MPI_Isend_c(...) (sizeof(struct MPIFT_error_MPI_Isend_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Isend_c
+#define PMPI_Isend_c(...) (sizeof(struct MPIFT_error_PMPI_Isend_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Isendrecv_c
+#define MPI_Isendrecv_c(...) (sizeof(struct MPIFT_error_MPI_Isendrecv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Isendrecv_c
+#define PMPI_Isendrecv_c(...) (sizeof(struct MPIFT_error_PMPI_Isendrecv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Isendrecv_replace_c
+#define MPI_Isendrecv_replace_c(...) (sizeof(struct MPIFT_error_MPI_Isendrecv_replace_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Isendrecv_replace_c
+#define PMPI_Isendrecv_replace_c(...) (sizeof(struct MPIFT_error_PMPI_Isendrecv_replace_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Issend_c
+#define MPI_Issend_c(...) (sizeof(struct MPIFT_error_MPI_Issend_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Issend_c
+#define PMPI_Issend_c(...) (sizeof(struct MPIFT_error_PMPI_Issend_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Neighbor_allgather_c
+#define MPI_Neighbor_allgather_c(...) (sizeof(struct MPIFT_error_MPI_Neighbor_allgather_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Neighbor_allgather_c
+#define PMPI_Neighbor_allgather_c(...) (sizeof(struct MPIFT_error_PMPI_Neighbor_allgather_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Neighbor_allgather_init_c
+#define MPI_Neighbor_allgather_init_c(...) (sizeof(struct MPIFT_error_MPI_Neighbor_allgather_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Neighbor_allgather_init_c
+#define PMPI_Neighbor_allgather_init_c(...) (sizeof(struct MPIFT_error_PMPI_Neighbor_allgather_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Neighbor_allgatherv_c
+#define MPI_Neighbor_allgatherv_c(...) (sizeof(struct MPIFT_error_MPI_Neighbor_allgatherv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Neighbor_allgatherv_c
+#define PMPI_Neighbor_allgatherv_c(...) (sizeof(struct MPIFT_error_PMPI_Neighbor_allgatherv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Neighbor_allgatherv_init_c
+#define MPI_Neighbor_allgatherv_init_c(...) (sizeof(struct MPIFT_error_MPI_Neighbor_allgatherv_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Neighbor_allgatherv_init_c
+#define PMPI_Neighbor_allgatherv_init_c(...) (sizeof(struct MPIFT_error_PMPI_Neighbor_allgatherv_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Neighbor_alltoall_c
+#define MPI_Neighbor_alltoall_c(...) (sizeof(struct MPIFT_error_MPI_Neighbor_alltoall_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Neighbor_alltoall_c
+#define PMPI_Neighbor_alltoall_c(...) (sizeof(struct MPIFT_error_PMPI_Neighbor_alltoall_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Neighbor_alltoall_init_c
+#define MPI_Neighbor_alltoall_init_c(...) (sizeof(struct MPIFT_error_MPI_Neighbor_alltoall_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Neighbor_alltoall_init_c
+#define PMPI_Neighbor_alltoall_init_c(...) (sizeof(struct MPIFT_error_PMPI_Neighbor_alltoall_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Neighbor_alltoallv_c
+#define MPI_Neighbor_alltoallv_c(...) (sizeof(struct MPIFT_error_MPI_Neighbor_alltoallv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Neighbor_alltoallv_c
+#define PMPI_Neighbor_alltoallv_c(...) (sizeof(struct MPIFT_error_PMPI_Neighbor_alltoallv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Neighbor_alltoallv_init_c
+#define MPI_Neighbor_alltoallv_init_c(...) (sizeof(struct MPIFT_error_MPI_Neighbor_alltoallv_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Neighbor_alltoallv_init_c
+#define PMPI_Neighbor_alltoallv_init_c(...) (sizeof(struct MPIFT_error_PMPI_Neighbor_alltoallv_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Neighbor_alltoallw_c
+#define MPI_Neighbor_alltoallw_c(...) (sizeof(struct MPIFT_error_MPI_Neighbor_alltoallw_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Neighbor_alltoallw_c
+#define PMPI_Neighbor_alltoallw_c(...) (sizeof(struct MPIFT_error_PMPI_Neighbor_alltoallw_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Neighbor_alltoallw_init_c
+#define MPI_Neighbor_alltoallw_init_c(...) (sizeof(struct MPIFT_error_MPI_Neighbor_alltoallw_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Neighbor_alltoallw_init_c
+#define PMPI_Neighbor_alltoallw_init_c(...) (sizeof(struct MPIFT_error_PMPI_Neighbor_alltoallw_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Pack_c
+#define MPI_Pack_c(...) (sizeof(struct MPIFT_error_MPI_Pack_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Pack_c
+#define PMPI_Pack_c(...) (sizeof(struct MPIFT_error_PMPI_Pack_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Pack_size_c
+#define MPI_Pack_size_c(...) (sizeof(struct MPIFT_error_MPI_Pack_size_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Pack_size_c
+#define PMPI_Pack_size_c(...) (sizeof(struct MPIFT_error_PMPI_Pack_size_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Raccumulate_c
+#define MPI_Raccumulate_c(...) (sizeof(struct MPIFT_error_MPI_Raccumulate_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Raccumulate_c
+#define PMPI_Raccumulate_c(...) (sizeof(struct MPIFT_error_PMPI_Raccumulate_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Recv_c
+#define MPI_Recv_c(...) (sizeof(struct MPIFT_error_MPI_Recv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Recv_c
+#define PMPI_Recv_c(...) (sizeof(struct MPIFT_error_PMPI_Recv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Recv_init_c
+#define MPI_Recv_init_c(...) (sizeof(struct MPIFT_error_MPI_Recv_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Recv_init_c
+#define PMPI_Recv_init_c(...) (sizeof(struct MPIFT_error_PMPI_Recv_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Reduce_c
+#define MPI_Reduce_c(...) (sizeof(struct MPIFT_error_MPI_Reduce_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Reduce_c
+#define PMPI_Reduce_c(...) (sizeof(struct MPIFT_error_PMPI_Reduce_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Reduce_init_c
+#define MPI_Reduce_init_c(...) (sizeof(struct MPIFT_error_MPI_Reduce_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Reduce_init_c
+#define PMPI_Reduce_init_c(...) (sizeof(struct MPIFT_error_PMPI_Reduce_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Reduce_scatter_block_c
+#define MPI_Reduce_scatter_block_c(...) (sizeof(struct MPIFT_error_MPI_Reduce_scatter_block_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Reduce_scatter_block_c
+#define PMPI_Reduce_scatter_block_c(...) (sizeof(struct MPIFT_error_PMPI_Reduce_scatter_block_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Reduce_scatter_block_init_c
+#define MPI_Reduce_scatter_block_init_c(...) (sizeof(struct MPIFT_error_MPI_Reduce_scatter_block_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Reduce_scatter_block_init_c
+#define PMPI_Reduce_scatter_block_init_c(...) (sizeof(struct MPIFT_error_PMPI_Reduce_scatter_block_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Reduce_scatter_c
+#define MPI_Reduce_scatter_c(...) (sizeof(struct MPIFT_error_MPI_Reduce_scatter_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Reduce_scatter_c
+#define PMPI_Reduce_scatter_c(...) (sizeof(struct MPIFT_error_PMPI_Reduce_scatter_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Reduce_scatter_init_c
+#define MPI_Reduce_scatter_init_c(...) (sizeof(struct MPIFT_error_MPI_Reduce_scatter_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Reduce_scatter_init_c
+#define PMPI_Reduce_scatter_init_c(...) (sizeof(struct MPIFT_error_PMPI_Reduce_scatter_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Rget_accumulate_c
+#define MPI_Rget_accumulate_c(...) (sizeof(struct MPIFT_error_MPI_Rget_accumulate_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Rget_accumulate_c
+#define PMPI_Rget_accumulate_c(...) (sizeof(struct MPIFT_error_PMPI_Rget_accumulate_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Rget_c
+#define MPI_Rget_c(...) (sizeof(struct MPIFT_error_MPI_Rget_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Rget_c
+#define PMPI_Rget_c(...) (sizeof(struct MPIFT_error_PMPI_Rget_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Rput_c
+#define MPI_Rput_c(...) (sizeof(struct MPIFT_error_MPI_Rput_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Rput_c
+#define PMPI_Rput_c(...) (sizeof(struct MPIFT_error_PMPI_Rput_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Rsend_c
+#define MPI_Rsend_c(...) (sizeof(struct MPIFT_error_MPI_Rsend_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Rsend_c
+#define PMPI_Rsend_c(...) (sizeof(struct MPIFT_error_PMPI_Rsend_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Rsend_init_c
+#define MPI_Rsend_init_c(...) (sizeof(struct MPIFT_error_MPI_Rsend_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Rsend_init_c
+#define PMPI_Rsend_init_c(...) (sizeof(struct MPIFT_error_PMPI_Rsend_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Scan_c
+#define MPI_Scan_c(...) (sizeof(struct MPIFT_error_MPI_Scan_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Scan_c
+#define PMPI_Scan_c(...) (sizeof(struct MPIFT_error_PMPI_Scan_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Scan_init_c
+#define MPI_Scan_init_c(...) (sizeof(struct MPIFT_error_MPI_Scan_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Scan_init_c
+#define PMPI_Scan_init_c(...) (sizeof(struct MPIFT_error_PMPI_Scan_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Scatter_c
+#define MPI_Scatter_c(...) (sizeof(struct MPIFT_error_MPI_Scatter_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Scatter_c
+#define PMPI_Scatter_c(...) (sizeof(struct MPIFT_error_PMPI_Scatter_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Scatter_init_c
+#define MPI_Scatter_init_c(...) (sizeof(struct MPIFT_error_MPI_Scatter_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Scatter_init_c
+#define PMPI_Scatter_init_c(...) (sizeof(struct MPIFT_error_PMPI_Scatter_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Scatterv_c
+#define MPI_Scatterv_c(...) (sizeof(struct MPIFT_error_MPI_Scatterv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Scatterv_c
+#define PMPI_Scatterv_c(...) (sizeof(struct MPIFT_error_PMPI_Scatterv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Scatterv_init_c
+#define MPI_Scatterv_init_c(...) (sizeof(struct MPIFT_error_MPI_Scatterv_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Scatterv_init_c
+#define PMPI_Scatterv_init_c(...) (sizeof(struct MPIFT_error_PMPI_Scatterv_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Send_c
+#define MPI_Send_c(...) (sizeof(struct MPIFT_error_MPI_Send_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Send_c
+#define PMPI_Send_c(...) (sizeof(struct MPIFT_error_PMPI_Send_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Send_init_c
+#define MPI_Send_init_c(...) (sizeof(struct MPIFT_error_MPI_Send_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Send_init_c
+#define PMPI_Send_init_c(...) (sizeof(struct MPIFT_error_PMPI_Send_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Sendrecv_c
+#define MPI_Sendrecv_c(...) (sizeof(struct MPIFT_error_MPI_Sendrecv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Sendrecv_c
+#define PMPI_Sendrecv_c(...) (sizeof(struct MPIFT_error_PMPI_Sendrecv_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Sendrecv_replace_c
+#define MPI_Sendrecv_replace_c(...) (sizeof(struct MPIFT_error_MPI_Sendrecv_replace_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Sendrecv_replace_c
+#define PMPI_Sendrecv_replace_c(...) (sizeof(struct MPIFT_error_PMPI_Sendrecv_replace_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Ssend_c
+#define MPI_Ssend_c(...) (sizeof(struct MPIFT_error_MPI_Ssend_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Ssend_c
+#define PMPI_Ssend_c(...) (sizeof(struct MPIFT_error_PMPI_Ssend_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Ssend_init_c
+#define MPI_Ssend_init_c(...) (sizeof(struct MPIFT_error_MPI_Ssend_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Ssend_init_c
+#define PMPI_Ssend_init_c(...) (sizeof(struct MPIFT_error_PMPI_Ssend_init_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Unpack_c
+#define MPI_Unpack_c(...) (sizeof(struct MPIFT_error_MPI_Unpack_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Unpack_c
+#define PMPI_Unpack_c(...) (sizeof(struct MPIFT_error_PMPI_Unpack_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Win_allocate_c
+#define MPI_Win_allocate_c(...) (sizeof(struct MPIFT_error_MPI_Win_allocate_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Win_allocate_c
+#define PMPI_Win_allocate_c(...) (sizeof(struct MPIFT_error_PMPI_Win_allocate_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Win_allocate_shared_c
+#define MPI_Win_allocate_shared_c(...) (sizeof(struct MPIFT_error_MPI_Win_allocate_shared_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Win_allocate_shared_c
+#define PMPI_Win_allocate_shared_c(...) (sizeof(struct MPIFT_error_PMPI_Win_allocate_shared_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef MPI_Win_create_c
+#define MPI_Win_create_c(...) (sizeof(struct MPIFT_error_MPI_Win_create_c_is_MPI_4_and_not_covered_by_MPIFT))
+#undef PMPI_Win_create_c
+#define PMPI_Win_create_c(...) (sizeof(struct MPIFT_error_PMPI_Win_create_c_is_MPI_4_and_not_covered_by_MPIFT))
 
 #endif /* MPIFT_MPI_FT_REDEFINE_H */

@@ -101,6 +101,13 @@ for mpi in "${mpis[@]}"; do
   # the real mpi.h), and called once each by the coverage check, in C and C++.
   t "$mpi: MPI coverage of the redirect header (tests/coverage.rs)" \
     env MPICC="$MPICC" CARGO_TARGET_DIR="$tgt" cargo test --quiet --test coverage -- --nocapture
+  # MPI-4.0 functions are outside MPIFT's scope: a call with MPIFT's handles must be
+  # a compile error that names the function, in C and in C++ (plain MPI: whatever
+  # the MPI offers).
+  t "$mpi: an MPI-4.0 call does not compile with MPIFT's headers (C)" \
+    expect_fail_with "MPIFT_error_MPI_Isendrecv_is_MPI_4" $MPICC $FT -c tests/c/mpi4_call.c -o "$work/mpi4.o"
+  t "$mpi: an MPI-4.0 call does not compile with MPIFT's headers (C++)" \
+    expect_fail_with "MPIFT_error_MPI_Isendrecv_is_MPI_4" $MPICXX $FT -x c++ -c tests/c/mpi4_call.c -o "$work/mpi4.o"
   for lang in c cxx; do
     if [ $lang = c ]; then cc=$MPICC src="tests/c/coverage_check.c tests/c/coverage_more.c"
     else cc=$MPICXX src=tests/cxx/coverage_check.cpp; fi

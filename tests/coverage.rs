@@ -2,13 +2,19 @@
 //! or stores an `MPI_Comm` or an `MPI_Request` (directly, in an array, or through
 //! a callback type whose arguments are one) must be redirected by
 //! `include/MPI-FT_redefine.h`, under its `MPI_` and its `PMPI_` name, unless
-//! `tests/coverage-exclusions.txt` lists it with a reason.
+//! `tests/coverage-exclusions.txt` lists it with a reason, or it is an MPI-4.0
+//! function of `src/ffi/mpi4_not_covered.tbl`, which the redirect header turns into
+//! a compile error (checked here too).
 //!
 //! The MPI is the one `$MPICC` names (default `mpicc`): its preprocessor expands
 //! `mpi.h` (`-E`, prototypes) and lists its macros (`-dM`, for the functions an MPI
 //! defines as macros, like MPICH's `MPI_Comm_c2f`). Prints the coverage figure:
 //!
 //!     MPICC=mpicc.mpich cargo test --release --test coverage -- --nocapture
+
+#[path = "../build/codegen.rs"]
+#[allow(dead_code)]
+mod codegen;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -237,14 +243,50 @@ struct Exclusion {
 
 fn exclusions() -> Vec<Exclusion> {
     let text = fs::read_to_string(format!("{ROOT}/tests/coverage-exclusions.txt")).unwrap();
-    text.lines()
+    let mut ex: Vec<Exclusion> = text
+        .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .map(|l| {
             let (p, r) = l.split_once(char::is_whitespace).unwrap_or((l, ""));
             Exclusion { pattern: p.to_string(), reason: r.trim().to_string() }
         })
+        .collect();
+    for (reason, names) in mpi4() {
+        for n in names {
+            ex.push(Exclusion { pattern: n, reason: format!("{reason} (a compile error with MPIFT's headers)") });
+        }
+    }
+    ex
+}
+
+/// The MPI-4.0 names the redirect header blocks, by reason.
+fn mpi4() -> Vec<(String, Vec<String>)> {
+    let text = fs::read_to_string(format!("{ROOT}/src/ffi/mpi4_not_covered.tbl")).unwrap();
+    codegen::parse_not_covered(&text).unwrap()
+}
+
+/// `#define NAME(...)` lines of the redirect header that make a call a compile error.
+fn blocked() -> BTreeSet<String> {
+    let h = fs::read_to_string(format!("{ROOT}/include/MPI-FT_redefine.h")).unwrap();
+    h.lines()
+        .filter_map(|l| l.strip_prefix("#define "))
+        .filter(|l| l.contains("_not_covered_by_MPIFT))"))
+        .filter_map(|l| l.split_once("(...)"))
+        .map(|(n, _)| n.to_string())
         .collect()
+}
+
+#[test]
+fn mpi4_functions_do_not_compile_with_mpift_handles() {
+    let blocked = blocked();
+    for (_, names) in mpi4() {
+        for n in names {
+            assert!(blocked.contains(&n) && blocked.contains(&format!("P{n}")), "{n} is not blocked in MPI-FT_redefine.h");
+        }
+    }
+    let h = fs::read_to_string(format!("{ROOT}/include/MPI-FT_redefine.h")).unwrap();
+    assert!(h.contains("#define MPI_VERSION 3\n") && h.contains("#define MPI_SUBVERSION 1\n"));
 }
 
 fn glob(pattern: &str, name: &str) -> bool {
@@ -332,7 +374,7 @@ fn every_function_with_a_communicator_or_request_is_redirected() {
     println!("MPI coverage of MPIFT for {} ({}):", header.version, mpicc());
     println!("  {} functions in mpi.h take, return or store MPI_Comm or MPI_Request", plain.len());
     let n_ex = plain.len() - applicable;
-    println!("  {n_ex} excluded (tests/coverage-exclusions.txt){}", if n_ex > 0 { ":" } else { "" });
+    println!("  {n_ex} excluded (tests/coverage-exclusions.txt, src/ffi/mpi4_not_covered.tbl){}", if n_ex > 0 { ":" } else { "" });
     for (reason, n) in &by_reason {
         println!("    {n:4}  {reason}");
     }

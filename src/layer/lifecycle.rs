@@ -88,6 +88,22 @@ pub fn finalized(flag: *mut c_int) -> Outcome {
     check(unsafe { mpi::MPI_Finalized(flag) })
 }
 
+/// `MPI_Get_version`: the MPI version MPIFT covers (3.1) when the real MPI is newer,
+/// matching `MPI_VERSION`/`MPI_SUBVERSION` in include/MPI-FT_redefine.h.
+pub fn get_version(version: *mut c_int, subversion: *mut c_int) -> Outcome {
+    check(unsafe { mpi::MPI_Get_version(version, subversion) })?;
+    if !version.is_null() && !subversion.is_null() {
+        let (v, s) = unsafe { (*version, *subversion) };
+        if (v, s) > (3, 1) {
+            unsafe {
+                *version = 3;
+                *subversion = 1;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `MPI_Finalize`.
 pub fn finalize() -> Outcome {
     // MPI_COMM_SELF's attributes go first, while MPI is fully usable (§8.7.1).

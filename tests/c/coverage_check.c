@@ -522,6 +522,16 @@ int run_all(char *self_path, void (*more)(MPI_Comm))
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     CHECK(size >= 2, "needs at least 2 ranks");
+    {
+        /* The version a program sees at run time is the one its macros say (3.1
+         * under MPIFT, whatever the real MPI is). */
+        int version = 0, subversion = -1;
+        MPI_Get_version(&version, &subversion);
+        CHECK(version == MPI_VERSION && subversion == MPI_SUBVERSION, "Get_version agrees with MPI_VERSION");
+#ifdef MPIFT_VERSION
+        CHECK(version == 3 && subversion == 1, "MPIFT reports MPI 3.1");
+#endif
+    }
     unweighted = MPI_UNWEIGHTED;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     p2p(comm);
