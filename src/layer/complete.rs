@@ -139,6 +139,12 @@ fn finish(st: &ReqState, status: &MPI_Status, rc: c_int) -> c_int {
 fn apply(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status, code: c_int, act: Action) -> c_int {
     match act {
         Action::Keep => code,
+        Action::Orphan if st.persistent => {
+            // The program keeps its persistent request: it becomes inactive while
+            // the real one drains in the background (MPI_Start waits for it).
+            request::set_draining(*real);
+            code
+        }
         Action::Orphan => {
             orphan(*real, request::take_kept(st.keep));
             *real = transport::request_null();

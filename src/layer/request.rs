@@ -35,12 +35,16 @@ pub struct ReqState {
     /// `MPI_REQUEST_NULL` (MPI-3.1 §3.7.3), without releasing it.
     pub persistent: bool,
     pub active: bool,
+    /// A persistent request given up on for the program (a send to a dead rank, an
+    /// operation on a revoked communicator): inactive for the program, but the real
+    /// request may still run; `MPI_Start` completes it first.
+    pub draining: bool,
 }
 
 impl ReqState {
     /// A request of a blocking call or a non-persistent start: active.
     pub fn started(comm: Sim_FT_MPI_Comm, kind: Kind, peer: c_int, recv: bool) -> ReqState {
-        ReqState { real: Real(transport::request_null()), comm: Real(comm), kind, peer, recv, keep: 0, persistent: false, active: true }
+        ReqState { real: Real(transport::request_null()), comm: Real(comm), kind, peer, recv, keep: 0, persistent: false, active: true, draining: false }
     }
 }
 
@@ -143,6 +147,14 @@ pub fn make_persistent(h: Sim_FT_MPI_Request) {
         st.persistent = true;
         st.active = false;
     });
+}
+
+/// The persistent request whose real request is `real` was given up on: see
+/// [`ReqState::draining`].
+pub(crate) fn set_draining(real: MPI_Request) {
+    if let Some(h) = find_by_real(real) {
+        update(h, |st| st.draining = true);
+    }
 }
 
 /// The checked lookup behind every request argument.
@@ -301,6 +313,12 @@ pub fn start(request: *mut Sim_FT_MPI_Request) -> Outcome {
     let (st, mut real) = one(request)?;
     let Some(st) = st else { return Err(Failure::on_world(err::get(unsafe { &err::REQUEST }))) };
     crate::layer::hooks::p2p_enter(st.comm.0)?;
+    if st.draining {
+        // Its last start was given up on but may still be running (a dead rank
+        // drains what was sent to it): MPI forbids starting an active request.
+        unsafe { mpi::MPI_Wait(&mut real, transport::status_ignore()) };
+        update(unsafe { *request }, |s| s.draining = false);
+    }
     count_start(&st);
     let rc = unsafe { mpi::MPI_Start(&mut real) };
     unsafe { *request = settle(*request, real) };
