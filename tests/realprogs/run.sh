@@ -225,9 +225,11 @@ if want hpcc; then
     "$root/scripts/install-deps.sh" libopenblas-dev
   fi
   # The numbers that do not depend on timing: residuals, norms, error counts.
+  # Not compared: MPIRandomAccess_*ExeUpdates (RandomAccess is time-bound: a slower
+  # run executes fewer updates; seen on a loaded machine, plain MPI 1611580 vs 2097152).
   keys="Success CommWorldProcs HPL_N HPL_NB HPL_nprow HPL_npcol HPL_RnormI HPL_Anorm1 HPL_AnormI HPL_Xnorm1
-        HPL_XnormI HPL_BnormI PTRANS_residual PTRANS_n MPIRandomAccess_Errors MPIRandomAccess_ExeUpdates
-        MPIRandomAccess_LCG_Errors MPIRandomAccess_LCG_ExeUpdates MPIFFT_N MPIFFT_maxErr MPIFFT_Procs
+        HPL_XnormI HPL_BnormI PTRANS_residual PTRANS_n MPIRandomAccess_Errors
+        MPIRandomAccess_LCG_Errors MPIFFT_N MPIFFT_maxErr MPIFFT_Procs
         STREAM_VectorSize DGEMM_N FFT_N"
   declare -A st=()
   for way in plain ft; do
@@ -283,7 +285,7 @@ EOF
   done
   detail=""
   if [ "${st[plain]}/${st[ft]}" = pass/pass ] && ! cmp -s "$build/log/hpcc.plain.keys" "$build/log/hpcc.ft.keys"; then
-    st[ft]=results-differ detail=$(diff "$build/log/hpcc.plain.keys" "$build/log/hpcc.ft.keys" | grep '^>' | head -3 | tr '\n' ' ')
+    st[ft]=results-differ detail=$({ diff "$build/log/hpcc.plain.keys" "$build/log/hpcc.ft.keys" || true; } | grep '^>' | head -3 | tr '\n' ' ')
   fi
   [ "${st[ft]}" = nobuild ] && detail=$(grep -m1 -E 'error' "$build/log/hpcc.ft.build" || true)
   [ "${st[ft]}" != pass ] && [ -z "$detail" ] && detail=$(grep -m1 -iE 'error|abort|fail' "$build/log/hpcc.ft.out" 2>/dev/null || true)
@@ -366,7 +368,7 @@ mtest_run_list() { # mtest_run_list DIR (relative to the build trees): every ent
       detail=$(grep -m1 -E "error|undefined reference" "$build/log/mtest.build.ft.$(echo "$rel" | tr / _)" 2>/dev/null | grep -F "$name" || true)
       # Calls MPI-4.0 functions: a compile error under MPIFT by design (MPI-3.1 scope).
       local m4
-      m4=$(awk -v f="$name.c" '$1 == f { print $2 }' "$build/mtest-mpi4.txt" 2>/dev/null | sort -u | tr '\n' ' ')
+      m4=$(awk -v f="$name.c" '$1 == f { print $2 }' "$build/mtest-mpi4.txt" 2>/dev/null | sort -u | tr '\n' ' ' || true)
       if [ -n "$m4" ]; then st[ft]=unsupported detail="MPI-4.0, outside MPIFT's MPI-3.1 scope: ${m4% }"; fi
     fi
     record mtest "$id" "${st[plain]}" "${st[ft]}" "$detail"
@@ -400,7 +402,7 @@ if want mtest; then
   awk '
     /: In function/ { f=$1; sub(/:$/, "", f); n=split(f, a, "/"); file=a[n] }
     match($0, /MPIFT_error_P?MPI_[A-Za-z_0-9]+_is_MPI_4/) { s=substr($0, RSTART + 12, RLENGTH - 21); print file, s }' \
-    "$build"/log/mtest.build.ft.* 2>/dev/null | sort -u >"$build/mtest-mpi4.txt"
+    "$build"/log/mtest.build.ft.* 2>/dev/null | sort -u >"$build/mtest-mpi4.txt" || true
   log "running the test suite"
   for d in $mtest_dirs; do mtest_run_list "$d"; done
 fi
