@@ -368,7 +368,12 @@ mtest_run_list() { # mtest_run_list DIR (relative to the build trees): every ent
       detail=$(grep -m1 -E "error|undefined reference" "$build/log/mtest.build.ft.$(echo "$rel" | tr / _)" 2>/dev/null | grep -F "$name" || true)
       # Calls MPI-4.0 functions: a compile error under MPIFT by design (MPI-3.1 scope).
       local m4
-      m4=$(awk -v f="$name.c" '$1 == f { print $2 }' "$build/mtest-mpi4.txt" 2>/dev/null | sort -u | tr '\n' ' ' || true)
+      # Its sources: NAME_SOURCES in the Makefile (session_mult_init is built from
+      # session.c), else NAME.c.
+      local srcs
+      srcs=$(sed -n "s/^${name}_SOURCES *= *//p" "$build/mtest-ft/$rel/Makefile" 2>/dev/null || true)
+      m4=$(for c in ${srcs:-$name.c}; do awk -v f="$c" '$1 == f { print $2 }' "$build/mtest-mpi4.txt"; done 2>/dev/null |
+        sort -u | tr '\n' ' ' || true)
       if [ -n "$m4" ]; then st[ft]=unsupported detail="MPI-4.0, outside MPIFT's MPI-3.1 scope: ${m4% }"; fi
     fi
     record mtest "$id" "${st[plain]}" "${st[ft]}" "$detail"
