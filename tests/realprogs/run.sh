@@ -441,7 +441,7 @@ awk '
   /: In function/ { f=$1; sub(/:$/, "", f); n=split(f, a, "/"); file=a[n] }
   match($0, /passing argument [0-9]+ of [^A-Za-z_]*[A-Za-z_0-9]+/) { s=substr($0, RSTART, RLENGTH); sub(/.* of [^A-Za-z_]*/, "", s); fn=s }
   /but argument is of type/ && /Sim_FT/ { print fn, file }' "$build"/log/*.ft.build "$build"/log/mtest.build.ft.* 2>/dev/null |
-  sort -u | awk '{ a[$1] = a[$1] " " $2 } END { for (k in a) print "  " k ":" a[k] }' | sort >"$build/ft-handle-warnings.txt"
+  sort -u | awk '{ a[$1] = a[$1] " " $2 } END { for (k in a) print "  " k ":" a[k] }' | sort >"$build/ft-handle-warnings.txt" || true
 if [ -s "$build/ft-handle-warnings.txt" ]; then
   echo
   echo "MPIFT builds that compiled only with a handle-type warning (function not redirected by MPIFT: source files):"
