@@ -308,7 +308,8 @@ fn generic_body(s: &mut String, f: &Function) {
     // A started send (not a persistent one): counted for the dead-rank protocol,
     // and possibly sent from a corrupted copy (MPIFT_BITFLIP, src/inject/bitflip.rs)
     // that the request keeps alive.
-    let started_send = f.kind == Kind::P2pStart && peer.as_deref() == Some("dest") && !f.name.ends_with("_init");
+    let persistent = f.kind == Kind::P2pStart && f.name.ends_with("_init");
+    let started_send = f.kind == Kind::P2pStart && peer.as_deref() == Some("dest") && !persistent;
     let corrupts = started_send && ["buf", "count", "datatype", "tag"].iter().all(|n| f.params.iter().any(|p| p.name == *n));
     if started_send {
         let _ = writeln!(s, "        crate::layer::p2p::count_send({first_comm}, dest);");
@@ -384,7 +385,7 @@ fn generic_body(s: &mut String, f: &Function) {
                     if corrupts {
                         let _ = writeln!(s, "        request::keep(*{}, flip.into_copy());", p.name);
                     }
-                    if f.name.ends_with("_init") {
+                    if persistent {
                         let _ = writeln!(s, "        request::make_persistent(*{});", p.name);
                     }
                 }
@@ -469,7 +470,6 @@ const CALLBACK_NAMES: [(&str, &str); 13] = [
     ("MPI_NULL_DELETE_FN", "Sim_FT_MPI_COMM_NULL_DELETE_FN"),
 ];
 
-/// `include/MPI-FT_redefine.h`.
 /// `src/ffi/mpi4_not_covered.tbl`: groups of MPI-4.0 names, each with its reason.
 pub fn parse_not_covered(text: &str) -> Result<Vec<(String, Vec<String>)>, String> {
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();
@@ -495,6 +495,7 @@ pub fn parse_not_covered(text: &str) -> Result<Vec<(String, Vec<String>)>, Strin
     Ok(groups)
 }
 
+/// `include/MPI-FT_redefine.h`.
 pub fn redefine_header(funcs: &[Function], not_covered: &[(String, Vec<String>)]) -> String {
     let mut s = String::new();
     s.push_str(

@@ -21,7 +21,7 @@ use crate::ffi::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_PR
 use crate::ffi::handles::Sim_FT_MPI_Request;
 use crate::layer::hooks::Kind;
 use crate::layer::p2p::copy_status;
-use crate::layer::request::{self, arg_error, one_active as one, ReqState};
+use crate::layer::request::{self, arg_error, one_active, ReqState};
 use crate::layer::{comm, news, zombie, Real};
 use crate::transport::{self, err, mpi};
 use mpi_sys::{MPI_Request, MPI_Status};
@@ -255,7 +255,7 @@ fn user_status(statuses: *mut MPI_Status) -> bool {
 
 /// `MPI_Wait`.
 pub fn wait(request: *mut Sim_FT_MPI_Request, status: *mut MPI_Status) -> Outcome {
-    let (st, mut real) = one(request)?;
+    let (st, mut real) = one_active(request)?;
     let mut s = zero_status();
     let Some(st) = st else {
         if user_status(status) {
@@ -264,7 +264,7 @@ pub fn wait(request: *mut Sim_FT_MPI_Request, status: *mut MPI_Status) -> Outcom
         return Ok(());
     };
     let code = wait_one(&st, &mut real, &mut s, false);
-    unsafe { *request = if completed(code) { request::settle_completed(*request, real) } else { request::settle(*request, real) } };
+    unsafe { *request = request::settle_after(*request, real, completed(code)) };
     copy_status(status, &s);
     request::fail_on(Some(&st), code)
 }
@@ -274,7 +274,7 @@ pub fn test(request: *mut Sim_FT_MPI_Request, flag: *mut c_int, status: *mut MPI
     if flag.is_null() {
         return Err(arg_error());
     }
-    let (st, mut real) = one(request)?;
+    let (st, mut real) = one_active(request)?;
     let Some(st) = st else {
         return request::fail_on(None, unsafe { mpi::MPI_Test(&mut real, flag, status) });
     };
@@ -290,9 +290,7 @@ pub fn test(request: *mut Sim_FT_MPI_Request, flag: *mut c_int, status: *mut MPI
     } else {
         0
     };
-    unsafe {
-        *request = if *flag != 0 { request::settle_completed(*request, real) } else { request::settle(*request, real) };
-    }
+    unsafe { *request = request::settle_after(*request, real, *flag != 0) };
     if unsafe { *flag } != 0 || code != 0 {
         copy_status(status, &s);
     }
@@ -322,7 +320,7 @@ impl Batch {
             done: vec![false; n],
         };
         for i in 0..n {
-            let (st, real) = one(unsafe { reqs.add(i) })?;
+            let (st, real) = one_active(unsafe { reqs.add(i) })?;
             b.done[i] = st.is_none();
             if st.is_none() {
                 b.statuses[i] = empty_status();
@@ -336,13 +334,8 @@ impl Batch {
     fn settle(&self, reqs: *mut Sim_FT_MPI_Request) {
         for (i, st) in self.states.iter().enumerate() {
             if st.is_some() {
-                let h = unsafe { *reqs.add(i) };
-                let h = if self.done[i] && completed(self.codes[i]) {
-                    request::settle_completed(h, self.reals[i])
-                } else {
-                    request::settle(h, self.reals[i])
-                };
-                unsafe { *reqs.add(i) = h };
+                let done = self.done[i] && completed(self.codes[i]);
+                unsafe { *reqs.add(i) = request::settle_after(*reqs.add(i), self.reals[i], done) };
             }
         }
     }

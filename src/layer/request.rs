@@ -194,11 +194,12 @@ pub(crate) fn settle(h: Sim_FT_MPI_Request, real: MPI_Request) -> Sim_FT_MPI_Req
     }
 }
 
-/// Like [`settle`], after a completion call that completed the request: a
-/// persistent one stays allocated and becomes inactive.
-pub(crate) fn settle_completed(h: Sim_FT_MPI_Request, real: MPI_Request) -> Sim_FT_MPI_Request {
+/// [`settle`] after a completion call; `completed`: the call completed the request
+/// (rather than reporting it pending), so a persistent one, which stays
+/// allocated, becomes inactive.
+pub(crate) fn settle_after(h: Sim_FT_MPI_Request, real: MPI_Request, completed: bool) -> Sim_FT_MPI_Request {
     let h = settle(h, real);
-    if !h.is_null() {
+    if completed && !h.is_null() {
         update(h, |st| st.active = false);
     }
     h
