@@ -14,6 +14,7 @@
 pub mod agree;
 pub mod colljoin;
 pub mod failures;
+pub mod ftagree;
 pub mod rbcast;
 pub mod sim;
 pub mod topology;
