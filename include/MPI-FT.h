@@ -55,6 +55,14 @@ void Sim_FT_set_timeout(double seconds);
 __attribute__((constructor)) static void Sim_FT_apply_timeout_(void) { Sim_FT_set_timeout(SIM_FT_TIMEOUT); }
 #endif
 
+/* TREE_SUCCESSOR_COUNT (-D at compile time): fan-out of the tree agree and shrink
+ * run over (default 8), applied before MPI_Init; rank 0's value is used by every
+ * process, and its MPIFT_TREE_FANOUT environment variable wins. */
+#if defined(TREE_SUCCESSOR_COUNT) && (defined(__GNUC__) || defined(__clang__))
+void Sim_FT_set_tree_fanout(int k);
+__attribute__((constructor)) static void Sim_FT_apply_tree_fanout_(void) { Sim_FT_set_tree_fanout(TREE_SUCCESSOR_COUNT); }
+#endif
+
 /* Predefined handles: address constants (static initialisers work) and null. */
 #define Sim_FT_MPI_COMM_WORLD ((Sim_FT_MPI_Comm)&Sim_FT_COMM_WORLD_OBJ)
 #define Sim_FT_MPI_COMM_SELF ((Sim_FT_MPI_Comm)&Sim_FT_COMM_SELF_OBJ)
@@ -186,6 +194,15 @@ void Sim_FT_kill_me(void);
  long a dying rank waits before the survivors learn of its death.
  */
 void Sim_FT_set_timeout(double seconds);
+
+/*
+ Sets the fan-out of the tree that `MPIX_Comm_agree`/`shrink` and their
+ non-blocking forms run over (`TREE_SUCCESSOR_COUNT`, default 8; clamped to
+ 1..=1048576). Call it before `MPI_Init`: rank 0's value, or its
+ `MPIFT_TREE_FANOUT` environment variable (which wins), is used by every
+ process.
+ */
+void Sim_FT_set_tree_fanout(int k);
 
 /*
  Is world rank `rank` simulated-dead, as far as this process knows? (1/0)

@@ -35,6 +35,16 @@ pub extern "C" fn Sim_FT_set_timeout(seconds: f64) {
     crate::layer::news::set_timeout(seconds)
 }
 
+/// Sets the fan-out of the tree that `MPIX_Comm_agree`/`shrink` and their
+/// non-blocking forms run over (`TREE_SUCCESSOR_COUNT`, default 8; clamped to
+/// 1..=1048576). Call it before `MPI_Init`: rank 0's value, or its
+/// `MPIFT_TREE_FANOUT` environment variable (which wins), is used by every
+/// process.
+#[no_mangle]
+pub extern "C" fn Sim_FT_set_tree_fanout(k: c_int) {
+    crate::layer::ft::request_fanout(k.max(1) as u32)
+}
+
 /// Is world rank `rank` simulated-dead, as far as this process knows? (1/0)
 /// Lets MPI progress once (with MPICH, news reaches a process only while MPI runs
 /// there), so polling it in a loop sees a death.

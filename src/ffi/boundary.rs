@@ -5,11 +5,13 @@
 //!
 //! Every wrapped call passes here first, so this is also where the injection
 //! layer sees each call: `Sim_FT_decide_kill` at the entry (the call may be where
-//! the process dies), the error returned, and the time a recovery call took.
+//! the process dies), the error returned, and the time a recovery call took; and
+//! where, once a failure or revoke is known, the process does its part for others
+//! before the call itself (layer::service).
 
 use crate::ffi::errors::{Failure, Outcome};
 use crate::inject;
-use crate::layer::{errhandler, lifecycle};
+use crate::layer::{errhandler, lifecycle, service};
 use crate::transport::err;
 use std::os::raw::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -22,6 +24,11 @@ pub fn run(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
         return err::get(unsafe { &err::OTHER });
     }
     inject::decide_kill(name);
+    if service::needed() {
+        // Something went wrong somewhere: news, revokes, agreements and catch-up
+        // joins go first (layer::service), whatever this call is.
+        let _ = service::run();
+    }
     guarded(name, f)
 }
 

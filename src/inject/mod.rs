@@ -315,11 +315,21 @@ struct Agreed {
     bitflip: Option<String>,
     /// A problem rank 0 found reading its environment.
     error: Option<String>,
+    /// Fan-out of the agreement tree (layer::ft).
+    fanout: u32,
 }
 
 /// Rank 0 reads its environment (and `MPIFT_KILL_FILE`).
 fn read_environment() -> Agreed {
-    let mut a = Agreed { seed: 0, seed_from: "chosen", kill: String::new(), bitflip: None, error: None };
+    let requested = crate::layer::ft::requested_fanout();
+    let fanout = if requested > 0 { requested } else { crate::layer::ft::DEFAULT_FANOUT };
+    let mut a = Agreed { seed: 0, seed_from: "chosen", kill: String::new(), bitflip: None, error: None, fanout };
+    if let Some(v) = std::env::var("MPIFT_TREE_FANOUT").ok().filter(|v| !v.trim().is_empty()) {
+        match v.trim().parse::<u32>() {
+            Ok(k) if k >= 1 => a.fanout = k.min(1 << 20),
+            _ => a.error = Some(format!("invalid MPIFT_TREE_FANOUT: bad token `{}`: expected an integer >= 1", v.trim())),
+        }
+    }
     match std::env::var("MPIFT_SEED").ok().filter(|v| !v.trim().is_empty()) {
         Some(v) => match v.trim().parse::<u64>() {
             Ok(s) => (a.seed, a.seed_from) = (s, "MPIFT_SEED"),
@@ -355,7 +365,8 @@ fn read_environment() -> Agreed {
 fn agree(comm: mpi::MPI_Comm, me: u32) -> Agreed {
     let text = if me == 0 {
         let a = read_environment();
-        format!("{}\n{}\n{}\n{}\n{}", a.seed, a.seed_from, a.kill, a.bitflip.as_deref().unwrap_or("\u{1}"), a.error.as_deref().unwrap_or(""))
+        // The error goes last: it is free text.
+        format!("{}\n{}\n{}\n{}\n{}\n{}", a.seed, a.seed_from, a.kill, a.bitflip.as_deref().unwrap_or("\u{1}"), a.fanout, a.error.as_deref().unwrap_or(""))
     } else {
         String::new()
     };
@@ -367,14 +378,15 @@ fn agree(comm: mpi::MPI_Comm, me: u32) -> Agreed {
         mpi::MPI_Bcast(bytes.as_mut_ptr() as *mut c_void, len[0] as c_int, transport::dt_byte(), 0, comm);
     }
     let text = String::from_utf8_lossy(&bytes).into_owned();
-    let f: Vec<&str> = text.splitn(5, '\n').collect();
+    let f: Vec<&str> = text.splitn(6, '\n').collect();
     let get = |i: usize| f.get(i).copied().unwrap_or("");
     Agreed {
         seed: get(0).parse().unwrap_or(0),
         seed_from: if get(1) == "MPIFT_SEED" { "MPIFT_SEED" } else { "chosen" },
         kill: get(2).to_string(),
         bitflip: Some(get(3).to_string()).filter(|b| b != "\u{1}"),
-        error: Some(get(4).to_string()).filter(|e| !e.is_empty()),
+        fanout: get(4).parse().unwrap_or(crate::layer::ft::DEFAULT_FANOUT),
+        error: Some(get(5).to_string()).filter(|e| !e.is_empty()),
     }
 }
 
@@ -443,6 +455,7 @@ pub fn start(shadow: mpi::MPI_Comm, me: u32, size: u32) -> Result<(), Stop> {
     if let Some(e) = agreed.error {
         return Err(e.into());
     }
+    crate::layer::ft::set_fanout(agreed.fanout);
     let bitflip = match &agreed.bitflip {
         Some(text) => Some(policy::parse_bitflip(text).map_err(|e| format!("invalid MPIFT_BITFLIP: {e}"))?),
         None => None,

@@ -79,6 +79,9 @@ pub struct CommState {
     pub seq: u64,
     /// Communicators created from this one (the next child's id input).
     pub creations: u64,
+    /// Agreements (agree, iagree, shrink, ishrink) started on it here: the
+    /// instance number of the next, the same at every member (layer::ft).
+    pub ft_count: u64,
     pub rank: i32,
     /// World rank of every member, by rank in this communicator.
     pub members: Vec<u32>,
@@ -146,16 +149,25 @@ fn new_state(real: MPI_Comm, errhandler: Real<MPI_Errhandler>, id: u64, predefin
     let n = members.len();
     let mut inter: std::os::raw::c_int = 0;
     unsafe { mpi::MPI_Comm_test_inter(real, &mut inter) };
+    // A member already known dead (a rank that died during an ishrink it had
+    // contributed to alive, layer::ft) is a known failure of the new communicator.
+    let mut failures = Failures::new();
+    for (r, w) in members.iter().enumerate() {
+        if crate::layer::news::is_dead(*w) {
+            failures.learn(r as u32);
+        }
+    }
     CommState {
         real: Real(real),
         errhandler,
         revoked: false,
         inter: inter != 0,
-        failures: Failures::new(),
+        failures,
         predefined,
         id,
         seq: 0,
         creations: 0,
+        ft_count: 0,
         rank,
         members,
         sent: vec![0; n],
@@ -242,6 +254,26 @@ pub fn adopt(real: MPI_Comm, parent: &CommRef, id: u64) -> Sim_FT_MPI_Comm {
     h
 }
 
+/// Wraps a communicator made for a parent the program has freed meanwhile (an
+/// ishrink completing after `MPI_Comm_free` of its communicator): the default
+/// error handler.
+pub fn adopt_orphan(real: MPI_Comm, id: u64) -> Sim_FT_MPI_Comm {
+    let h = Box::into_raw(Box::new(Sim_FT_Comm_struct::anchor()));
+    let st = new_state(real, Real(transport::errors_are_fatal()), id, false);
+    COMMS.lock().as_mut().expect("MPI is initialised").insert(key(h), st);
+    h
+}
+
+/// The instance number of the next agreement on `h` (layer::ft).
+pub fn next_ft_instance(h: Sim_FT_MPI_Comm) -> u64 {
+    let mut i = 0;
+    update(h, |s| {
+        s.ft_count += 1;
+        i = s.ft_count;
+    });
+    i
+}
+
 /// `MPI_Comm_free`: frees the real communicator and the handle; sets it to null.
 pub fn free(comm: *mut Sim_FT_MPI_Comm) -> Outcome {
     if comm.is_null() {
@@ -257,7 +289,7 @@ pub fn free(comm: *mut Sim_FT_MPI_Comm) -> Outcome {
     // nothing of this communicator outlives it or reaches a later one.
     crate::layer::news::refresh();
     if read(h, |st| st.revoked).unwrap_or(false) {
-        crate::layer::ulfm::catch_up(&c, None)?;
+        crate::layer::revoke::catch_up(&c)?;
         drain(c.real, &mut Vec::new());
     }
     // MPI marks a communicator with pending operations for deallocation; Open MPI
@@ -320,10 +352,19 @@ pub fn snapshot() -> Vec<CommState> {
     COMMS.lock().as_ref().map(|m| m.values().cloned().collect()).unwrap_or_default()
 }
 
-/// Revoked communicators (handles), for catch-up at finalize.
-pub fn revoked_handles() -> Vec<Sim_FT_MPI_Comm> {
+/// Each communicator's id and how many collectives this process entered on it.
+pub fn entered_counts() -> std::collections::HashMap<u64, u64> {
+    COMMS.lock().as_ref().map_or_else(Default::default, |m| m.values().map(|st| (st.id, st.seq)).collect())
+}
+
+/// Revoked communicators that owe catch-up joins (horizon unknown, or collectives
+/// up to it not entered here): (id, handle) (layer::revoke).
+pub fn owed_catch_up() -> Vec<(u64, Sim_FT_MPI_Comm)> {
     COMMS.lock().as_ref().map_or(Vec::new(), |m| {
-        m.iter().filter(|(_, st)| st.revoked).map(|(k, _)| *k as Sim_FT_MPI_Comm).collect()
+        m.iter()
+            .filter(|(_, st)| st.revoked && st.horizon.map_or(true, |h| st.seq < h))
+            .map(|(k, st)| (st.id, *k as Sim_FT_MPI_Comm))
+            .collect()
     })
 }
 

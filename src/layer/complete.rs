@@ -22,7 +22,8 @@ use crate::ffi::handles::Sim_FT_MPI_Request;
 use crate::layer::hooks::Kind;
 use crate::layer::p2p::copy_status;
 use crate::layer::request::{self, arg_error, one_active, ReqState};
-use crate::layer::{comm, news, zombie, Real};
+use crate::layer::revoke::Idle;
+use crate::layer::{comm, ft, news, service, zombie, Real};
 use crate::transport::{self, err, mpi};
 use mpi_sys::{MPI_Request, MPI_Status};
 use std::os::raw::c_int;
@@ -65,9 +66,11 @@ fn completed(code: c_int) -> bool {
     code != SIM_FT_ERR_PROC_FAILED_PENDING
 }
 
-/// What news means for a pending request, if anything.
+/// What news means for a pending request, if anything. (None for iagree and
+/// ishrink: agreements work on revoked communicators and deal with failures
+/// themselves, layer::ft.)
 fn verdict(st: &ReqState) -> Option<(c_int, Action)> {
-    if comm::calm() {
+    if comm::calm() || st.ft != 0 {
         return None;
     }
     comm::read(st.comm.0, |c| {
@@ -98,6 +101,10 @@ fn verdict(st: &ReqState) -> Option<(c_int, Action)> {
 
 /// After the real request completed: bookkeeping and the error to report.
 fn finish(st: &ReqState, status: &MPI_Status, rc: c_int) -> c_int {
+    if st.ft != 0 {
+        // MPIFT completed the generalized request when the agreement ended.
+        return ft::outcome(st.ft);
+    }
     if rc != 0 && rc != err::get(unsafe { &err::IN_STATUS }) {
         return rc;
     }
@@ -214,9 +221,21 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
         let rc = unsafe { mpi::MPI_Wait(real, status) };
         return finish(st, status, rc);
     }
+    if st.ft != 0 {
+        // Nothing in MPI completes it: MPIFT does, as the agreement advances.
+        let mut idle = Idle::new();
+        loop {
+            let _ = service::run();
+            let mut flag = 0;
+            let rc = unsafe { mpi::MPI_Test(real, &mut flag, status) };
+            if flag != 0 {
+                return finish(st, status, rc);
+            }
+            idle.pause();
+        }
+    }
     loop {
-        news::refresh();
-        progress_orphans();
+        let _ = service::run();
         if let Some((code, mut act)) = verdict(st) {
             let mut flag = 0;
             unsafe { mpi::MPI_Test(real, &mut flag, status) };
@@ -389,11 +408,42 @@ impl Batch {
         got
     }
 
+    /// Some pending request is an iagree/ishrink: nothing in MPI completes it, so
+    /// waits poll (testing everything, advancing the agreements) instead of
+    /// blocking in MPI.
+    fn polls(&self) -> bool {
+        self.pending().iter().any(|i| self.states[*i].is_some_and(|st| st.ft != 0))
+    }
+
+    /// Tests every pending request once; the indices completed.
+    fn test_pending(&mut self, max: usize) -> Vec<usize> {
+        let mut got = Vec::new();
+        for i in self.pending() {
+            if got.len() == max {
+                break;
+            }
+            let mut f = 0;
+            let rc = unsafe { mpi::MPI_Test(&mut self.reals[i], &mut f, &mut self.statuses[i]) };
+            if f != 0 {
+                self.complete(i, rc);
+                got.push(i);
+            }
+        }
+        got
+    }
+
     /// Blocks until at least one pending request completes or news arrives.
     /// Returns the indices completed.
     fn block(&mut self) -> Vec<usize> {
         let got = self.proc_nulls(usize::MAX);
         if !got.is_empty() {
+            return got;
+        }
+        if self.polls() {
+            let got = self.test_pending(usize::MAX);
+            if got.is_empty() {
+                std::thread::yield_now();
+            }
             return got;
         }
         let idx = self.pending();
@@ -427,6 +477,13 @@ impl Batch {
     fn block_one(&mut self) -> Option<usize> {
         if let Some(i) = self.proc_nulls(1).first() {
             return Some(*i);
+        }
+        if self.polls() {
+            let got = self.test_pending(1).first().copied();
+            if got.is_none() {
+                std::thread::yield_now();
+            }
+            return got;
         }
         let idx = self.pending();
         let mut reals: Vec<MPI_Request> = idx.iter().map(|i| self.reals[*i]).collect();
@@ -483,8 +540,7 @@ impl Batch {
 pub fn waitall(count: c_int, reqs: *mut Sim_FT_MPI_Request, statuses: *mut MPI_Status) -> Outcome {
     let mut b = Batch::new(count, reqs)?;
     loop {
-        news::refresh();
-        progress_orphans();
+        let _ = service::run();
         // Failed requests are done; the others are still waited for (as in ULFM).
         b.verdicts();
         if b.pending().is_empty() {
@@ -539,8 +595,7 @@ pub fn waitany(count: c_int, reqs: *mut Sim_FT_MPI_Request, index: *mut c_int, s
     let mut b = Batch::new(count, reqs)?;
     let mut got = None;
     while got.is_none() {
-        news::refresh();
-        progress_orphans();
+        let _ = service::run();
         if let Some(i) = b.verdicts().first() {
             got = Some(*i);
             break;
@@ -628,8 +683,7 @@ pub fn waitsome(
     let none_active = b.pending().is_empty();
     let mut got = Vec::new();
     while got.is_empty() && !b.pending().is_empty() {
-        news::refresh();
-        progress_orphans();
+        let _ = service::run();
         got = b.verdicts();
         if got.is_empty() {
             got = b.block();

@@ -47,10 +47,6 @@ pub mod fcode {
     pub const CART_SUB: u32 = 45;
     /// A communicator constructor a dead rank cannot join (documented limitation).
     pub const OPAQUE: u32 = 60;
-    /// MPIFT's own: agree's and shrink's reduction over bitmaps, shrink's split.
-    pub const FT_AGREE: u32 = 80;
-    pub const FT_SHRINK: u32 = 81;
-    pub const FT_SHRINK_SPLIT: u32 = 82;
     pub const NB: u32 = 0x100;
     // Neighborhood collectives and the constructors with joins in layer::topo and
     // layer::comm_ctor.

@@ -13,7 +13,7 @@
 use crate::ffi::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_REVOKED};
 use crate::ffi::handles::{CommRef, Sim_FT_MPI_Comm};
 use crate::layer::describe::{fcode, Desc};
-use crate::layer::{comm, news};
+use crate::layer::{comm, news, revoke};
 use std::os::raw::c_int;
 
 /// The kinds of `mpi_functions.tbl`.
@@ -25,6 +25,8 @@ pub enum Kind {
     Coll,
     CollStart,
     CommNew,
+    /// An iagree/ishrink request (layer::ft); not a table kind.
+    Ft,
 }
 
 /// Before the real call (local and point-to-point kinds).
@@ -56,45 +58,59 @@ pub fn leave(_kind: Kind, comm: &CommRef, rc: c_int) -> Outcome {
 }
 
 /// Before a collective (blocking or not, or a communicator constructor): refuse
-/// on a revoked communicator, else log the descriptor, then read the news — in
-/// that order (the Dekker pair with a revoker; see transport::window).
-/// Returns the collective's number.
+/// on a revoked communicator, else log the descriptor (pending), then read the
+/// news — in that order (the Dekker pair with a revoker; see transport::window) —
+/// and mark the entry entered. Returns the collective's number.
+///
+/// The service at the call's entry (layer::service) has already caught up on
+/// other revoked communicators. If news arrives between the entry and here that
+/// revokes this communicator, the entry is cancelled and the call refused; if it
+/// revokes another one this rank owes joins on, the entry is cancelled, the joins
+/// are made, and the entry written again: a member stuck in that other
+/// communicator must not wait for this collective to end.
 pub fn coll_enter(c: &CommRef, d: &Desc) -> Result<u64, Failure> {
     news::refresh();
     if d.fcode & !fcode::NB == fcode::OPAQUE {
         unjoinable_enter(c)?;
     }
-    let Some(seq) = log_entry(c, d, true) else {
-        return Err(refused(c));
-    };
-    // Only news applied by this refresh can have revoked it since the check above.
-    if news::refresh() && comm::read(c.handle, |s| s.revoked).unwrap_or(false) {
-        // Not entered after all: take the entry back (a dead rank must not join a
-        // collective this rank will only join later, when it catches up).
+    loop {
+        let Some(seq) = log_entry(c, d, true) else {
+            return Err(refused(c));
+        };
+        // Failure-free: one load of the news counter, nothing new.
+        if !news::refresh() {
+            news::mark_last();
+            return Ok(seq);
+        }
+        let revoked = comm::read(c.handle, |s| s.revoked).unwrap_or(false);
+        if !revoked && !revoke::may_owe() {
+            // A death (or news that changes nothing here): enter anyway, the dead
+            // rank joins (GUIDE, "Measured facts").
+            news::mark_last();
+            return Ok(seq);
+        }
         news::retract_last();
         comm::update(c.handle, |s| s.seq -= 1);
-        return Err(refused(c));
+        if revoked {
+            return Err(refused(c));
+        }
+        revoke::catch_up_owed()?;
     }
-    Ok(seq)
 }
 
 /// A collective refused because `c` is revoked: before returning
 /// `MPI_ERR_REVOKED`, join (with dummy data) every collective on `c` that members
-/// already entered and this rank has not, up to the revoke horizon. Joining here,
-/// at the point of the program where the skipped collective was called, keeps this
-/// rank's order of collectives across communicators the program's order: a member
-/// stuck in the skipped collective is released now, not when this rank next frees,
-/// shrinks or agrees on `c` — by then it may wait in another communicator for that
-/// stuck member (docs/ARCHITECTURE.md, "Revoke").
+/// entered and this rank has not, up to the revoke horizon (layer::revoke).
 fn refused(c: &CommRef) -> Failure {
-    match crate::layer::ulfm::catch_up_refused(c) {
+    match revoke::catch_up(c) {
         Err(f) => f,
         Ok(()) => Failure::on(c.handle, SIM_FT_ERR_REVOKED),
     }
 }
 
-/// Numbers the next collective on `c` and logs its descriptor; returns the number.
-/// With `refuse_revoked`, a revoked communicator gets no number (None).
+/// Numbers the next collective on `c` and logs its descriptor (pending: the
+/// caller marks it entered or cancelled); returns the number. A revoked
+/// communicator gets no number (None) when `refuse_revoked`.
 pub fn log_entry(c: &CommRef, d: &Desc, refuse_revoked: bool) -> Option<u64> {
     let mut seq = None;
     comm::update(c.handle, |s| {

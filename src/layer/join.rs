@@ -77,8 +77,7 @@ fn uniform_spec(entries: &[Option<Desc>], root: usize, from_root_recv: bool) -> 
 
 /// Joins collective `d` (`d.fcode` decides which) on `who`, where `entries[r]` is
 /// member r's own log entry for it (None for dead or catching-up members).
-/// `ft_words` is the dummy's contribution to MPIFT's own agree/shrink reduction.
-pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>], ft_words: &[u64]) -> Joined {
+pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>]) -> Joined {
     transport::stats::bump(&transport::stats::DUMMY_JOINS);
     let nb = d.fcode & fcode::NB != 0;
     let f = d.fcode & !fcode::NB;
@@ -345,7 +344,7 @@ pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>], ft_words: &[u64]) -> 
             unsafe { mpi::MPI_Comm_dup(c, &mut nc) };
             free_comm(nc);
         }
-        fcode::COMM_SPLIT | fcode::FT_SHRINK_SPLIT => {
+        fcode::COMM_SPLIT => {
             let mut nc = transport::comm_null();
             unsafe { mpi::MPI_Comm_split(c, transport::undefined(), 0, &mut nc) };
             free_comm(nc);
@@ -382,19 +381,6 @@ pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>], ft_words: &[u64]) -> 
             let mut nc = transport::comm_null();
             unsafe { mpi::MPI_Cart_sub(c, remain.as_ptr(), &mut nc) };
             free_comm(nc);
-        }
-        fcode::FT_AGREE | fcode::FT_SHRINK => {
-            let mut out = vec![0u64; ft_words.len()];
-            unsafe {
-                mpi::MPI_Allreduce(
-                    ft_words.as_ptr() as *const c_void,
-                    out.as_mut_ptr() as *mut c_void,
-                    ft_words.len() as c_int,
-                    transport::dt_uint64(),
-                    transport::op_band(),
-                    c,
-                )
-            };
         }
         fcode::NEIGHBOR_ALLGATHER..=fcode::NEIGHBOR_ALLTOALLW
         | fcode::GRAPH_CREATE

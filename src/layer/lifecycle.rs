@@ -2,7 +2,7 @@
 
 use crate::ffi::api::Sim_FT_MPIX_FT_keyval;
 use crate::ffi::errors::{Failure, Outcome};
-use crate::layer::{comm, complete, logs, news, request, ulfm};
+use crate::layer::{comm, complete, ft, logs, news, request, revoke, service};
 use crate::transport::{self, mpi};
 use std::os::raw::{c_char, c_int, c_void};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -111,12 +111,18 @@ pub fn finalize() -> Outcome {
     // Catch up on revoked communicators (members may still be inside a collective
     // this rank skipped), let abandoned requests finish, then tell the dead ranks:
     // they finalize once every live rank has got here (layer::zombie).
-    news::refresh();
-    for h in comm::revoked_handles() {
-        if let Some(c) = comm::lookup(h) {
-            let _ = ulfm::catch_up(&c, None);
+    // (Every revoked communicator, in ascending id: layer::revoke.) This rank's own
+    // revokes must have reached everyone before it stops answering.
+    let mut idle = revoke::Idle::new();
+    loop {
+        let _ = service::run();
+        if !revoke::jobs_pending() {
+            break;
         }
+        idle.pause();
     }
+    revoke::note_owed();
+    let _ = revoke::catch_up_owed();
     complete::settle_orphans();
     news::set_finalizing();
     ACTIVE.store(false, Ordering::Release);
@@ -124,6 +130,7 @@ pub fn finalize() -> Outcome {
     crate::inject::finalize();
     news::stop();
     logs::clear();
+    ft::clear();
     let rc = unsafe { mpi::MPI_Finalize() };
     request::clear();
     comm::clear();

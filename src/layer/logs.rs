@@ -3,7 +3,7 @@
 //! collectives it must join, and by a live rank catching up on a revoked
 //! communicator.
 
-use crate::layer::describe::{fcode, Desc};
+use crate::layer::describe::Desc;
 use crate::layer::news;
 use crate::transport::{self, mpi, window};
 use std::collections::HashMap;
@@ -64,13 +64,7 @@ impl LogCache {
             if news::debug() && head != self.after[p] {
                 eprintln!("MPIFT logs: rank {} head {} -> {} ({} parsed)", p, self.after[p], head, got.len());
             }
-            self.after[p] = head;
-            for e in got {
-                if news::debug() {
-                    eprintln!("MPIFT logs: from {} comm {:x} #{} f{}", p, e.comm, e.seq, e.desc.fcode);
-                }
-                self.entries.entry((e.comm, e.seq)).or_default().insert(p as u32, e.desc);
-            }
+            self.after[p] = self.take(p, head, got);
         }
     }
 
@@ -125,23 +119,51 @@ impl LogCache {
                             self.fetch[p] = Fetch::Entries(reads, head);
                             break;
                         }
-                        self.after[p] = head;
                         news = true;
                         let Some(e) = news::with(|rt| rt.win.entry_words()) else { return news };
-                        for buf in reads.iter().flat_map(|(_, b)| b.chunks_exact(e)) {
-                            if news::debug() {
-                                eprintln!("MPIFT logs: async from {} words0 {} comm {:x} seq {}", p, buf[0], buf[1], buf[2]);
-                            }
-                            if let Some(e) = news::parse_entry(buf, n) {
-                                self.entries.entry((e.comm, e.seq)).or_default().insert(p as u32, e.desc);
-                            }
-                        }
+                        let got: Vec<news::Entry> =
+                            reads.iter().flat_map(|(_, b)| b.chunks_exact(e)).filter_map(|c| news::parse_entry(c, n)).collect();
+                        self.after[p] = self.take(p, head, got);
                         break;
                     }
                 }
             }
         }
         news
+    }
+
+    /// Keeps the entered entries of world rank `p` read up to log head `head`;
+    /// returns how far its log is read for good: up to the first entry still
+    /// pending (the one its owner is deciding on), so that one is read again.
+    pub fn take(&mut self, p: usize, head: u64, got: Vec<news::Entry>) -> u64 {
+        let mut upto = head;
+        // Collectives this process entered itself are never joined again (not by a
+        // catch-up, nor by a dead rank, whose counts only grow from these): the
+        // cache keeps only the others, so it does not grow with the program's
+        // history.
+        let mine = if got.is_empty() { Default::default() } else { crate::layer::comm::entered_counts() };
+        for e in got {
+            if news::debug() {
+                eprintln!("MPIFT logs: from {} comm {:x} #{} f{} state {}", p, e.comm, e.seq, e.desc.fcode, e.state);
+            }
+            match e.state {
+                window::ENTERED if mine.get(&e.comm).is_some_and(|s| e.seq <= *s) => {}
+                window::ENTERED => {
+                    self.entries.entry((e.comm, e.seq)).or_default().insert(p as u32, e.desc);
+                }
+                window::PENDING => upto = upto.min(e.stamp - 1),
+                _ => {}
+            }
+        }
+        upto
+    }
+
+    /// Keeps the entered entries of world rank `p` that someone else read (a
+    /// revoke job), without moving how far its log was polled.
+    pub fn keep_entered(&mut self, p: usize, got: Vec<news::Entry>) {
+        for e in got.into_iter().filter(|e| e.state == window::ENTERED) {
+            self.entries.entry((e.comm, e.seq)).or_default().insert(p as u32, e.desc);
+        }
     }
 
     /// Whether world rank `p` had entered `MPI_Finalize` when
@@ -202,10 +224,4 @@ pub fn by_member(found: &HashMap<u32, Desc>, members: &[u32]) -> Option<(Desc, V
         found.values().next().map(|d| Desc { fcode: d.fcode & !DUMMY, ..d.clone() })
     })?;
     Some((any, per))
-}
-
-/// True for descriptors MPIFT itself issues (agree/shrink), which dummies join
-/// with their own contribution rather than zeros.
-pub fn is_ft(d: &Desc) -> bool {
-    matches!(d.fcode & !(fcode::NB | DUMMY), fcode::FT_AGREE | fcode::FT_SHRINK)
 }

@@ -1,7 +1,9 @@
 //! MPIFT's objects and the semantics of each call: communicators ([`comm`]),
 //! requests ([`request`]), error handlers ([`errhandler`]), init and finalize
-//! ([`lifecycle`]), the ULFM calls ([`ulfm`]), and the per-kind [`hooks`] that
-//! every generated wrapper runs around the real MPI call.
+//! ([`lifecycle`]), the ULFM calls ([`ulfm`] failure queries, [`revoke`],
+//! [`ft`] agree and shrink), the per-kind [`hooks`] that every generated wrapper
+//! runs around the real MPI call, and the [`service`] every call runs first once
+//! something went wrong.
 
 pub mod comm;
 pub mod comm_ctor;
@@ -10,6 +12,7 @@ pub mod describe;
 pub mod dynamic;
 pub mod errhandler;
 pub mod fortran;
+pub mod ft;
 pub mod grequest;
 pub mod hooks;
 pub mod join;
@@ -20,6 +23,8 @@ pub mod mprobe;
 pub mod news;
 pub mod p2p;
 pub mod request;
+pub mod revoke;
+pub mod service;
 pub mod topo;
 pub mod ulfm;
 pub mod zombie;

@@ -191,16 +191,17 @@ pub fn refresh() -> bool {
         let mut revokes = Vec::new();
         let head = rt.win.load(window::REVOKE_HEAD);
         while rt.ring_next < head {
-            let at = rt.win.ring() + 2 * (rt.ring_next as usize % window::RING_LEN);
-            let id = rt.win.load(at);
-            if id == 0 {
-                // Slot taken but not written yet: look again at the next refresh.
+            let at = rt.win.ring() + window::RING_SLOT * (rt.ring_next as usize % window::RING_LEN);
+            let (h, id, check) = (rt.win.load(at), rt.win.load(at + 1), rt.win.load(at + 2));
+            if id == 0 || check != window::ring_check(h, id) {
+                // Slot taken but not (completely) written yet: look again at the
+                // next refresh (the writer bumps NEWS_GEN and wakes us when done).
                 NEWS_SEEN.store(gen.wrapping_sub(1), Ordering::Relaxed);
                 break;
             }
-            let h = rt.win.load(at + 1);
-            rt.win.store(at, 0);
-            rt.win.store(at + 1, 0);
+            for k in 0..window::RING_SLOT {
+                rt.win.store(at + k, 0);
+            }
             rt.ring_next += 1;
             let horizon = if h == 0 { None } else { Some(h - 1) };
             let e = rt.revoked.entry(id).or_insert(None);
@@ -220,6 +221,9 @@ pub fn refresh() -> bool {
     if !newly_dead.is_empty() {
         // Verbose detection messages; node-mates of a dead rank die next (src/inject).
         crate::inject::on_dead(&newly_dead);
+    }
+    if !revokes.is_empty() {
+        crate::layer::revoke::note_owed();
     }
     comm::for_each(|st| {
         for w in &newly_dead {
@@ -245,9 +249,27 @@ pub fn is_dead(w: u32) -> bool {
 }
 
 /// Writes this process's log entry for collective number `seq` on communicator
-/// `id`, then makes it visible before the caller reads its news (the Dekker pair:
-/// see the window module).
+/// `id`, *pending*, then makes it visible before the caller reads its news (the
+/// Dekker pair: see the window module). The caller then marks it entered
+/// ([`mark_last`]) or cancelled ([`retract_last`]).
 pub fn log_collective(id: u64, seq: u64, d: &Desc) {
+    log_entry_as(id, seq, d, window::PENDING);
+}
+
+/// Writes a log entry that is entered at once (a catch-up's dummy join: decided
+/// before it is written).
+pub fn log_entered(id: u64, seq: u64, d: &Desc) {
+    log_entry_as(id, seq, d, window::ENTERED);
+}
+
+/// The state word of entry `stamp`: the state with the stamp, so a reader that
+/// catches the word of another entry (the ring slot being rewritten) sees a
+/// mismatch and reads it as pending.
+fn state_word(stamp: u64, state: u64) -> u64 {
+    (stamp << 2) | state
+}
+
+fn log_entry_as(id: u64, seq: u64, d: &Desc, state: u64) {
     with(|rt| {
         let w = &rt.win;
         let k = rt.log_count;
@@ -267,6 +289,7 @@ pub fn log_collective(id: u64, seq: u64, d: &Desc) {
         }
         w.store(at + 12, d.peers.len() as u64);
         w.store(at + 13, d.peer_types.len() as u64);
+        w.store(at + window::ENTRY_STATE, state_word(stamp, state));
         let n = w.n;
         for (i, x) in d.peers.iter().take(n).enumerate() {
             w.store(at + window::ENTRY_HEAD + i, *x);
@@ -282,12 +305,23 @@ pub fn log_collective(id: u64, seq: u64, d: &Desc) {
     });
 }
 
-/// Invalidates the entry written last (the collective was not entered after all).
+/// Marks the entry written last entered: the collective is entered for real.
+/// A plain store: a reader that still sees it pending reads it again.
+pub fn mark_last() {
+    set_last_state(window::ENTERED);
+}
+
+/// Marks the entry written last cancelled: the collective was not entered after
+/// all (the communicator was revoked, or this rank must catch up elsewhere first).
 pub fn retract_last() {
+    set_last_state(window::CANCELLED);
+}
+
+fn set_last_state(state: u64) {
     with(|rt| {
         if rt.log_count > 0 {
             let at = rt.win.entry_at(rt.log_count - 1);
-            rt.win.store(at, 0);
+            rt.win.store(at + window::ENTRY_STATE, state_word(rt.log_count, state));
             rt.win.sync();
         }
     });
@@ -299,6 +333,10 @@ pub struct Entry {
     pub comm: u64,
     pub seq: u64,
     pub desc: Desc,
+    /// `window::PENDING`, `ENTERED` or `CANCELLED` when it was read.
+    pub state: u64,
+    /// The entry's number in its owner's log (1-based).
+    pub stamp: u64,
 }
 
 /// Parses raw entry words (None: empty or torn).
@@ -311,7 +349,11 @@ pub fn parse_entry(words: &[u64], n: usize) -> Option<Entry> {
     let np = (words[12] as usize).min(n);
     let nt = (words[13] as usize).min(n);
     let h = window::ENTRY_HEAD;
+    let sw = words[window::ENTRY_STATE];
+    let state = if sw >> 2 == words[0] { sw & 3 } else { window::PENDING };
     Some(Entry {
+        state,
+        stamp: words[0],
         comm: words[1],
         seq: words[2],
         desc: Desc {
@@ -354,6 +396,11 @@ pub fn progress_scripts(s: &mut Scripts) -> Vec<usize> {
     with(|rt| s.progress(&rt.win)).unwrap_or_default()
 }
 
+/// Issues the first step of `s` at every target and returns.
+pub fn kick_scripts(s: &mut Scripts) {
+    with(|rt| s.kick(&rt.win));
+}
+
 /// Runs `s` to completion: spins briefly (every target inside MPI answers within
 /// microseconds), then sleeps with back-off while some target is away from MPI.
 pub fn run_scripts(s: &mut Scripts) {
@@ -373,39 +420,42 @@ pub fn run_scripts(s: &mut Scripts) {
     }
 }
 
-/// Publishes "communicator `id` revoked" (horizon None) or its horizon to the
-/// given world ranks: per target, take a slot of its revoke ring, fill it (value,
-/// then id: a reader takes a slot whose id is set as complete), then bump its news
-/// counter — all targets at once, returning when every update has been applied.
-pub fn announce_revoke(id: u64, horizon: Option<u64>, to: &[u32]) {
-    let Some((me, ring)) = with(|rt| (rt.win.me, rt.win.ring())) else { return };
-    let val = horizon.map_or(0, |h| h + 1);
+/// The updates that publish "communicator `id` revoked" (horizon None) or its
+/// horizon to the given world ranks, ready to run: per target, take a slot of
+/// its revoke ring (one fetch-and-add), then, together, fill the slot (value, id
+/// and check word in one update: a reader takes the slot only when the three
+/// agree) and bump its news counter. Two round trips per target, all targets at
+/// once; the caller progresses them ([`progress_scripts`]) and wakes each target
+/// when its sequence is done.
+pub fn revoke_script(id: u64, horizon: Option<u64>, to: &[u32]) -> Scripts {
     let mut s = Scripts::default();
+    let Some((me, ring)) = with(|rt| (rt.win.me, rt.win.ring())) else { return s };
+    let val = horizon.map_or(0, |h| h + 1);
     for &p in to {
         let p = p as usize;
         if p == me {
             continue;
         }
         let mut stage = 0;
-        let mut at = 0;
         s.add(
             p,
             Box::new(move |old: &[u64]| {
                 stage += 1;
                 match stage {
-                    1 => Some(Update { at: window::REVOKE_HEAD, vals: vec![1], sum: true }),
+                    1 => Some(vec![Update { at: window::REVOKE_HEAD, vals: vec![1], sum: true }]),
                     2 => {
-                        at = ring + 2 * (old[0] as usize % window::RING_LEN);
-                        Some(Update { at: at + 1, vals: vec![val], sum: false })
+                        let at = ring + window::RING_SLOT * (old[0] as usize % window::RING_LEN);
+                        Some(vec![
+                            Update { at, vals: vec![val, id, window::ring_check(val, id)], sum: false },
+                            Update { at: window::NEWS_GEN, vals: vec![1], sum: true },
+                        ])
                     }
-                    3 => Some(Update { at, vals: vec![id], sum: false }),
-                    4 => Some(Update { at: window::NEWS_GEN, vals: vec![1], sum: true }),
                     _ => None,
                 }
             }),
         );
     }
-    run_scripts(&mut s);
+    s
 }
 
 /// Reads the collective log of world rank `p`: entries with stamp > `after`.

@@ -39,12 +39,16 @@ pub struct ReqState {
     /// operation on a revoked communicator): inactive for the program, but the real
     /// request may still run; `MPI_Start` completes it first.
     pub draining: bool,
+    /// An iagree/ishrink (layer::ft): the operation's key. Its real request is a
+    /// generalized request MPIFT completes; completion calls poll it instead of
+    /// blocking in MPI, and take the operation's error when it completed.
+    pub ft: u64,
 }
 
 impl ReqState {
     /// A request of a blocking call or a non-persistent start: active.
     pub fn started(comm: Sim_FT_MPI_Comm, kind: Kind, peer: c_int, recv: bool) -> ReqState {
-        ReqState { real: Real(transport::request_null()), comm: Real(comm), kind, peer, recv, keep: 0, persistent: false, active: true, draining: false }
+        ReqState { real: Real(transport::request_null()), comm: Real(comm), kind, peer, recv, keep: 0, persistent: false, active: true, draining: false, ft: 0 }
     }
 }
 
@@ -139,6 +143,16 @@ fn update(h: Sim_FT_MPI_Request, f: impl FnOnce(&mut ReqState)) {
             f(st);
         }
     }
+}
+
+/// Wraps the generalized request of an iagree/ishrink (see [`ReqState::ft`]).
+pub fn adopt_ft(greq: MPI_Request, comm: &CommRef) -> Sim_FT_MPI_Request {
+    adopt(greq, Kind::Ft, comm)
+}
+
+/// Ties the iagree/ishrink request `h` to its operation.
+pub fn set_ft_key(h: Sim_FT_MPI_Request, key: u64) {
+    update(h, |st| st.ft = key);
 }
 
 /// A `MPI_*_init` call made `h`: persistent, inactive until `MPI_Start`.
@@ -275,6 +289,9 @@ pub fn free(request: *mut Sim_FT_MPI_Request) -> Outcome {
     let Some(st) = st else { return Err(Failure::on_world(err::get(unsafe { &err::REQUEST }))) };
     let rc = unsafe { mpi::MPI_Request_free(&mut real) };
     if rc == 0 {
+        if st.ft != 0 {
+            crate::layer::ft::forget(st.ft);
+        }
         // MPI may still be sending from a kept copy: it must outlive the request.
         std::mem::forget(take_kept(st.keep));
         unsafe { *request = settle(*request, transport::request_null()) };

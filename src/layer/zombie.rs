@@ -18,9 +18,9 @@
 //! 4. sends its part of the run report (src/inject/report.rs) with the others,
 //!    frees the window with them, finalizes, and exits with status 0.
 
-use crate::layer::describe::{fcode, Desc};
+use crate::layer::describe::fcode;
 use crate::layer::join::{self, Joined, Pending, Who};
-use crate::layer::{comm, logs, news, request};
+use crate::layer::{comm, ft, logs, news, request};
 use crate::transport::script::{self, Scripts, Update};
 use crate::transport::window;
 use crate::transport::{self, mpi};
@@ -34,10 +34,15 @@ struct ZComm {
     members: Vec<u32>,
     seq: u64,
 }
+// A real handle, only used by the thread that calls MPI.
+unsafe impl Send for ZComm {}
 
 /// `Sim_FT_kill_me`: never returns.
 pub fn kill_me() -> ! {
     comm::troubled();
+    // Pending iagree/ishrink: their requests end here; a shrink goes on read-only
+    // (this rank may be in the new communicator, layer::ft).
+    ft::on_death();
     // Outstanding requests of the program: progressed below until complete.
     let mut own = request::take_all();
     let comms: Vec<ZComm> = comm::snapshot()
@@ -127,6 +132,9 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>, mut news_out: S
             busy |= done;
             !done
         });
+        // Shrinks this rank had started alive, and the communicators they make.
+        busy |= ft::zombie_progress();
+        comms.append(&mut NEW_COMMS.lock().unwrap());
         // Messages sent to this rank: receive and drop them.
         for c in &comms {
             busy |= comm::drain(c.real, &mut scratch);
@@ -143,7 +151,7 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>, mut news_out: S
                 }
             }
         }
-        if all_live_finalizing(me, n) && pending.is_empty() && news_out.done() {
+        if all_live_finalizing(me, n) && pending.is_empty() && news_out.done() && !ft::zombie_pending() {
             logs::with(|cache| cache.settle());
             break;
         }
@@ -193,8 +201,7 @@ fn next_join(c: &mut ZComm, told: &[bool]) -> Option<Joined> {
         logs::by_member(found, &c.members)
     })?;
     let who = Who { real: c.real, rank: c.rank, size: c.members.len() };
-    let words = if logs::is_ft(&d) { zombie_ft_words(&d, c.rank) } else { Vec::new() };
-    let j = join::join(&who, &d, &per, &words);
+    let j = join::join(&who, &d, &per);
     if matches!(j, Joined::Unsupported) && d.fcode & !fcode::NB != fcode::OPAQUE {
         eprintln!("MPIFT: dead rank cannot join collective {} on a communicator", d.fcode);
     }
@@ -203,16 +210,17 @@ fn next_join(c: &mut ZComm, told: &[bool]) -> Option<Joined> {
     Some(j)
 }
 
-/// A dead rank's contribution to agree/shrink: flag all ones, itself not alive,
-/// everything acknowledged (see `layer::ulfm` for the layout).
-fn zombie_ft_words(d: &Desc, me: usize) -> Vec<u64> {
-    let words = d.send.count.max(1) as usize;
-    let mut v = vec![!0u64; words];
-    let bit = 1 + me / 64;
-    if bit < words {
-        v[bit] &= !(1u64 << (me % 64));
-    }
-    v
+/// Communicators made after this rank died (a shrink it had started alive,
+/// layer::ft), for the serve loop to take up.
+static NEW_COMMS: std::sync::Mutex<Vec<ZComm>> = std::sync::Mutex::new(Vec::new());
+
+/// A shrink this dead rank had started made a communicator with it inside:
+/// serve it like the others. `live`: the old ranks in it, `members`: the old
+/// communicator's world ranks, `old_rank`: this rank's old rank.
+pub fn adopt_shrunk(real: mpi::MPI_Comm, id: u64, live: &[u32], members: &[u32], old_rank: usize) {
+    let rank = live.iter().position(|r| *r as usize == old_rank).expect("in the new communicator");
+    let members = live.iter().map(|r| members[*r as usize]).collect();
+    NEW_COMMS.lock().unwrap().push(ZComm { id, real, rank, members, seq: 0 });
 }
 
 fn all_live_finalizing(me: usize, n: usize) -> bool {

@@ -7,9 +7,13 @@
 //! is served by the target's progress engine, a flush to a process that computes
 //! outside MPI spins a core until that process next enters MPI — while the other
 //! targets, perhaps blocked waiting for this very news, get nothing. A [`Scripts`]
-//! runs one sequence per target concurrently: each step is an atomic
-//! fetch-and-update whose request completes once the update was applied there
-//! ([`Window::rupdate`]); the next step of that target starts then.
+//! runs one sequence per target concurrently: each step is one or more atomic
+//! fetch-and-updates, issued together, whose requests complete once the updates
+//! were applied there ([`Window::rupdate`]); the next step of that target starts
+//! when all of them completed. Updates of one step may land in any order (MPI
+//! orders accumulates only to the same location), so a step groups only updates
+//! whose readers tolerate that (e.g. a revoke slot with its own check word and the
+//! news counter that makes readers look).
 
 use crate::transport::window::Window;
 use crate::transport::{self, mpi};
@@ -21,16 +25,22 @@ pub struct Update {
     pub sum: bool,
 }
 
-/// The next update of a target's sequence, given the old values fetched by the
-/// previous one (empty at the start); None: the sequence is complete.
-pub type Step = Box<dyn FnMut(&[u64]) -> Option<Update> + Send>;
+/// The next updates of a target's sequence, given the old values fetched by the
+/// first update of the previous step (empty at the start); None: the sequence is
+/// complete.
+pub type Step = Box<dyn FnMut(&[u64]) -> Option<Vec<Update>> + Send>;
+
+/// One update in flight: its request and the buffers MPI reads and writes.
+struct InFlight {
+    req: mpi::MPI_Request,
+    _vals: Box<[u64]>,
+    old: Box<[u64]>,
+}
 
 struct Running {
     target: usize,
     next: Step,
-    req: mpi::MPI_Request,
-    vals: Box<[u64]>,
-    old: Box<[u64]>,
+    flight: Vec<InFlight>,
     started: bool,
     done: bool,
 }
@@ -46,15 +56,7 @@ pub struct Scripts {
 
 impl Scripts {
     pub fn add(&mut self, target: usize, next: Step) {
-        self.running.push(Running {
-            target,
-            next,
-            req: transport::request_null(),
-            vals: Box::new([]),
-            old: Box::new([]),
-            started: false,
-            done: false,
-        });
+        self.running.push(Running { target, next, flight: Vec::new(), started: false, done: false });
     }
 
     pub fn done(&self) -> bool {
@@ -64,24 +66,47 @@ impl Scripts {
     /// Advances every sequence as far as it goes without waiting; returns the
     /// targets whose sequence completed in this call.
     pub fn progress(&mut self, win: &Window) -> Vec<usize> {
+        self.advance(win, false)
+    }
+
+    /// Issues the first step of every sequence not started yet, and nothing
+    /// more: the caller returns at once and [`Scripts::progress`] goes on later.
+    pub fn kick(&mut self, win: &Window) {
+        self.advance(win, true);
+    }
+
+    fn advance(&mut self, win: &Window, first_only: bool) -> Vec<usize> {
         let mut finished = Vec::new();
-        for r in self.running.iter_mut().filter(|r| !r.done) {
+        for r in self.running.iter_mut().filter(|r| !r.done && !(first_only && r.started)) {
             loop {
-                if r.started && !transport::test_done(&mut r.req) {
+                if first_only && r.started {
                     break;
                 }
-                let prev: &[u64] = if r.started { &r.old } else { &[] };
+                if !r.flight.iter_mut().all(|f| transport::test_done(&mut f.req)) {
+                    break;
+                }
+                let prev: &[u64] = match (r.started, r.flight.first()) {
+                    (true, Some(f)) => &f.old,
+                    _ => &[],
+                };
                 match (r.next)(prev) {
                     None => {
                         r.done = true;
+                        r.flight.clear();
                         finished.push(r.target);
                         break;
                     }
-                    Some(u) => {
+                    Some(updates) => {
                         r.started = true;
-                        r.old = vec![0u64; u.vals.len()].into_boxed_slice();
-                        r.vals = u.vals.into_boxed_slice();
-                        r.req = win.rupdate(r.target, u.at, &r.vals, u.sum, &mut r.old);
+                        r.flight = updates
+                            .into_iter()
+                            .map(|u| {
+                                let mut old = vec![0u64; u.vals.len()].into_boxed_slice();
+                                let vals = u.vals.into_boxed_slice();
+                                let req = win.rupdate(r.target, u.at, &vals, u.sum, &mut old);
+                                InFlight { req, _vals: vals, old }
+                            })
+                            .collect();
                     }
                 }
             }
@@ -90,8 +115,8 @@ impl Scripts {
     }
 }
 
-/// Sequential steps that need no fetched values.
+/// Sequential steps (one update each) that need no fetched values.
 pub fn fixed(updates: Vec<Update>) -> Step {
     let mut it = updates.into_iter();
-    Box::new(move |_| it.next())
+    Box::new(move |_| it.next().map(|u| vec![u]))
 }

@@ -18,15 +18,18 @@
 //! | `LOG_HEAD` | owner | collective log entries written so far |
 //! | `KILL_TICKETS` | others (fetch-and-op) | rank 0's only: injected deaths so far (`max=M`, src/inject) |
 //! | `DEAD + w` | rank w | rank w is (simulated) dead |
-//! | `RING + 2i` | others | revoke ring: (comm id, horizon + 1 or 0) |
+//! | `RING + 3i` | others | revoke ring: (horizon + 1 or 0, comm id, check), one update |
 //! | `SENT + z` | rank z | messages z sent here per communicator before it died |
 //! | `LOG + k*E` | owner | the owner's last `LOG_LEN` collective descriptors |
+//! | `FT + j*F` | owner | agreement slots (layer::ft): what the owner published for an agree or shrink |
 //!
 //! Memory-order rule (the Dekker pair behind revoke and death, docs/ARCHITECTURE.md):
 //! the owner writes its log entry, fences, then reads its news; a writer of news
 //! waits until its updates are applied at every target (`rupdate` requests
 //! complete, transport::script), then reads logs. One of the two always sees the
-//! other.
+//! other. A log entry is *pending* until that read of the news, then *entered* or
+//! *cancelled* (word [`ENTRY_STATE`]): a revoker counts only entered ones, and
+//! waits for a pending one to be decided.
 
 use crate::transport::{mpi, stats};
 use std::os::raw::{c_int, c_void};
@@ -39,14 +42,35 @@ pub const LOG_HEAD: usize = 3;
 /// Deaths the injection policy has granted, job-wide: used in rank 0's region only.
 pub const KILL_TICKETS: usize = 4;
 pub const DEAD: usize = 8;
-/// Revoke ring slots (pairs).
+/// Revoke ring slots (triples: value, comm id, check word).
 pub const RING_LEN: usize = 64;
+/// Words of a revoke ring slot.
+pub const RING_SLOT: usize = 3;
 /// Communicators per dead rank whose message counts it can report.
 pub const SENT_SLOTS: usize = 8;
 /// Collective log entries kept per process.
 pub const LOG_LEN: usize = 32;
 /// Fixed header words of a log entry; `2n` per-peer words follow.
 pub const ENTRY_HEAD: usize = 16;
+/// Word of a log entry with its state (not covered by the entry's stamps: the one
+/// word the owner changes after writing the entry).
+pub const ENTRY_STATE: usize = 14;
+/// [`ENTRY_STATE`] values: written, the news not read yet; the collective is
+/// entered (or joined as a dummy); taken back (the communicator was revoked).
+pub const PENDING: u64 = 0;
+pub const ENTERED: u64 = 1;
+pub const CANCELLED: u64 = 2;
+/// Agreement slots per process (layer::ft), and how many consecutive slots an
+/// instance may land in (its probe window).
+pub const FT_SLOTS: usize = 64;
+pub const FT_PROBE: usize = 4;
+
+/// The check word of a revoke ring slot holding `(value, id)`: a reader takes the
+/// slot only when the three words agree, so the writer can put all three in one
+/// update whose words may land in any order.
+pub fn ring_check(value: u64, id: u64) -> u64 {
+    (id ^ value.rotate_left(17) ^ 0x5bd1_e995_9e37_79b9).wrapping_mul(0xff51_afd7_ed55_8ccd) | 1
+}
 
 extern "C" {
     static MPIFT_UINT64: mpi::MPI_Datatype;
@@ -92,13 +116,24 @@ impl Window {
     /// Per dead rank `z`: what it sent here before dying, `SENT_SLOTS` pairs
     /// (communicator id, messages) starting at `sent(z)`.
     pub fn sent(&self, z: usize) -> usize {
-        self.ring() + 2 * RING_LEN + z * 2 * SENT_SLOTS
+        self.ring() + RING_SLOT * RING_LEN + z * 2 * SENT_SLOTS
     }
     pub fn log(&self) -> usize {
-        self.ring() + 2 * RING_LEN + self.n * 2 * SENT_SLOTS
+        self.ring() + RING_SLOT * RING_LEN + self.n * 2 * SENT_SLOTS
+    }
+    /// Offset of agreement slot `j` (layer::ft).
+    pub fn ft_slot(&self, j: usize) -> usize {
+        self.log() + LOG_LEN * self.entry_words() + j * self.ft_slot_words()
+    }
+    /// Words of an agreement slot, sized for the world (no communicator is larger):
+    /// comm id, instance, then contribution, partial and result of
+    /// `1 + 2 ceil(n / 64)` words each (protocol::agree's layout), each followed by
+    /// its check word.
+    pub fn ft_slot_words(&self) -> usize {
+        2 + 3 * (1 + 2 * self.n.div_ceil(64) + 1)
     }
     fn words(&self) -> usize {
-        self.log() + LOG_LEN * self.entry_words()
+        self.ft_slot(FT_SLOTS)
     }
     /// Offset of log entry number `k` (0-based count of entries written).
     pub fn entry_at(&self, k: u64) -> usize {
@@ -195,26 +230,15 @@ impl Window {
         }
         old
     }
+    /// Reads `out.len()` words of `target`'s region at `at`, waiting for them.
+    /// A request-based read and `MPI_Wait`, not `MPI_Get` and `MPI_Win_flush`:
+    /// Open MPI 4.1's flush went through its progress engine and yielded the CPU
+    /// when oversubscribed (2.6 us per read at 4 ranks on 2 cores; `MPI_Rget` +
+    /// `MPI_Wait` 0.03 us, shared memory).
     pub fn get(&self, target: usize, at: usize, out: &mut [u64]) {
-        if target == self.me {
-            for (i, o) in out.iter_mut().enumerate() {
-                *o = self.load(at + i);
-            }
-            return;
-        }
-        stats::bump(&stats::RMA_OPS);
-        unsafe {
-            mpi::MPI_Get(
-                out.as_mut_ptr() as *mut c_void,
-                out.len() as c_int,
-                MPIFT_UINT64,
-                target as c_int,
-                at as mpi::MPI_Aint,
-                out.len() as c_int,
-                MPIFT_UINT64,
-                self.win,
-            );
-            mpi::MPI_Win_flush(target as c_int, self.win);
+        let mut req = self.rget(target, at, out);
+        if req != crate::transport::request_null() {
+            unsafe { mpi::MPI_Wait(&mut req, crate::transport::status_ignore()) };
         }
     }
     /// Starts reading `out.len()` words of `target`'s region at `at`; the returned

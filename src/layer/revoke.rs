@@ -1,0 +1,350 @@
+//! `MPIX_Comm_revoke` and catching up on a revoked communicator
+//! (docs/ARCHITECTURE.md, "Revoke").
+//!
+//! A revoke is a job that runs without waiting on anybody, started by the revoke
+//! call and advanced by every later MPI call of the revoker ([`progress_jobs`],
+//! from layer::service): per member, (1) "revoked" lands in its window region
+//! (two RMA round trips, transport::script) and it is woken; (2) its collective
+//! log is read: the highest collective number on the communicator it *entered*
+//! (a pending entry is read again until its owner decided it); (3) once every
+//! member is read, the horizon H (the highest of those and the revoker's own) is
+//! put into every member's region the same way. The revoke call issues the first
+//! step and returns (O(n) non-blocking RMA starts, nothing waited for); the
+//! revoker's next MPI call of any kind finishes the job ([`finish_jobs`]).
+//!
+//! Why read the logs after "revoked" landed: a member writes its log entry,
+//! fences, then reads its news (layer::hooks). Either it saw the revoke and
+//! cancelled the entry, or the entry was there, pending or entered, when the
+//! revoker read (transport::window's Dekker pair). So H covers every collective a
+//! member entered and may be stuck in, and no member enters one after H.
+//!
+//! Catching up: a member that did not enter collectives up to H joins them with
+//! dummy data ([`catch_up`]), so members stuck inside are released. It does so at
+//! its next MPI call of any kind and inside every wait (layer::service), whatever
+//! the program does next: a member stuck in a blocking collective on a revoked
+//! communicator returns `MPI_ERR_REVOKED` as soon as every other member has been
+//! inside MPI once since the revoke. Several revoked communicators are caught up on
+//! in ascending communicator id, the same order everywhere (blocking dummy joins
+//! in different orders at two ranks would wait for each other).
+
+use crate::ffi::errors::{Failure, Outcome};
+use crate::ffi::handles::{self, CommRef, Sim_FT_MPI_Comm};
+use crate::layer::describe::Desc;
+use crate::layer::join::{self, Joined, Who};
+use crate::layer::{comm, logs, news};
+use crate::transport::script::Scripts;
+use crate::transport::serial::Serial;
+use crate::transport::{self, mpi, window};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// A member's log, being read by a revoke job.
+enum Read {
+    /// "Revoked" has not landed there yet.
+    Announcing,
+    Head(mpi::MPI_Request, Box<[u64; 1]>),
+    Entries(Vec<(mpi::MPI_Request, Box<[u64]>)>),
+    Done,
+}
+
+/// One revoke in flight (see the module comment).
+struct Job {
+    id: u64,
+    handle: Sim_FT_MPI_Comm,
+    own_seq: u64,
+    targets: Vec<u32>,
+    announce: Scripts,
+    reads: Vec<Read>,
+    max_seq: u64,
+    horizon: Option<(u64, Scripts)>,
+}
+
+// Requests and buffers are only touched by the thread that calls MPI.
+unsafe impl Send for Job {}
+
+static JOBS: Serial<Vec<Job>> = Serial::new(Vec::new());
+/// Some job is in flight (checked before taking the table).
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+/// A revoke may have left this process collectives to catch up on: set when a
+/// revoke or horizon becomes known, cleared when a scan finds nothing owed.
+static MAYBE_OWED: AtomicBool = AtomicBool::new(false);
+
+/// A revoke or a horizon became known here (news, or this rank's own revoke).
+pub fn note_owed() {
+    MAYBE_OWED.store(true, Ordering::Release);
+}
+
+/// This rank may owe catch-up joins ([`catch_up_owed`] finds out).
+pub fn may_owe() -> bool {
+    MAYBE_OWED.load(Ordering::Acquire)
+}
+
+/// `MPIX_Comm_revoke`: not collective. Marks the communicator revoked here and
+/// starts the job that tells every member (module comment): issues its first
+/// step and returns; the next MPI call of this process finishes it.
+pub fn revoke(c: Sim_FT_MPI_Comm) -> Outcome {
+    let cr = handles::comm_arg(c)?;
+    news::refresh();
+    let me = news::world_rank() as u32;
+    let (members, seq, already) = comm::read(c, |s| (s.members.clone(), s.seq, s.horizon.is_some())).expect("looked up above");
+    comm::troubled();
+    comm::update(c, |s| s.revoked = true);
+    note_owed();
+    if already || JOBS.lock().iter().any(|j| j.id == cr.id) {
+        return Ok(());
+    }
+    let targets: Vec<u32> = members.into_iter().filter(|w| *w != me).collect();
+    let job = Job {
+        id: cr.id,
+        handle: c,
+        own_seq: seq,
+        announce: news::revoke_script(cr.id, None, &targets),
+        reads: targets.iter().map(|_| Read::Announcing).collect(),
+        targets,
+        max_seq: 0,
+        horizon: None,
+    };
+    let mut job = job;
+    // The first step only (a fetch-and-add per target, not waited for), like
+    // ULFM's revoke, which sends its first messages and returns: the rest runs
+    // at this process's next MPI call of any kind (layer::service).
+    news::kick_scripts(&mut job.announce);
+    JOBS.lock().push(job);
+    ACTIVE.store(true, Ordering::Release);
+    Ok(())
+}
+
+/// Advances every job without waiting; true if any made a step.
+pub fn progress_jobs() -> bool {
+    if !ACTIVE.load(Ordering::Acquire) {
+        return false;
+    }
+    let mut jobs = std::mem::take(&mut *JOBS.lock());
+    let mut moved = false;
+    for j in jobs.iter_mut() {
+        moved |= advance(j);
+    }
+    jobs.retain(|j| !finished(j));
+    let mut table = JOBS.lock();
+    // A revoke made while these ran (none: advance calls no MPIFT function) stays.
+    jobs.append(&mut table);
+    ACTIVE.store(!jobs.is_empty(), Ordering::Release);
+    *table = jobs;
+    moved
+}
+
+/// Advances every job until all are done. A job waits only for RMA to complete
+/// at its targets (with MPICH: for each target to be inside any MPI call), never
+/// for a target to do something in MPIFT, so this cannot deadlock.
+pub fn finish_jobs() {
+    let mut idle = Idle::new();
+    while jobs_pending() {
+        if progress_jobs() {
+            idle = Idle::new();
+        } else {
+            idle.pause();
+        }
+    }
+}
+
+/// Some revoke of this process is still being announced.
+pub fn jobs_pending() -> bool {
+    ACTIVE.load(Ordering::Acquire)
+}
+
+fn finished(j: &Job) -> bool {
+    matches!(&j.horizon, Some((_, s)) if s.done())
+}
+
+fn advance(j: &mut Job) -> bool {
+    let mut moved = false;
+    for p in news::progress_scripts(&mut j.announce) {
+        news::wake(p);
+        moved = true;
+        let i = j.targets.iter().position(|t| *t as usize == p).expect("a target");
+        j.reads[i] = start_head(p);
+    }
+    for i in 0..j.targets.len() {
+        moved |= advance_read(j, i);
+    }
+    if j.horizon.is_none() && j.reads.iter().all(|r| matches!(r, Read::Done)) {
+        let h = j.max_seq.max(j.own_seq);
+        comm::update(j.handle, |s| s.horizon = Some(h.max(s.horizon.unwrap_or(0))));
+        j.horizon = Some((h, news::revoke_script(j.id, Some(h), &j.targets)));
+        moved = true;
+    }
+    if let Some((_, s)) = &mut j.horizon {
+        for p in news::progress_scripts(s) {
+            news::wake(p);
+            moved = true;
+        }
+    }
+    moved
+}
+
+fn start_head(p: usize) -> Read {
+    let mut b = Box::new([0u64; 1]);
+    match news::with(|rt| rt.win.rget(p, window::LOG_HEAD, &mut b[..])) {
+        Some(r) => Read::Head(r, b),
+        None => Read::Done,
+    }
+}
+
+/// One step of reading target `i`'s log; true if it moved.
+fn advance_read(j: &mut Job, i: usize) -> bool {
+    let p = j.targets[i] as usize;
+    match std::mem::replace(&mut j.reads[i], Read::Done) {
+        Read::Head(mut r, b) => {
+            if !transport::test_done(&mut r) {
+                j.reads[i] = Read::Head(r, b);
+                return false;
+            }
+            let head = b[0];
+            let reads = news::with(|rt| {
+                let e = rt.win.entry_words();
+                window::log_runs(0, head)
+                    .map(|(k, len)| {
+                        let mut buf = vec![0u64; len * e].into_boxed_slice();
+                        let r = rt.win.rget(p, rt.win.entry_at(k), &mut buf);
+                        (r, buf)
+                    })
+                    .collect::<Vec<_>>()
+            });
+            j.reads[i] = match reads {
+                Some(v) => Read::Entries(v),
+                None => Read::Done,
+            };
+            true
+        }
+        Read::Entries(mut reads) => {
+            if !reads.iter_mut().all(|(r, _)| transport::test_done(r)) {
+                j.reads[i] = Read::Entries(reads);
+                return false;
+            }
+            let Some((e, n)) = news::with(|rt| (rt.win.entry_words(), rt.win.n)) else { return true };
+            let got: Vec<news::Entry> =
+                reads.iter().flat_map(|(_, b)| b.chunks_exact(e)).filter_map(|c| news::parse_entry(c, n)).collect();
+            let mut pending = false;
+            for en in got.iter().filter(|en| en.comm == j.id) {
+                match en.state {
+                    window::ENTERED => j.max_seq = j.max_seq.max(en.seq),
+                    window::PENDING => pending = true,
+                    _ => {}
+                }
+            }
+            // The catch-up needs the descriptors of this communicator's collectives
+            // this rank has not entered (and only those: the cache is not for the
+            // other communicators' history).
+            let own = j.own_seq;
+            logs::with(|cache| cache.keep_entered(p, got.into_iter().filter(|en| en.comm == j.id && en.seq > own).collect()));
+            // A pending entry: its owner is between writing it and reading its news
+            // (nanoseconds, unless descheduled); read again until it is decided.
+            j.reads[i] = if pending { start_head(p) } else { Read::Done };
+            true
+        }
+        other => {
+            j.reads[i] = other;
+            false
+        }
+    }
+}
+
+/// Joins, with dummy data, every collective on `cr` up to its horizon that this
+/// rank has not entered, in order, so that members still inside one are released
+/// (and every member ends with the same count). Waits for the horizon if it is
+/// not known yet. Blocks while another member it needs has not joined.
+pub(crate) fn catch_up(cr: &CommRef) -> Outcome {
+    let mut idle = Idle::new();
+    loop {
+        news::refresh();
+        let Some((revoked, h, seq)) = comm::read(cr.handle, |s| (s.revoked, s.horizon, s.seq)) else { return Ok(()) };
+        if !revoked {
+            return Ok(());
+        }
+        let Some(h) = h else {
+            // The revoker is still reading the logs: keep its job and ours going.
+            progress_jobs();
+            news::drain_wakes();
+            idle.pause();
+            continue;
+        };
+        if seq >= h {
+            return Ok(());
+        }
+        join_next(cr, seq + 1)?;
+        idle = Idle::new();
+    }
+}
+
+/// Joins collective `s` on `cr` with dummy data (blocking until it completes).
+fn join_next(cr: &CommRef, s: u64) -> Outcome {
+    let (members, rank) = comm::read(cr.handle, |st| (st.members.clone(), st.rank as usize)).expect("caller looked it up");
+    let me = news::world_rank() as u32;
+    let others: Vec<u32> = members.iter().copied().filter(|w| *w != me).collect();
+    let mut idle = Idle::new();
+    let (d, per) = loop {
+        // The revoke job usually kept the descriptor already (layer::revoke's
+        // reads); read the members' logs only if not.
+        let got = logs::with(|cache| {
+            if cache.get(cr.id, s).is_none() {
+                cache.poll(&others);
+            }
+            cache.get(cr.id, s).and_then(|f| logs::by_member(f, &members))
+        });
+        if let Some(x) = got {
+            break x;
+        }
+        news::refresh();
+        progress_jobs();
+        idle.pause();
+    };
+    news::log_entered(cr.id, s, &Desc { fcode: d.fcode | logs::DUMMY, ..Desc::default() });
+    comm::update(cr.handle, |st| st.seq = s);
+    let who = Who { real: cr.real, rank, size: members.len() };
+    if let Joined::Pending(mut p) = join::join(&who, &d, &per) {
+        unsafe { mpi::MPI_Wait(&mut p.req, transport::status_ignore()) };
+    }
+    logs::with(|cache| cache.prune(cr.id, s));
+    Ok(())
+}
+
+/// Catches up on every revoked communicator that owes joins, in ascending
+/// communicator id (module comment). Called at the entry of every MPI call and
+/// in every wait once something went wrong (layer::service).
+pub fn catch_up_owed() -> Result<(), Failure> {
+    if !MAYBE_OWED.swap(false, Ordering::AcqRel) {
+        return Ok(());
+    }
+    let mut owed: Vec<(u64, Sim_FT_MPI_Comm)> = comm::owed_catch_up();
+    owed.sort_unstable_by_key(|(id, _)| *id);
+    for (_, h) in owed {
+        if let Some(cr) = comm::lookup(h) {
+            if let Err(f) = catch_up(&cr) {
+                note_owed();
+                return Err(f);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Waits politely: yields the CPU for a while (a peer inside MPI answers within
+/// microseconds), then sleeps with back-off (a peer computing outside MPI).
+pub(crate) struct Idle {
+    since: Instant,
+    nap: Duration,
+}
+
+impl Idle {
+    pub(crate) fn new() -> Idle {
+        Idle { since: Instant::now(), nap: Duration::from_micros(20) }
+    }
+    pub(crate) fn pause(&mut self) {
+        if self.since.elapsed() < Duration::from_micros(500) {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(self.nap);
+            self.nap = (self.nap * 2).min(Duration::from_millis(2));
+        }
+    }
+}
