@@ -27,6 +27,10 @@ int main(int argc, char **argv)
     MPI_Comm_split(MPI_COMM_WORLD, u_rank % 2, u_rank, &local);
     MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(local, MPI_ERRORS_RETURN);
+    /* Everyone has left the split before the victim dies: news of a death that
+     * arrives while a constructor runs may fail it (ULFM allows that), and the
+     * calls below need `local`. */
+    MPI_Barrier(MPI_COMM_WORLD);
     if (u_rank == victim) u_die("after the duplicates");
     left = (u_rank - 1 + u_size) % u_size;
     right = (u_rank + 1) % u_size;

@@ -2,7 +2,8 @@
 # tests/ulfm/run.sh <mpicc> <mpiexec> <np>
 #
 # Builds every program in examples/ulfm/ with <mpicc> and runs each on <np> ranks
-# (np >= 3; written for 4 and 8) under `timeout -k 5 $ULFM_TIMEOUT` (60 s). A
+# (np >= 3 for most; written for 4 and 8; the revoke_release_*, iagree_* and
+# ishrink_overlap programs also run on 2) under `timeout -k 5 $ULFM_TIMEOUT` (60 s). A
 # program passes when the exit status is as expected (0; nonzero for errh_fatal,
 # whose default MPI_ERRORS_ARE_FATAL must abort the job) and every rank 0..np-1
 # printed exactly one final line "rank R: OK ..." or "rank R: DIES ..." (the
