@@ -13,10 +13,10 @@
  *          before the revoke), revoke_revoked, revoke_call (the initiator's
  *          revoke), revoke_post1 .. revoke_postK, and revoke_early_count (how
  *          many ranks' last barrier before the revoke returned MPI_ERR_REVOKED
- *          because the revoke arrived while it was pending). With --touch (default) the
- *          initiator also calls MPI_Barrier(A) once after revoking (it returns
- *          MPI_ERR_REVOKED at once on real ULFM); --strict leaves A alone, as Plan B
- *          does (see bench/README.md for what that does to MPIFT).
+ *          because the revoke arrived while it was pending). As Plan B does
+ *          (--strict, the default), the initiator leaves A alone after revoking
+ *          it and goes on to the barriers on B; --touch makes it also call
+ *          MPI_Barrier(A) once (MPI_ERR_REVOKED at once on real ULFM).
  *  base    agree and shrink on a communicator of the survivors-to-be, nobody
  *          dead (reference latencies): agree_nofail, shrink_nofail.
  *  kill    every rank gets a kill time T (now + 50 ms, one clock: the ranks share
@@ -35,6 +35,13 @@
  *          MPI_Finalize. The victim (MPIFT only: it is a running process) writes
  *          to --zombie FILE the CPU time it used from its death to its exit and
  *          the wall time in between.
+ *
+ * Control traffic (MPIFT only, from Sim_FT_stats, outside the timing): rows
+ * ctl_<what>_<phase>, the sum over the ranks taking part of what MPIFT started
+ * for itself (rma: one-sided operations; wake: wake-up messages; dummy: dummy
+ * collective joins), per revoke (the whole Plan B repetition), per agree after
+ * failure_ack, per shrink with the dead member (the dead rank's own reads, for a
+ * shrink it never started, are none).
  *
  * Survivors synchronise before each timed call with a barrier on their own
  * communicator (made before the death), so every latency starts together.
@@ -64,7 +71,7 @@
 #define DEFAULT_VARIANT "ulfm"
 #endif
 
-static int rank, size, victim, reps = 10, pre = 20, post = 5, run = 0, touch = 1, bad = 0, early_revoked = 0;
+static int rank, size, victim, reps = 10, pre = 20, post = 5, run = 0, touch = 0, bad = 0, early_revoked = 0;
 static const char *variant = DEFAULT_VARIANT, *zombie_file = NULL;
 static FILE *out;
 
@@ -106,6 +113,40 @@ static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+/* Control-traffic counters (Sim_FT_stats) of this process: rma, wake, dummy. */
+static void ctl_mark(double v[3])
+{
+#ifdef MPIFT_VERSION
+    Sim_FT_stats_t st;
+    Sim_FT_stats(&st);
+    v[0] = (double)st.rma_ops, v[1] = (double)st.wake_msgs, v[2] = (double)st.dummy_joins;
+#else
+    v[0] = v[1] = v[2] = 0;
+#endif
+}
+
+/* Rows ctl_<rma|wake|dummy>_<phase>: the sum over comm of the counters' growth
+ * since `before`, divided by `ops` (collective over comm). */
+static void ctl_rows(MPI_Comm comm, const char *phase, const double before[3], int ops)
+{
+#ifdef MPIFT_VERSION
+    static const char *what[3] = {"rma", "wake", "dummy"};
+    double now_[3], d[3], sum[3];
+    int r;
+    ctl_mark(now_);
+    for (int i = 0; i < 3; i++) d[i] = now_[i] - before[i];
+    MPI_Reduce(d, sum, 3, MPI_DOUBLE, MPI_SUM, 0, comm);
+    MPI_Comm_rank(comm, &r);
+    for (int i = 0; i < 3 && r == 0; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "ctl_%s_%s", what[i], phase);
+        row(name, 0, sum[i] / ops);
+    }
+#else
+    (void)comm, (void)phase, (void)before, (void)ops;
+#endif
 }
 
 /* Plan B, one repetition: returns nothing, rank 0 writes the rows. */
@@ -236,8 +277,11 @@ int main(int argc, char **argv)
 
     /* revoke (nobody dead yet) */
     MPI_Comm *kept = calloc(2 * reps, sizeof(MPI_Comm));
+    double ctl0[3];
+    ctl_mark(ctl0);
     for (int r = 0; r < reps && !skip_revoke; r++) revoke_rep(r, &kept[2 * r], &kept[2 * r + 1]);
     if (!skip_revoke) {
+        ctl_rows(MPI_COMM_WORLD, "revoke", ctl0, reps);
         int early = 0;
         MPI_Reduce(&early_revoked, &early, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
         if (rank == 0) row("revoke_early_count", 0, early); /* a count, not seconds */
@@ -305,6 +349,7 @@ int main(int argc, char **argv)
     expect("first agree after the failure", MPIX_Comm_agree(MPI_COMM_WORLD, &flag), MPIX_ERR_PROC_FAILED);
     surv_row(surv, "agree_first", NULL, 0, now() - t0);
     MPIX_Comm_failure_ack(MPI_COMM_WORLD);
+    ctl_mark(ctl0);
     for (int k = 0; k < reps; k++) {
         flag = 1;
         MPI_Barrier(surv);
@@ -312,8 +357,10 @@ int main(int argc, char **argv)
         expect("agree after failure_ack", MPIX_Comm_agree(MPI_COMM_WORLD, &flag), MPI_SUCCESS);
         surv_row(surv, "agree", NULL, k, now() - t0);
     }
+    ctl_rows(surv, "agree", ctl0, reps);
 
     /* shrink */
+    ctl_mark(ctl0);
     for (int k = 0; k < reps; k++) {
         MPI_Comm s;
         int n = 0;
@@ -330,6 +377,7 @@ int main(int argc, char **argv)
         if (k == 0) surv_row(surv, "shrink_first", NULL, 0, d);
         surv_row(surv, "shrink", NULL, k, d);
     }
+    ctl_rows(surv, "shrink", ctl0, reps);
 
     int anybad = 0;
     MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, surv);

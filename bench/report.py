@@ -213,6 +213,7 @@ def failure_path(d, md):
     nps = sorted({int(f[len("fail-np"):-4]) for f in os.listdir(d) if f.startswith("fail-np") and f.endswith(".csv")})
     ratios = {}
     early = defaultdict(lambda: defaultdict(int))
+    ctl = defaultdict(list)
     md.append("## Failure path: MPIFT vs Open MPI 5 ULFM (`bench/fail.c`)\n")
     md.append("Median [25th-75th percentile] (n samples); ratio = median MPIFT / median ULFM. "
               "Each latency is the slowest survivor's (revoke: slowest rank's), timed from a common start.\n")
@@ -222,6 +223,9 @@ def failure_path(d, md):
         for r in rows:
             if r["metric"] == "revoke_early_count":
                 early[np_][r["variant"]] += int(float(r["value_s"]))
+                continue
+            if r["metric"].startswith("ctl_"):
+                ctl[(np_, r["metric"])].append(float(r["value_s"]))
                 continue
             vals[(r["variant"], r["metric"])].append(float(r["value_s"]))
         md.append(f"\n### {np_} ranks\n")
@@ -248,7 +252,31 @@ def failure_path(d, md):
             md.append("\nRanks whose last barrier before the revoke returned MPI_ERR_REVOKED (the revoke "
                       "arrived while it was pending): " + ", ".join(f"{v} {n}" for v, n in sorted(e.items())) + ".")
         md.append("")
+    control_traffic(nps, ctl, md)
     return nps, ratios
+
+
+def control_traffic(nps, ctl, md):
+    """MPIFT's own traffic per operation vs n (the ctl_ rows of bench/fail.c)."""
+    if not ctl:
+        return
+    md.append("### MPIFT's control traffic per operation\n")
+    md.append("Summed over the ranks taking part (Sim_FT_stats), median over the runs: one-sided "
+              "operations / wake messages / dummy collective joins. revoke: one Plan B repetition "
+              "(revoke, the revoked barrier, the barriers on B); agree: after failure_ack with one "
+              "member dead; shrink: with one member dead.\n")
+    md.append("| ranks | revoke | agree | shrink |")
+    md.append("|---:|---:|---:|---:|")
+    for np_ in nps:
+        cells = []
+        for phase in ("revoke", "agree", "shrink"):
+            parts = []
+            for what in ("rma", "wake", "dummy"):
+                xs = ctl.get((np_, f"ctl_{what}_{phase}"))
+                parts.append(f"{statistics.median(xs):.1f}" if xs else "-")
+            cells.append(" / ".join(parts))
+        md.append(f"| {np_} | " + " | ".join(cells) + " |")
+    md.append("")
 
 
 def zombie(d, md):
