@@ -308,21 +308,24 @@ fn log_entry_as(id: u64, seq: u64, d: &Desc, state: u64) {
 /// Marks the entry written last entered: the collective is entered for real.
 /// A plain store: a reader that still sees it pending reads it again.
 pub fn mark_last() {
-    set_last_state(window::ENTERED);
+    // No fence: a revoker that still reads the entry pending reads it again.
+    set_last_state(window::ENTERED, false);
 }
 
 /// Marks the entry written last cancelled: the collective was not entered after
 /// all (the communicator was revoked, or this rank must catch up elsewhere first).
 pub fn retract_last() {
-    set_last_state(window::CANCELLED);
+    set_last_state(window::CANCELLED, true);
 }
 
-fn set_last_state(state: u64) {
+fn set_last_state(state: u64, fence: bool) {
     with(|rt| {
         if rt.log_count > 0 {
             let at = rt.win.entry_at(rt.log_count - 1);
             rt.win.store(at + window::ENTRY_STATE, state_word(rt.log_count, state));
-            rt.win.sync();
+            if fence {
+                rt.win.sync();
+            }
         }
     });
 }

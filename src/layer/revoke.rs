@@ -137,6 +137,9 @@ pub fn progress_jobs() -> bool {
 /// at its targets (with MPICH: for each target to be inside any MPI call), never
 /// for a target to do something in MPIFT, so this cannot deadlock.
 pub fn finish_jobs() {
+    if !jobs_pending() {
+        return;
+    }
     let mut idle = Idle::new();
     while jobs_pending() {
         if progress_jobs() {
