@@ -43,7 +43,8 @@ enum Read {
     /// "Revoked" has not landed there yet.
     Announcing,
     Head(mpi::MPI_Request, Box<[u64; 1]>),
-    Entries(Vec<(mpi::MPI_Request, Box<[u64]>)>),
+    /// Reads of the target's log entries `from..head` in flight (one per run).
+    Entries { reads: Vec<(mpi::MPI_Request, Box<[u64]>)>, from: u64, head: u64 },
     Done,
 }
 
@@ -193,6 +194,27 @@ fn start_head(p: usize) -> Read {
     }
 }
 
+/// Log entries read first per member: the tail of its log (see [`advance_read`]).
+const TAIL: u64 = 4;
+
+/// Starts reading target `p`'s log entries `from..head` (at most the ring).
+fn read_entries(p: usize, from: u64, head: u64) -> Read {
+    let reads = news::with(|rt| {
+        let e = rt.win.entry_words();
+        window::log_runs(from, head)
+            .map(|(k, len)| {
+                let mut buf = vec![0u64; len * e].into_boxed_slice();
+                let r = rt.win.rget(p, rt.win.entry_at(k), &mut buf);
+                (r, buf)
+            })
+            .collect::<Vec<_>>()
+    });
+    match reads {
+        Some(reads) => Read::Entries { reads, from, head },
+        None => Read::Done,
+    }
+}
+
 /// One step of reading target `i`'s log; true if it moved.
 fn advance_read(j: &mut Job, i: usize) -> bool {
     let p = j.targets[i] as usize;
@@ -202,31 +224,33 @@ fn advance_read(j: &mut Job, i: usize) -> bool {
                 j.reads[i] = Read::Head(r, b);
                 return false;
             }
+            // The newest entries first: the collective a stuck member is in and
+            // the ones before it are at the tail of its log.
             let head = b[0];
-            let reads = news::with(|rt| {
-                let e = rt.win.entry_words();
-                window::log_runs(0, head)
-                    .map(|(k, len)| {
-                        let mut buf = vec![0u64; len * e].into_boxed_slice();
-                        let r = rt.win.rget(p, rt.win.entry_at(k), &mut buf);
-                        (r, buf)
-                    })
-                    .collect::<Vec<_>>()
-            });
-            j.reads[i] = match reads {
-                Some(v) => Read::Entries(v),
-                None => Read::Done,
-            };
+            j.reads[i] = read_entries(p, head.saturating_sub(TAIL), head);
             true
         }
-        Read::Entries(mut reads) => {
+        Read::Entries { mut reads, from, head } => {
             if !reads.iter_mut().all(|(r, _)| transport::test_done(r)) {
-                j.reads[i] = Read::Entries(reads);
+                j.reads[i] = Read::Entries { reads, from, head };
                 return false;
             }
             let Some((e, n)) = news::with(|rt| (rt.win.entry_words(), rt.win.n)) else { return true };
             let got: Vec<news::Entry> =
                 reads.iter().flat_map(|(_, b)| b.chunks_exact(e)).filter_map(|c| news::parse_entry(c, n)).collect();
+            let oldest = head.saturating_sub(window::LOG_LEN as u64);
+            if from > oldest && !got.iter().any(|en| en.comm == j.id && en.seq <= j.own_seq) {
+                // This communicator's collectives after ours may go further back:
+                // read the rest of the ring (the entries read stay valid).
+                j.reads[i] = match read_entries(p, oldest, from) {
+                    Read::Entries { reads: mut older, .. } => {
+                        older.extend(reads);
+                        Read::Entries { reads: older, from: oldest, head }
+                    }
+                    other => other,
+                };
+                return true;
+            }
             let mut pending = false;
             for en in got.iter().filter(|en| en.comm == j.id) {
                 match en.state {
