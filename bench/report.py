@@ -279,6 +279,41 @@ def control_traffic(nps, ctl, md):
     md.append("")
 
 
+PARTS = [
+    ("barrier", "MPI_Barrier among the survivors"),
+    ("allreduce", "MPI_Allreduce of one int among the survivors"),
+    ("create_group", "MPI_Comm_create_group of the survivors (shrink's construction)"),
+    ("dup", "MPI_Comm_dup of the survivors' communicator"),
+    ("rget", "MPI_Rget of 8 bytes + MPI_Wait (one)"),
+    ("fetch_op", "MPI_Fetch_and_op + MPI_Win_flush (one)"),
+    ("handoff", "hand-off: a store seen by a peer polling with MPI_Rget + sched_yield"),
+]
+
+
+def host_parts(d, md):
+    """bench/parts.c: the host MPI's cost of the failure path's pieces (plain MPI)."""
+    files = sorted(f for f in os.listdir(d) if f.startswith("parts-np") and f.endswith(".csv"))
+    if not files:
+        return
+    md.append("### What the host MPI charges for the pieces (`bench/parts.c`, plain MPI)\n")
+    md.append("The last rank sleeps outside MPI (the dead rank); the survivors' slowest time, "
+              "median [25th-75th percentile] (n samples).\n")
+    for f in files:
+        np_ = int(f[len("parts-np"):-4])
+        vals = defaultdict(list)
+        for r in read_csv(os.path.join(d, f)):
+            vals[r["metric"]].append(float(r["value_s"]))
+        md.append(f"| {np_} ranks | time |")
+        md.append("|---|---:|")
+        def ft(x):
+            return f"{x * 1e9:.0f} ns" if x < 1e-6 else fmt_time(x)
+        for m, label in PARTS:
+            if vals.get(m):
+                q = quantiles(vals[m])
+                md.append(f"| {label} (`{m}`) | {ft(q[1])} [{ft(q[0])}-{ft(q[2])}] ({len(vals[m])}) |")
+        md.append("")
+
+
 def zombie(d, md):
     rows = read_csv(os.path.join(d, "zombie.csv"))
     md.append("## Dead rank's CPU while the survivors sleep outside MPI\n")
@@ -377,6 +412,7 @@ def main():
     worst, nps, per, ctrl = failure_free(d, md)
     acct = accounting(d, md, ctrl)
     fnps, fratios = failure_path(d, md)
+    host_parts(d, md)
     frac = zombie(d, md)
     errors = os.path.join(d, "errors.txt")
     if os.path.exists(errors) and os.path.getsize(errors) > 0:

@@ -17,7 +17,9 @@
 #    (blocked in MPI_Recv from the victim, or in MPI_Barrier). The last MPIFT run
 #    at the largest rank count also lets the survivors sleep outside MPI and
 #    measures the dead rank's CPU (bench/fail.c --zombie, and /usr/bin/time per
-#    rank) -> DIR/zombie.csv, DIR/zombie-time-np<N>.<rank>.
+#    rank) -> DIR/zombie.csv, DIR/zombie-time-np<N>.<rank>. And per run, at 3
+#    ranks or more, bench/parts.c in plain MPI: what the host MPI charges for the
+#    pieces the failure path is made of -> DIR/parts-np<N>.csv.
 # 4. bench/report.py DIR: DIR/summary.md (tables, targets), DIR/ff-time.png and
 #    DIR/ff-ratio.png (the thesis's figures 6.3 and 6.4 for every test).
 #
@@ -70,6 +72,7 @@ set -e
 $MPICC -std=c99 -O2 -Wall -Wextra bench/ff.c -o "$bin/ff_plain"
 $MPICC -std=c99 -O2 -Wall -Wextra $FT bench/ff.c -o "$bin/ff_mpift" $LIBS
 $MPICC -std=c99 -O2 -Wall -Wextra $FT bench/fail.c -o "$bin/fail_mpift" $LIBS
+$MPICC -std=c99 -O2 -Wall -Wextra bench/parts.c -o "$bin/parts"
 set +e
 oracle=${ULFM_ORACLE:-$root/../shared/tools/ulfm-oracle}
 have_oracle=0
@@ -138,6 +141,8 @@ for ((r = 1; r <= fail_runs; r++)); do
     else
       run "fail mpift -n $np run $r" $MPIEXEC -n "$np" "$bin/fail_mpift" "${args[@]}"
     fi
+    # What the host MPI charges for the pieces of the failure path (plain MPI).
+    [ "$np" -ge 3 ] && run "parts -n $np run $r" $MPIEXEC -n "$np" "$bin/parts" --run "$r" --csv "$out/parts-np$np.csv"
     if [ $have_oracle = 1 ]; then
       args=(--run "$r" --reps "$fail_reps" --observe "$observe" --csv "$csv")
       run "fail ulfm -n $np run $r" "$oracle" run -n "$np" "$bin/fail_ulfm" "${args[@]}"

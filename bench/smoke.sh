@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # bench/smoke.sh <mpich|openmpi>: keeps the benchmarks from rotting (run by
 # scripts/run-tests.sh; measures nothing). Builds bench/ff.c plain and with
-# MPIFT and bench/fail.c with MPIFT, runs ff with a tiny configuration (sizes 1
+# MPIFT, bench/fail.c with MPIFT and bench/parts.c plain, runs ff with a tiny configuration (sizes 1
 # and 16 ints, 2 repetitions per variant, alternating, -n 2, one block) and fail at
-# -n 3 (2 repetitions of each phase), and checks the CSVs: the expected rows, and
+# -n 3 (2 repetitions of each phase), parts at -n 3, and checks the CSVs: the expected rows, and
 # no control message of MPIFT's in any timed block. Needs libmpift.a built.
 set -u
 cd "$(dirname "$0")/.."
@@ -25,12 +25,14 @@ set -e
 $MPICC -std=c99 -O2 -Wall -Wextra -Werror bench/ff.c -o "$w/ff_plain"
 $MPICC -std=c99 -O2 -Wall -Wextra -Werror $FT bench/ff.c -o "$w/ff_mpift" $LIBS
 $MPICC -std=c99 -O2 -Wall -Wextra -Werror $FT bench/fail.c -o "$w/fail_mpift" $LIBS
+$MPICC -std=c99 -O2 -Wall -Wextra -Werror bench/parts.c -o "$w/parts"
 for rep in 1 2; do
   for v in plain mpift; do
     $TO $MPIEXEC -n 2 "$w/ff_$v" --variant $v --rep $rep --exps 0,2 --blocks 1 --csv "$w/ff.csv" --acct "$w/acct.csv"
   done
 done
 $TO $MPIEXEC -n 3 "$w/fail_mpift" --reps 2 --pre 4 --post 2 --csv "$w/fail.csv"
+$TO $MPIEXEC -n 3 "$w/parts" --reps 2 --csv "$w/parts.csv"
 set +e
 # 2 variants x 2 repetitions x 5 tests x 2 sizes, plus the header.
 rows=$(grep -c . "$w/ff.csv")
@@ -50,5 +52,9 @@ ok=$(awk -F, '$1 == "mpift" && $4 == 1 && $5 == 2 && $6 == 1 && $7 == 6' "$w/acc
 [ "$ok" -eq 2 ] || { echo "acct.csv: want 1 layer communicator with 2 and 6 user ones"; cat "$w/acct.csv"; exit 1; }
 for m in revoke_normal revoke_revoked kill_observed_recv agree_first agree shrink_first shrink agree_nofail shrink_nofail; do
   grep -q "^mpift,3,0,$m," "$w/fail.csv" || { echo "fail.csv: no $m row"; cat "$w/fail.csv"; exit 1; }
+done
+for m in barrier allreduce create_group dup rget fetch_op handoff; do
+  n=$(grep -c "^host,3,0,$m," "$w/parts.csv")
+  [ "$n" -ge 1 ] || { echo "parts.csv: no $m row"; cat "$w/parts.csv"; exit 1; }
 done
 echo "bench smoke ($mpi): ff.csv $rows lines, 0 control messages; fail.csv $(grep -c . "$w/fail.csv") lines"
