@@ -158,7 +158,7 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>, mut news_out: S
         if busy {
             idle = Duration::from_micros(50);
             last_busy = std::time::Instant::now();
-        } else if last_busy.elapsed() < Duration::from_millis(2) {
+        } else if last_busy.elapsed() < Duration::from_micros(200) {
             // Just worked: the next collective usually follows at once; yield
             // rather than sleep (a sleep costs a scheduler tick when oversubscribed).
             std::thread::yield_now();
