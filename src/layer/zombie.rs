@@ -13,7 +13,7 @@
 //!    survivor is released by a dummy before it can see the death), progresses its own
 //!    outstanding requests, and drains messages sent to it (which also releases
 //!    senders blocked in rendezvous sends). It sleeps with exponential back-off
-//!    (yielding for 2 ms after activity, then sleeping 50 µs doubling up to 20 ms)
+//!    (yielding for 200 µs after activity, then sleeping 50 µs doubling up to 20 ms)
 //!    while nothing happens, so it does not keep a core busy;
 //! 4. sends its part of the run report (src/inject/report.rs) with the others,
 //!    frees the window with them, finalizes, and exits with status 0.
