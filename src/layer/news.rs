@@ -118,6 +118,7 @@ pub fn start() -> Result<(), c_int> {
 /// Called by `MPI_Finalize` (every process, zombies included): collective.
 pub fn stop() {
     NEWS_WORD.store(std::ptr::null_mut(), Ordering::Release);
+    LAST_STATE.store(std::ptr::null_mut(), Ordering::Release);
     if let Some(mut rt) = RT.lock().take() {
         unsafe {
             mpi::MPI_Cancel(&mut rt.wake_req);
@@ -290,6 +291,9 @@ fn log_entry_as(id: u64, seq: u64, d: &Desc, state: u64) {
         w.store(at + 12, d.peers.len() as u64);
         w.store(at + 13, d.peer_types.len() as u64);
         w.store(at + window::ENTRY_STATE, state_word(stamp, state));
+        // Where [`mark_last`] writes, and what: one store, no lookup.
+        LAST_STATE.store(unsafe { w.base_ptr().add(at + window::ENTRY_STATE) }, Ordering::Relaxed);
+        LAST_ENTERED.store(state_word(stamp, window::ENTERED), Ordering::Relaxed);
         let n = w.n;
         for (i, x) in d.peers.iter().take(n).enumerate() {
             w.store(at + window::ENTRY_HEAD + i, *x);
@@ -309,23 +313,26 @@ fn log_entry_as(id: u64, seq: u64, d: &Desc, state: u64) {
 /// A plain store: a reader that still sees it pending reads it again.
 pub fn mark_last() {
     // No fence: a revoker that still reads the entry pending reads it again.
-    set_last_state(window::ENTERED, false);
+    let p = LAST_STATE.load(Ordering::Relaxed);
+    if !p.is_null() {
+        // Safety: the word of this process's window that log_entry_as named last;
+        // the window lives until MPI_Finalize, which clears the pointer first.
+        unsafe { std::ptr::write_volatile(p, LAST_ENTERED.load(Ordering::Relaxed)) };
+    }
 }
+
+/// The state word of the log entry written last, and its "entered" value.
+static LAST_STATE: AtomicPtr<u64> = AtomicPtr::new(std::ptr::null_mut());
+static LAST_ENTERED: AtomicU64 = AtomicU64::new(0);
 
 /// Marks the entry written last cancelled: the collective was not entered after
 /// all (the communicator was revoked, or this rank must catch up elsewhere first).
 pub fn retract_last() {
-    set_last_state(window::CANCELLED, true);
-}
-
-fn set_last_state(state: u64, fence: bool) {
     with(|rt| {
         if rt.log_count > 0 {
             let at = rt.win.entry_at(rt.log_count - 1);
-            rt.win.store(at + window::ENTRY_STATE, state_word(rt.log_count, state));
-            if fence {
-                rt.win.sync();
-            }
+            rt.win.store(at + window::ENTRY_STATE, state_word(rt.log_count, window::CANCELLED));
+            rt.win.sync();
         }
     });
 }
