@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # bench/smoke.sh <mpich|openmpi>: keeps the benchmarks from rotting (run by
 # scripts/run-tests.sh; measures nothing). Builds bench/ff.c plain and with
-# MPIFT, bench/fail.c with MPIFT and bench/parts.c plain, runs ff with a tiny configuration (sizes 1
-# and 16 ints, 2 repetitions per variant, alternating, -n 2, one block) and fail at
-# -n 3 (2 repetitions of each phase), parts at -n 3, and checks the CSVs: the expected rows, and
-# no control message of MPIFT's in any timed block. Needs libmpift.a built.
+# MPIFT, bench/fail.c with MPIFT and bench/parts.c plain, runs ff with a tiny
+# configuration (sizes 1 and 16 ints, 2 repetitions per variant, alternating,
+# -n 2, one block), fail at -n 3 (2 repetitions of each phase) and parts at -n 3,
+# and checks the CSVs: the expected rows, and no control message of MPIFT's in
+# any timed block. Needs libmpift.a built.
 set -u
 cd "$(dirname "$0")/.."
 root=$PWD

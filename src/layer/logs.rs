@@ -33,7 +33,7 @@ enum Fetch {
     /// The words `FINALIZING..=LOG_HEAD`.
     Head(mpi::MPI_Request, Box<[u64; 3]>),
     /// Entries up to the given head.
-    Entries(Vec<(mpi::MPI_Request, Box<[u64]>)>, u64),
+    Entries(news::LogReads, u64),
 }
 
 // Requests and buffers are only touched by the thread that calls MPI.
@@ -99,18 +99,7 @@ impl LogCache {
                         if head <= self.after[p] {
                             break; // Idle: a new read starts next time
                         }
-                        let after = self.after[p];
-                        let reads = news::with(|rt| {
-                            let e = rt.win.entry_words();
-                            window::log_runs(after, head)
-                                .map(|(k, len)| {
-                                    let mut buf = vec![0u64; len * e].into_boxed_slice();
-                                    let r = rt.win.rget(p, rt.win.entry_at(k), &mut buf);
-                                    (r, buf)
-                                })
-                                .collect()
-                        });
-                        let Some(reads) = reads else { return news };
+                        let Some(reads) = news::start_log_reads(p, self.after[p], head) else { return news };
                         self.fetch[p] = Fetch::Entries(reads, head);
                         news = true;
                     }
@@ -120,9 +109,7 @@ impl LogCache {
                             break;
                         }
                         news = true;
-                        let Some(e) = news::with(|rt| rt.win.entry_words()) else { return news };
-                        let got: Vec<news::Entry> =
-                            reads.iter().flat_map(|(_, b)| b.chunks_exact(e)).filter_map(|c| news::parse_entry(c, n)).collect();
+                        let Some(got) = news::parse_log_reads(&reads) else { return news };
                         self.after[p] = self.take(p, head, got);
                         break;
                     }

@@ -468,6 +468,32 @@ pub fn revoke_script(id: u64, horizon: Option<u64>, to: &[u32]) -> Scripts {
     s
 }
 
+/// Non-blocking reads of another process's log entries in flight: one
+/// (request, buffer) per run of its ring ([`start_log_reads`]).
+pub type LogReads = Vec<(mpi::MPI_Request, Box<[u64]>)>;
+
+/// Starts reading world rank `p`'s log entries with stamps in `after + 1..=head`
+/// (those its ring still holds), one `MPI_Rget` per run; None without a window.
+pub fn start_log_reads(p: usize, after: u64, head: u64) -> Option<LogReads> {
+    with(|rt| {
+        let e = rt.win.entry_words();
+        window::log_runs(after, head)
+            .map(|(k, len)| {
+                let mut buf = vec![0u64; len * e].into_boxed_slice();
+                let r = rt.win.rget(p, rt.win.entry_at(k), &mut buf);
+                (r, buf)
+            })
+            .collect()
+    })
+}
+
+/// The entries of completed [`LogReads`] (empty or torn ones left out); None
+/// without a window.
+pub fn parse_log_reads(reads: &LogReads) -> Option<Vec<Entry>> {
+    let (e, n) = with(|rt| (rt.win.entry_words(), rt.win.n))?;
+    Some(reads.iter().flat_map(|(_, b)| b.chunks_exact(e)).filter_map(|c| parse_entry(c, n)).collect())
+}
+
 /// Reads the collective log of world rank `p`: entries with stamp > `after`.
 pub fn read_log(p: usize, after: u64) -> (u64, Vec<Entry>) {
     with(|rt| {

@@ -44,7 +44,7 @@ enum Read {
     Announcing,
     Head(mpi::MPI_Request, Box<[u64; 1]>),
     /// Reads of the target's log entries `from..head` in flight (one per run).
-    Entries { reads: Vec<(mpi::MPI_Request, Box<[u64]>)>, from: u64, head: u64 },
+    Entries { reads: news::LogReads, from: u64, head: u64 },
     Done,
 }
 
@@ -199,17 +199,7 @@ const TAIL: u64 = 4;
 
 /// Starts reading target `p`'s log entries `from..head` (at most the ring).
 fn read_entries(p: usize, from: u64, head: u64) -> Read {
-    let reads = news::with(|rt| {
-        let e = rt.win.entry_words();
-        window::log_runs(from, head)
-            .map(|(k, len)| {
-                let mut buf = vec![0u64; len * e].into_boxed_slice();
-                let r = rt.win.rget(p, rt.win.entry_at(k), &mut buf);
-                (r, buf)
-            })
-            .collect::<Vec<_>>()
-    });
-    match reads {
+    match news::start_log_reads(p, from, head) {
         Some(reads) => Read::Entries { reads, from, head },
         None => Read::Done,
     }
@@ -235,9 +225,7 @@ fn advance_read(j: &mut Job, i: usize) -> bool {
                 j.reads[i] = Read::Entries { reads, from, head };
                 return false;
             }
-            let Some((e, n)) = news::with(|rt| (rt.win.entry_words(), rt.win.n)) else { return true };
-            let got: Vec<news::Entry> =
-                reads.iter().flat_map(|(_, b)| b.chunks_exact(e)).filter_map(|c| news::parse_entry(c, n)).collect();
+            let Some(got) = news::parse_log_reads(&reads) else { return true };
             let oldest = head.saturating_sub(window::LOG_LEN as u64);
             if from > oldest && !got.iter().any(|en| en.comm == j.id && en.seq <= j.own_seq) {
                 // This communicator's collectives after ours may go further back:
