@@ -234,6 +234,8 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
             idle.pause();
         }
     }
+    // Made when first needed: reading the clock costs the failure-free wait.
+    let mut idle: Option<Idle> = None;
     loop {
         let _ = service::run();
         if let Some((code, mut act)) = verdict(st) {
@@ -248,6 +250,17 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
                 act = Action::Cancel;
             }
             return apply(st, real, status, code, act);
+        }
+        if ft::running() {
+            // An agreement this rank takes part in advances only while it polls
+            // (nothing wakes a blocked MPI_Waitany for it).
+            let mut flag = 0;
+            let rc = unsafe { mpi::MPI_Test(real, &mut flag, status) };
+            if flag != 0 {
+                return finish(st, status, rc);
+            }
+            idle.get_or_insert_with(Idle::new).pause();
+            continue;
         }
         let mut pair = [*real, news::wake_request()];
         let mut idx: c_int = -1;
@@ -408,11 +421,11 @@ impl Batch {
         got
     }
 
-    /// Some pending request is an iagree/ishrink: nothing in MPI completes it, so
-    /// waits poll (testing everything, advancing the agreements) instead of
-    /// blocking in MPI.
+    /// Some pending request is an iagree/ishrink, or an agreement is running here:
+    /// nothing in MPI completes or wakes it, so waits poll (testing everything,
+    /// advancing the agreements) instead of blocking in MPI.
     fn polls(&self) -> bool {
-        self.pending().iter().any(|i| self.states[*i].is_some_and(|st| st.ft != 0))
+        ft::running() || self.pending().iter().any(|i| self.states[*i].is_some_and(|st| st.ft != 0))
     }
 
     /// Tests every pending request once; the indices completed.

@@ -275,6 +275,9 @@ pub(crate) fn poll_probe(mut once: impl FnMut(&mut c_int) -> Outcome) -> Outcome
     let mut flag = 0;
     let mut spins = 0u32;
     loop {
+        // What this rank owes others (revoke catch-ups, agreements) goes on while
+        // it probes, as in every wait.
+        let _ = crate::layer::service::run();
         once(&mut flag)?;
         if flag != 0 {
             return Ok(());
