@@ -10,7 +10,9 @@
 # per test the median time per operation of each and the ratio B/A. Sizes: one int
 # (where the layer's own cost shows), blocks of 1,024 operations.
 # Environment: MPI (openmpi|mpich, default openmpi), NP (2), REPS (8), TESTS
-# (1,2,3,4,5), BENCH_TIMEOUT (120 s per run).
+# (1,2,3,4,5), BENCH_TIMEOUT (120 s per run), ENV_A / ENV_B (assignments for
+# the runs of A / B only, e.g. ENV_B=MPIFT_COLLECTIVES=nonblocking with DIR_A =
+# DIR_B compares two settings of one build).
 set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: $0 DIR_A DIR_B" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,7 +33,10 @@ for ((r = 1; r <= reps; r++)); do
   order="A B"
   [ $((r % 2)) = 0 ] && order="B A"
   for v in $order; do
-    timeout -k 5 "${BENCH_TIMEOUT:-120}" $MPIEXEC -n "$np" "$w/ff_$v" --variant $v --rep "$r" \
+    venv=${ENV_A:-}
+    [ $v = B ] && venv=${ENV_B:-}
+    # shellcheck disable=SC2086  # ENV_A / ENV_B are word lists
+    env $venv timeout -k 5 "${BENCH_TIMEOUT:-120}" $MPIEXEC -n "$np" "$w/ff_$v" --variant $v --rep "$r" \
       --tests "$tests" --exps 0 --iters 1024 --blocks 10 --csv "$w/ab.csv" >/dev/null
   done
 done

@@ -255,6 +255,46 @@ pub fn rust_wrappers(funcs: &[Function]) -> String {
     s
 }
 
+/// `MPI_X` -> `MPI_Ix`: the MPI-3 non-blocking form of a blocking collective.
+fn nonblocking_twin(name: &str) -> String {
+    let rest = &name["MPI_".len()..];
+    let mut chars = rest.chars();
+    let first = chars.next().unwrap().to_ascii_lowercase();
+    format!("MPI_I{first}{}", chars.as_str())
+}
+
+/// For a blocking collective: under `MPIFT_COLLECTIVES=nonblocking`, its
+/// non-blocking form (same descriptor with the NB flag, so dead ranks and revoke
+/// catch-ups join the same form) and MPIFT's wait (layer::hooks::coll_wait).
+fn nonblocking_branch(s: &mut String, f: &Function, first_comm: &str, dargs: &[String]) {
+    let twin = nonblocking_twin(&f.name);
+    let mut args: Vec<String> = f
+        .params
+        .iter()
+        .map(|p| {
+            if p.is_comm_in() {
+                format!("{}_r.real", p.name)
+            } else if p.depth > 0 {
+                format!("{} as _", p.name)
+            } else {
+                p.name.clone()
+            }
+        })
+        .collect();
+    args.push("&mut nb_request".to_string());
+    let _ = writeln!(s, "        if hooks::nonblocking_colls() {{");
+    let _ = writeln!(
+        s,
+        "            let desc = crate::layer::describe::unless_inter(&{first_comm}_r, || crate::layer::describe::{twin}({}));",
+        dargs.join(", ")
+    );
+    let _ = writeln!(s, "            hooks::coll_enter(&{first_comm}_r, &desc)?;");
+    let _ = writeln!(s, "            let mut nb_request = transport::request_null();");
+    let _ = writeln!(s, "            let rc = transport::mpi::{twin}({});", args.join(", "));
+    let _ = writeln!(s, "            return hooks::coll_wait(&{first_comm}_r, rc, nb_request);");
+    let _ = writeln!(s, "        }}");
+}
+
 fn generic_body(s: &mut String, f: &Function) {
     let first_comm = f.params.iter().find(|p| p.is_comm_in()).unwrap().name.clone();
     for p in &f.params {
@@ -286,6 +326,9 @@ fn generic_body(s: &mut String, f: &Function) {
                     p.name.clone()
                 }
             }));
+        if f.kind == Kind::Coll {
+            nonblocking_branch(s, f, &first_comm, &dargs);
+        }
         // On an intercommunicator the descriptor is opaque (no dead-rank joins there).
         let _ = writeln!(
             s,

@@ -317,13 +317,23 @@ struct Agreed {
     error: Option<String>,
     /// Fan-out of the agreement tree (layer::ft).
     fanout: u32,
+    /// `MPIFT_COLLECTIVES=nonblocking`: blocking collectives run as their
+    /// non-blocking forms plus MPIFT's wait (layer::hooks).
+    nb_colls: bool,
 }
 
 /// Rank 0 reads its environment (and `MPIFT_KILL_FILE`).
 fn read_environment() -> Agreed {
     let requested = crate::layer::ft::requested_fanout();
     let fanout = if requested > 0 { requested } else { crate::layer::ft::DEFAULT_FANOUT };
-    let mut a = Agreed { seed: 0, seed_from: "chosen", kill: String::new(), bitflip: None, error: None, fanout };
+    let mut a = Agreed { seed: 0, seed_from: "chosen", kill: String::new(), bitflip: None, error: None, fanout, nb_colls: false };
+    if let Some(v) = std::env::var("MPIFT_COLLECTIVES").ok().filter(|v| !v.trim().is_empty()) {
+        match v.trim() {
+            "blocking" => a.nb_colls = false,
+            "nonblocking" => a.nb_colls = true,
+            t => a.error = Some(format!("invalid MPIFT_COLLECTIVES: bad token `{t}`: expected `blocking` or `nonblocking`")),
+        }
+    }
     if let Some(v) = std::env::var("MPIFT_TREE_FANOUT").ok().filter(|v| !v.trim().is_empty()) {
         match v.trim().parse::<u32>() {
             Ok(k) if k >= 1 => a.fanout = k.min(1 << 20),
@@ -366,7 +376,16 @@ fn agree(comm: mpi::MPI_Comm, me: u32) -> Agreed {
     let text = if me == 0 {
         let a = read_environment();
         // The error goes last: it is free text.
-        format!("{}\n{}\n{}\n{}\n{}\n{}", a.seed, a.seed_from, a.kill, a.bitflip.as_deref().unwrap_or("\u{1}"), a.fanout, a.error.as_deref().unwrap_or(""))
+        format!(
+            "{}\n{}\n{}\n{}\n{}\n{}\n{}",
+            a.seed,
+            a.seed_from,
+            a.kill,
+            a.bitflip.as_deref().unwrap_or("\u{1}"),
+            a.fanout,
+            a.nb_colls as u8,
+            a.error.as_deref().unwrap_or("")
+        )
     } else {
         String::new()
     };
@@ -378,7 +397,7 @@ fn agree(comm: mpi::MPI_Comm, me: u32) -> Agreed {
         mpi::MPI_Bcast(bytes.as_mut_ptr() as *mut c_void, len[0] as c_int, transport::dt_byte(), 0, comm);
     }
     let text = String::from_utf8_lossy(&bytes).into_owned();
-    let f: Vec<&str> = text.splitn(6, '\n').collect();
+    let f: Vec<&str> = text.splitn(7, '\n').collect();
     let get = |i: usize| f.get(i).copied().unwrap_or("");
     Agreed {
         seed: get(0).parse().unwrap_or(0),
@@ -386,7 +405,8 @@ fn agree(comm: mpi::MPI_Comm, me: u32) -> Agreed {
         kill: get(2).to_string(),
         bitflip: Some(get(3).to_string()).filter(|b| b != "\u{1}"),
         fanout: get(4).parse().unwrap_or(crate::layer::ft::DEFAULT_FANOUT),
-        error: Some(get(5).to_string()).filter(|e| !e.is_empty()),
+        nb_colls: get(5) == "1",
+        error: Some(get(6).to_string()).filter(|e| !e.is_empty()),
     }
 }
 
@@ -456,6 +476,7 @@ pub fn start(shadow: mpi::MPI_Comm, me: u32, size: u32) -> Result<(), Stop> {
         return Err(e.into());
     }
     crate::layer::ft::set_fanout(agreed.fanout);
+    crate::layer::hooks::set_nonblocking_colls(agreed.nb_colls);
     let bitflip = match &agreed.bitflip {
         Some(text) => Some(policy::parse_bitflip(text).map_err(|e| format!("invalid MPIFT_BITFLIP: {e}"))?),
         None => None,

@@ -274,6 +274,35 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
     }
 }
 
+/// Waits for a collective's real request until it completes, whatever news
+/// comes (layer::hooks::coll_wait), doing meanwhile what this rank owes others
+/// (layer::service). Returns the real return code.
+pub(crate) fn wait_collective(real: &mut MPI_Request) -> c_int {
+    let mut idle: Option<Idle> = None;
+    loop {
+        let _ = service::run();
+        if ft::running() {
+            let mut flag = 0;
+            let rc = unsafe { mpi::MPI_Test(real, &mut flag, transport::status_ignore()) };
+            if flag != 0 {
+                return rc;
+            }
+            idle.get_or_insert_with(Idle::new).pause();
+            continue;
+        }
+        let mut pair = [*real, news::wake_request()];
+        let mut idx: c_int = -1;
+        let mut status = zero_status();
+        let rc = unsafe { mpi::MPI_Waitany(2, pair.as_mut_ptr(), &mut idx, &mut status) };
+        *real = pair[0];
+        if idx == 1 {
+            news::rearm_wake(pair[1]);
+            continue;
+        }
+        return rc;
+    }
+}
+
 /// A point-to-point request with peer `MPI_PROC_NULL` completes at once. MPICH's
 /// `MPI_Waitany`/`MPI_Waitsome` skip a started persistent one (as if inactive), so
 /// it must not be left to them.

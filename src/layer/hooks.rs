@@ -15,6 +15,22 @@ use crate::ffi::handles::{CommRef, Sim_FT_MPI_Comm};
 use crate::layer::describe::{fcode, Desc};
 use crate::layer::{comm, news, revoke};
 use std::os::raw::c_int;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// `MPIFT_COLLECTIVES=nonblocking` (rank 0's, shared at `MPI_Init`): every
+/// blocking collective runs as its non-blocking form plus MPIFT's wait, so a rank
+/// inside one keeps doing what it owes others (revoke catch-ups, agreements).
+static NB_COLLS: AtomicBool = AtomicBool::new(false);
+
+pub fn set_nonblocking_colls(on: bool) {
+    NB_COLLS.store(on, Ordering::Relaxed);
+}
+
+/// Blocking collectives run as their non-blocking forms (generated wrappers).
+#[inline]
+pub fn nonblocking_colls() -> bool {
+    NB_COLLS.load(Ordering::Relaxed)
+}
 
 /// The kinds of `mpi_functions.tbl`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -148,6 +164,19 @@ pub fn coll_leave(c: &CommRef, rc: c_int) -> Outcome {
         return Err(Failure::on(c.handle, SIM_FT_ERR_REVOKED));
     }
     Ok(())
+}
+
+/// A blocking collective run as its non-blocking form (`MPIFT_COLLECTIVES=
+/// nonblocking`): `rc` is the start's return code, `req` its real request. Waits
+/// for completion in MPIFT's wait (layer::complete), also on a revoked
+/// communicator (the other members join with dummy data, so no buffer is written
+/// after the call returned), then reports as [`coll_leave`].
+pub fn coll_wait(c: &CommRef, rc: c_int, mut req: crate::transport::mpi::MPI_Request) -> Outcome {
+    if rc != 0 {
+        return Err(Failure::on(c.handle, rc));
+    }
+    let rc = crate::layer::complete::wait_collective(&mut req);
+    coll_leave(c, rc)
 }
 
 /// Id of the next communicator created from `c` (counted at every member, in the
