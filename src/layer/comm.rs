@@ -295,7 +295,7 @@ pub fn free(comm: *mut Sim_FT_MPI_Comm) -> Outcome {
     // MPI marks a communicator with pending operations for deallocation; Open MPI
     // 4.1 instead frees it under a pending non-blocking collective and crashes in
     // its progress engine later. So the real free waits for the last request.
-    if crate::layer::request::on_comm(h) {
+    if crate::layer::request::on_comm(h) || crate::layer::complete::orphans_on(h) {
         update(h, |st| st.free_pending = true);
     } else {
         release(h).map_err(|rc| Failure::on(h, rc))?;
@@ -317,10 +317,13 @@ fn release(h: Sim_FT_MPI_Comm) -> Result<(), std::os::raw::c_int> {
     Ok(())
 }
 
-/// A request on `h` was released: if the program freed `h` meanwhile and no other
-/// request is left on it, free it now.
+/// A request on `h` was released or an orphan of it ended: if the program freed
+/// `h` meanwhile and no request or orphan is left on it, free it now.
 pub(crate) fn request_gone(h: Sim_FT_MPI_Comm) {
-    if read(h, |st| st.free_pending).unwrap_or(false) && !crate::layer::request::on_comm(h) {
+    if read(h, |st| st.free_pending).unwrap_or(false)
+        && !crate::layer::request::on_comm(h)
+        && !crate::layer::complete::orphans_on(h)
+    {
         let _ = release(h);
     }
 }

@@ -18,7 +18,7 @@
 //!   the request was handed back.
 
 use crate::ffi::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_PROC_FAILED_PENDING, SIM_FT_ERR_REVOKED};
-use crate::ffi::handles::Sim_FT_MPI_Request;
+use crate::ffi::handles::{Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::layer::hooks::Kind;
 use crate::layer::p2p::copy_status;
 use crate::layer::request::{self, arg_error, one_active, ReqState};
@@ -31,9 +31,11 @@ use std::sync::Mutex;
 
 /// Requests MPIFT gave up on for the program (sends to dead ranks, operations on
 /// revoked communicators): progressed in the background, completed at finalize.
-/// Each with the buffer it may read from (a kept copy, see request::KEPT).
+/// Each with the buffer it may read from (a kept copy, see request::KEPT) and its
+/// communicator, whose real free waits for it (layer::comm::free: Open MPI 4.1
+/// crashes progressing a collective whose communicator was freed).
 static ORPHANS: Mutex<Vec<Orphan>> = Mutex::new(Vec::new());
-type Orphan = (Real<MPI_Request>, Option<Vec<u8>>);
+type Orphan = (Real<MPI_Request>, Option<Vec<u8>>, Real<Sim_FT_MPI_Comm>);
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Action {
@@ -153,7 +155,7 @@ fn apply(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status, code: c
             code
         }
         Action::Orphan => {
-            orphan(*real, request::take_kept(st.keep));
+            orphan(*real, request::take_kept(st.keep), st.comm.0);
             *real = transport::request_null();
             code
         }
@@ -173,10 +175,15 @@ fn apply(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status, code: c
     }
 }
 
-pub(crate) fn orphan(real: MPI_Request, kept: Option<Vec<u8>>) {
+pub(crate) fn orphan(real: MPI_Request, kept: Option<Vec<u8>>, comm: Sim_FT_MPI_Comm) {
     if real != transport::request_null() {
-        ORPHANS.lock().unwrap().push((Real(real), kept));
+        ORPHANS.lock().unwrap().push((Real(real), kept, Real(comm)));
     }
+}
+
+/// Some orphan of `comm` is still running.
+pub(crate) fn orphans_on(comm: Sim_FT_MPI_Comm) -> bool {
+    ORPHANS.lock().unwrap().iter().any(|o| o.2 .0 == comm)
 }
 
 /// Tests the orphans once.
@@ -185,12 +192,20 @@ pub(crate) fn progress_orphans() {
         // Requests are orphaned only by a failure or a revoke.
         return;
     }
-    let mut o = ORPHANS.lock().unwrap();
-    o.retain_mut(|(r, _)| {
+    let mut ended = Vec::new();
+    ORPHANS.lock().unwrap().retain_mut(|(r, _, c)| {
         let mut flag = 0;
         unsafe { mpi::MPI_Test(&mut r.0, &mut flag, transport::status_ignore()) };
-        flag == 0 && r.0 != transport::request_null()
+        let running = flag == 0 && r.0 != transport::request_null();
+        if !running {
+            ended.push(c.0);
+        }
+        running
     });
+    // A communicator the program freed meanwhile goes once its last one ended.
+    for c in ended {
+        comm::request_gone(c);
+    }
 }
 
 /// At finalize: gives the orphans a bounded time to complete, then lets them go.
@@ -203,7 +218,7 @@ pub(crate) fn settle_orphans() {
         }
         std::thread::sleep(std::time::Duration::from_micros(200));
     }
-    for (mut r, kept) in ORPHANS.lock().unwrap().drain(..) {
+    for (mut r, kept, _) in ORPHANS.lock().unwrap().drain(..) {
         unsafe {
             mpi::MPI_Cancel(&mut r.0);
             mpi::MPI_Request_free(&mut r.0);
