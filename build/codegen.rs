@@ -291,7 +291,9 @@ fn nonblocking_branch(s: &mut String, f: &Function, first_comm: &str, dargs: &[S
     let _ = writeln!(s, "            hooks::coll_enter(&{first_comm}_r, &desc)?;");
     let _ = writeln!(s, "            let mut nb_request = transport::request_null();");
     let _ = writeln!(s, "            let rc = transport::mpi::{twin}({});", args.join(", "));
-    let _ = writeln!(s, "            return hooks::coll_wait(&{first_comm}_r, rc, nb_request);");
+    // No buffers: a revoke may release it at once (layer::complete::wait_collective).
+    let bufferless = f.params.iter().all(|p| p.depth == 0 || p.is_comm_in());
+    let _ = writeln!(s, "            return hooks::coll_wait(&{first_comm}_r, rc, nb_request, {bufferless});");
     let _ = writeln!(s, "        }}");
 }
 

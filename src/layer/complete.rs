@@ -289,13 +289,32 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
     }
 }
 
-/// Waits for a collective's real request until it completes, whatever news
-/// comes (layer::hooks::coll_wait), doing meanwhile what this rank owes others
-/// (layer::service). Returns the real return code.
-pub(crate) fn wait_collective(real: &mut MPI_Request) -> c_int {
+/// Waits for a collective's real request (layer::hooks::coll_wait), doing
+/// meanwhile what this rank owes others (layer::service). Returns the real
+/// return code. With buffers, it waits until the request completes, whatever
+/// news comes (on a revoked communicator the others' catch-up completes it), so
+/// no buffer is written after the call returned. Without (a barrier), a revoke of
+/// `comm` releases it at once, as `MPI_Ibarrier` + `MPI_Wait` does and as in
+/// ULFM: the real request becomes an orphan (completed in the background; the
+/// communicator's real free waits for it).
+pub(crate) fn wait_collective(real: &mut MPI_Request, comm: Sim_FT_MPI_Comm, bufferless: bool) -> c_int {
     let mut idle: Option<Idle> = None;
     loop {
-        let _ = service::run();
+        // Before the service: its catch-up may wait for the revoke's horizon, which
+        // with MPICH needs every member inside MPI.
+        if bufferless && !comm::calm() && {
+            news::refresh();
+            comm::read(comm, |c| c.revoked).unwrap_or(false)
+        } {
+            let mut flag = 0;
+            unsafe { mpi::MPI_Test(real, &mut flag, transport::status_ignore()) };
+            if flag == 0 {
+                orphan(*real, None, comm);
+                *real = transport::request_null();
+            }
+            return 0;
+        }
+        let _ = if bufferless { service::run_ready() } else { service::run() };
         if ft::running() {
             let mut flag = 0;
             let rc = unsafe { mpi::MPI_Test(real, &mut flag, transport::status_ignore()) };

@@ -167,15 +167,17 @@ pub fn coll_leave(c: &CommRef, rc: c_int) -> Outcome {
 }
 
 /// A blocking collective run as its non-blocking form (`MPIFT_COLLECTIVES=
-/// nonblocking`): `rc` is the start's return code, `req` its real request. Waits
-/// for completion in MPIFT's wait (layer::complete), also on a revoked
-/// communicator (the other members join with dummy data, so no buffer is written
-/// after the call returned), then reports as [`coll_leave`].
-pub fn coll_wait(c: &CommRef, rc: c_int, mut req: crate::transport::mpi::MPI_Request) -> Outcome {
+/// nonblocking`): `rc` is the start's return code, `req` its real request,
+/// `bufferless` whether it has no buffers (a barrier). Waits in MPIFT's wait
+/// (layer::complete::wait_collective: a collective with buffers until it
+/// completes, also on a revoked communicator, so no buffer is written after the
+/// call returned; a barrier only until the revoke is known), then reports as
+/// [`coll_leave`].
+pub fn coll_wait(c: &CommRef, rc: c_int, mut req: crate::transport::mpi::MPI_Request, bufferless: bool) -> Outcome {
     if rc != 0 {
         return Err(Failure::on(c.handle, rc));
     }
-    let rc = crate::layer::complete::wait_collective(&mut req);
+    let rc = crate::layer::complete::wait_collective(&mut req, c.handle, bufferless);
     coll_leave(c, rc)
 }
 

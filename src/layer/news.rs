@@ -31,6 +31,8 @@ pub struct Runtime {
     pub shadow: mpi::MPI_Comm,
     wake_req: mpi::MPI_Request,
     wake_buf: Box<[u64; 4]>,
+    /// Revoke hints sent and not known complete yet, with their buffers.
+    hints: Vec<(mpi::MPI_Request, Box<[u64; 2]>)>,
     /// World ranks known dead, and in which order they became known.
     pub dead: Vec<bool>,
     pub dead_order: Vec<u32>,
@@ -96,6 +98,7 @@ pub fn start() -> Result<(), c_int> {
         shadow,
         wake_req: transport::request_null(),
         wake_buf: Box::new([0; 4]),
+        hints: Vec::new(),
     };
     unsafe {
         mpi::MPI_Recv_init(
@@ -125,6 +128,11 @@ pub fn stop() {
             mpi::MPI_Wait(&mut rt.wake_req, transport::status_ignore());
             mpi::MPI_Request_free(&mut rt.wake_req);
         }
+        for (mut r, buf) in rt.hints.drain(..) {
+            // Eager messages, complete long ago; else MPI may still read the buffer.
+            unsafe { mpi::MPI_Request_free(&mut r) };
+            std::mem::forget(buf);
+        }
         rt.win.free();
         // Wake-ups nobody waited for: receive them, so none is left unmatched.
         crate::layer::comm::drain(rt.shadow, &mut Vec::new());
@@ -137,22 +145,86 @@ pub fn stop() {
 pub fn wake_request() -> mpi::MPI_Request {
     with(|rt| rt.wake_req).unwrap_or_else(transport::request_null)
 }
-/// The wake request completed: re-arm it (the news itself is in the window).
+/// The wake request completed: re-arm it (the news itself is in the window;
+/// a wake may carry a revoke hint, [`hint_revoke`]).
 pub fn rearm_wake(req: mpi::MPI_Request) {
-    with(|rt| {
+    let hint = with(|rt| {
         rt.wake_req = req;
+        let hint = take_hint(rt);
         unsafe { mpi::MPI_Start(&mut rt.wake_req) };
+        hint
     });
+    if let Some(Some(id)) = hint {
+        apply_hint(id);
+    }
 }
 /// Consumes every wake message already here (after news was handled).
 pub fn drain_wakes() {
+    let mut hints = Vec::new();
     with(|rt| loop {
         let mut flag = 0;
         unsafe { mpi::MPI_Test(&mut rt.wake_req, &mut flag, transport::status_ignore()) };
         if flag == 0 {
             break;
         }
+        hints.extend(take_hint(rt));
         unsafe { mpi::MPI_Start(&mut rt.wake_req) };
+    });
+    for id in hints {
+        apply_hint(id);
+    }
+}
+
+/// First word of a wake message that carries a revoke hint; the second is the
+/// communicator id.
+const HINT_REVOKE: u64 = 0x4d50_4946_5452_4556;
+
+/// The revoke hint of the wake message just received, if it carried one (and
+/// clears the buffer: a plain wake has no data).
+fn take_hint(rt: &mut Runtime) -> Option<u64> {
+    let hint = (rt.wake_buf[0] == HINT_REVOKE).then_some(rt.wake_buf[1]);
+    rt.wake_buf[0] = 0;
+    hint
+}
+
+/// A revoke hint arrived: the communicator `id`, if this process holds it, is
+/// revoked here at once, before the revoker's RMA announcement (which still
+/// follows and brings the horizon) lands. Only the release gets earlier: a
+/// member that learns of the revoke this way refuses new operations on it, and
+/// its entries already logged are read by the revoker as before (layer::revoke).
+fn apply_hint(id: u64) {
+    let mut held = false;
+    comm::for_each(|st| held |= st.id == id && !st.revoked);
+    if !held {
+        return;
+    }
+    comm::troubled();
+    crate::layer::revoke::note_owed();
+    comm::for_each(|st| {
+        if st.id == id {
+            st.revoked = true;
+        }
+    });
+}
+
+/// Tells world rank `p` at once that communicator `id` is revoked: a wake
+/// message with the id (layer::revoke sends it to every member when its job
+/// starts, so a member blocked in a wait learns of the revoke without waiting for
+/// RMA, which with MPICH may wait for members computing outside MPI).
+pub fn hint_revoke(p: usize, id: u64) {
+    with(|rt| {
+        rt.hints.retain_mut(|(r, _)| {
+            let mut flag = 0;
+            unsafe { mpi::MPI_Test(r, &mut flag, transport::status_ignore()) };
+            flag == 0
+        });
+        let buf = Box::new([HINT_REVOKE, id]);
+        let mut r = transport::request_null();
+        stats::bump(&stats::WAKE_MSGS);
+        unsafe {
+            mpi::MPI_Isend(buf.as_ptr() as *const c_void, 2, transport::dt_uint64(), p as c_int, TAG_WAKE, rt.shadow, &mut r);
+        }
+        rt.hints.push((r, buf));
     });
 }
 

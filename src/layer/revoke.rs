@@ -58,6 +58,8 @@ struct Job {
     reads: Vec<Read>,
     max_seq: u64,
     horizon: Option<(u64, Scripts)>,
+    /// The revoke hints (news::hint_revoke) went out.
+    hinted: bool,
 }
 
 // Requests and buffers are only touched by the thread that calls MPI.
@@ -104,6 +106,7 @@ pub fn revoke(c: Sim_FT_MPI_Comm) -> Outcome {
         targets,
         max_seq: 0,
         horizon: None,
+        hinted: false,
     };
     let mut job = job;
     // The first step only (a fetch-and-add per target, not waited for), like
@@ -162,6 +165,16 @@ fn finished(j: &Job) -> bool {
 
 fn advance(j: &mut Job) -> bool {
     let mut moved = false;
+    if !j.hinted {
+        // At the revoker's next MPI call (the revoke call itself stays O(n) RMA
+        // starts): a member blocked in a wait learns of the revoke from this
+        // message, before the RMA announcement lands.
+        for t in &j.targets {
+            news::hint_revoke(*t as usize, j.id);
+        }
+        j.hinted = true;
+        moved = true;
+    }
     for p in news::progress_scripts(&mut j.announce) {
         news::wake(p);
         moved = true;
@@ -327,12 +340,29 @@ fn join_next(cr: &CommRef, s: u64) -> Outcome {
 /// communicator id (module comment). Called at the entry of every MPI call and
 /// in every wait once something went wrong (layer::service).
 pub fn catch_up_owed() -> Result<(), Failure> {
+    catch_up_owed_as(true)
+}
+
+/// [`catch_up_owed`] for a wait that comes back (layer::complete's
+/// wait_collective for a barrier): stops, without blocking, at the first
+/// communicator whose horizon is not known yet (with MPICH that needs every
+/// member inside MPI), so the waiter can see that its own communicator was
+/// revoked meanwhile. Later ones wait too: the order must stay ascending.
+pub fn catch_up_owed_ready() -> Result<(), Failure> {
+    catch_up_owed_as(false)
+}
+
+fn catch_up_owed_as(wait_horizon: bool) -> Result<(), Failure> {
     if !MAYBE_OWED.swap(false, Ordering::AcqRel) {
         return Ok(());
     }
     let mut owed: Vec<(u64, Sim_FT_MPI_Comm)> = comm::owed_catch_up();
     owed.sort_unstable_by_key(|(id, _)| *id);
     for (_, h) in owed {
+        if !wait_horizon && comm::read(h, |s| s.revoked && s.horizon.is_none()).unwrap_or(false) {
+            note_owed();
+            return Ok(());
+        }
         if let Some(cr) = comm::lookup(h) {
             if let Err(f) = catch_up(&cr) {
                 note_owed();

@@ -43,3 +43,15 @@ pub fn run() -> Result<(), Failure> {
     revoke::finish_jobs();
     revoke::catch_up_owed()
 }
+
+/// [`run`] for a wait that comes back to it (a barrier under
+/// `MPIFT_COLLECTIVES=nonblocking`): catches up only where the horizon is known
+/// (revoke::catch_up_owed_ready).
+pub fn run_ready() -> Result<(), Failure> {
+    if !needed() && !news::pending() {
+        return Ok(());
+    }
+    poll();
+    revoke::finish_jobs();
+    revoke::catch_up_owed_ready()
+}
