@@ -434,6 +434,12 @@ fn generic_body(s: &mut String, f: &Function) {
                         let _ = writeln!(s, "        request::make_persistent(*{});", p.name);
                     }
                 }
+                (_, Kind::CollStart) => {
+                    // Buffers (any pointer argument but the request): see
+                    // request::ReqState::buffers.
+                    let buffers = f.params.iter().any(|q| q.depth > 0 && !q.is_comm_in() && !q.is_request_out());
+                    let _ = writeln!(s, "        *{0} = request::adopt_coll({0}_r, &{1}_r, {buffers});", p.name, first_comm);
+                }
                 _ => {
                     let _ = writeln!(
                         s,

@@ -5,7 +5,8 @@
 //! requests plus the layer's always-posted wake receive, so failure or revoke news
 //! interrupts it; failure-free that is the only difference from the real call. After
 //! a wake, each pending request gets a verdict:
-//! - revoked communicator: `MPI_ERR_REVOKED` (receives cancelled);
+//! - revoked communicator: `MPI_ERR_REVOKED` (receives cancelled; collectives with
+//!   buffers: see below);
 //! - receive from a dead rank that has received everything the dead rank sent
 //!   before dying (its count is in this process's window): `MPI_ERR_PROC_FAILED`;
 //! - wildcard receive while the communicator has an unacknowledged failure:
@@ -15,7 +16,9 @@
 //! - collective: waits for completion (dead ranks join it), then
 //!   `MPI_ERR_PROC_FAILED` if any member is dead, so a result that depends on a dead
 //!   rank's dummy contribution is never a success, and no buffer is written after
-//!   the request was handed back.
+//!   the request was handed back; on a revoked communicator the same (the other
+//!   members' catch-up completes it), except `MPI_Ibarrier`, which has no buffers
+//!   and returns `MPI_ERR_REVOKED` at once (its real request is orphaned).
 
 use crate::ffi::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_PROC_FAILED_PENDING, SIM_FT_ERR_REVOKED};
 use crate::ffi::handles::{Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
@@ -77,6 +80,11 @@ fn verdict(st: &ReqState) -> Option<(c_int, Action)> {
     }
     comm::read(st.comm.0, |c| {
         if c.revoked {
+            if st.buffers {
+                // Waited for until complete: the others' catch-up completes it, and
+                // `finish` reports REVOKED (MPI must not write the buffers later).
+                return None;
+            }
             return Some((SIM_FT_ERR_REVOKED, if st.recv { Action::Cancel } else { Action::Orphan }));
         }
         if st.kind != Kind::P2pStart {

@@ -43,12 +43,17 @@ pub struct ReqState {
     /// generalized request MPIFT completes; completion calls poll it instead of
     /// blocking in MPI, and take the operation's error when it completed.
     pub ft: u64,
+    /// A non-blocking collective with buffers (not `MPI_Ibarrier`): on a revoked
+    /// communicator it is waited for until it completes (the other members'
+    /// catch-up completes it), so MPI writes nothing into its buffers after the
+    /// request was handed back (layer::complete).
+    pub buffers: bool,
 }
 
 impl ReqState {
     /// A request of a blocking call or a non-persistent start: active.
     pub fn started(comm: Sim_FT_MPI_Comm, kind: Kind, peer: c_int, recv: bool) -> ReqState {
-        ReqState { real: Real(transport::request_null()), comm: Real(comm), kind, peer, recv, keep: 0, persistent: false, active: true, draining: false, ft: 0 }
+        ReqState { real: Real(transport::request_null()), comm: Real(comm), kind, peer, recv, keep: 0, persistent: false, active: true, draining: false, ft: 0, buffers: false }
     }
 }
 
@@ -113,6 +118,16 @@ fn decode(h: Sim_FT_MPI_Request) -> (usize, u32) {
 /// Wraps a request the real MPI just returned.
 pub fn adopt(real: MPI_Request, kind: Kind, comm: &CommRef) -> Sim_FT_MPI_Request {
     adopt_p2p(real, kind, comm, -1, false)
+}
+
+/// Wraps a non-blocking collective's request; `buffers`: it has any (see
+/// [`ReqState::buffers`]).
+pub fn adopt_coll(real: MPI_Request, comm: &CommRef, buffers: bool) -> Sim_FT_MPI_Request {
+    let h = adopt(real, Kind::CollStart, comm);
+    if buffers {
+        update(h, |st| st.buffers = true);
+    }
+    h
 }
 
 /// Wraps a point-to-point request (peer: destination or source).
