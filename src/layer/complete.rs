@@ -248,7 +248,7 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
         // Nothing in MPI completes it: MPIFT does, as the agreement advances.
         let mut idle = Idle::new();
         loop {
-            let _ = service::run();
+            let _ = service::run_in_wait();
             let mut flag = 0;
             let rc = unsafe { mpi::MPI_Test(real, &mut flag, status) };
             if flag != 0 {
@@ -260,7 +260,7 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
     // Made when first needed: reading the clock costs the failure-free wait.
     let mut idle: Option<Idle> = None;
     loop {
-        let _ = service::run();
+        let _ = service::run_in_wait();
         if let Some((code, mut act)) = verdict(st) {
             let mut flag = 0;
             unsafe { mpi::MPI_Test(real, &mut flag, status) };
@@ -294,54 +294,6 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
             continue;
         }
         return finish(st, status, rc);
-    }
-}
-
-/// Waits for a collective's real request (layer::hooks::coll_wait), doing
-/// meanwhile what this rank owes others (layer::service). Returns the real
-/// return code. With buffers, it waits until the request completes, whatever
-/// news comes (on a revoked communicator the others' catch-up completes it), so
-/// no buffer is written after the call returned. Without (a barrier), a revoke of
-/// `comm` releases it at once, as `MPI_Ibarrier` + `MPI_Wait` does and as in
-/// ULFM: the real request becomes an orphan (completed in the background; the
-/// communicator's real free waits for it).
-pub(crate) fn wait_collective(real: &mut MPI_Request, comm: Sim_FT_MPI_Comm, bufferless: bool) -> c_int {
-    let mut idle: Option<Idle> = None;
-    loop {
-        // Before the service: its catch-up may wait for the revoke's horizon, which
-        // with MPICH needs every member inside MPI.
-        if bufferless && !comm::calm() && {
-            news::refresh();
-            comm::read(comm, |c| c.revoked).unwrap_or(false)
-        } {
-            let mut flag = 0;
-            unsafe { mpi::MPI_Test(real, &mut flag, transport::status_ignore()) };
-            if flag == 0 {
-                orphan(*real, None, comm);
-                *real = transport::request_null();
-            }
-            return 0;
-        }
-        let _ = if bufferless { service::run_ready() } else { service::run() };
-        if ft::running() {
-            let mut flag = 0;
-            let rc = unsafe { mpi::MPI_Test(real, &mut flag, transport::status_ignore()) };
-            if flag != 0 {
-                return rc;
-            }
-            idle.get_or_insert_with(Idle::new).pause();
-            continue;
-        }
-        let mut pair = [*real, news::wake_request()];
-        let mut idx: c_int = -1;
-        let mut status = zero_status();
-        let rc = unsafe { mpi::MPI_Waitany(2, pair.as_mut_ptr(), &mut idx, &mut status) };
-        *real = pair[0];
-        if idx == 1 {
-            news::rearm_wake(pair[1]);
-            continue;
-        }
-        return rc;
     }
 }
 
@@ -624,7 +576,7 @@ impl Batch {
 pub fn waitall(count: c_int, reqs: *mut Sim_FT_MPI_Request, statuses: *mut MPI_Status) -> Outcome {
     let mut b = Batch::new(count, reqs)?;
     loop {
-        let _ = service::run();
+        let _ = service::run_in_wait();
         // Failed requests are done; the others are still waited for (as in ULFM).
         b.verdicts();
         if b.pending().is_empty() {
@@ -679,7 +631,7 @@ pub fn waitany(count: c_int, reqs: *mut Sim_FT_MPI_Request, index: *mut c_int, s
     let mut b = Batch::new(count, reqs)?;
     let mut got = None;
     while got.is_none() {
-        let _ = service::run();
+        let _ = service::run_in_wait();
         if let Some(i) = b.verdicts().first() {
             got = Some(*i);
             break;
@@ -767,7 +719,7 @@ pub fn waitsome(
     let none_active = b.pending().is_empty();
     let mut got = Vec::new();
     while got.is_empty() && !b.pending().is_empty() {
-        let _ = service::run();
+        let _ = service::run_in_wait();
         got = b.verdicts();
         if got.is_empty() {
             got = b.block();

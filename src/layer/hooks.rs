@@ -13,6 +13,7 @@
 use crate::ffi::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_REVOKED};
 use crate::ffi::handles::{CommRef, Sim_FT_MPI_Comm};
 use crate::layer::describe::{fcode, Desc};
+use crate::layer::request::ReqState;
 use crate::layer::{comm, news, revoke};
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -168,8 +169,8 @@ pub fn coll_leave(c: &CommRef, rc: c_int) -> Outcome {
 
 /// A blocking collective run as its non-blocking form (`MPIFT_COLLECTIVES=
 /// nonblocking`): `rc` is the start's return code, `req` its real request,
-/// `bufferless` whether it has no buffers (a barrier). Waits in MPIFT's wait
-/// (layer::complete::wait_collective: a collective with buffers until it
+/// `bufferless` whether it has no buffers (a barrier). Waits as `MPI_Wait` does on
+/// the same non-blocking collective (layer::complete: one with buffers until it
 /// completes, also on a revoked communicator, so no buffer is written after the
 /// call returned; a barrier only until the revoke is known), then reports as
 /// [`coll_leave`].
@@ -177,8 +178,10 @@ pub fn coll_wait(c: &CommRef, rc: c_int, mut req: crate::transport::mpi::MPI_Req
     if rc != 0 {
         return Err(Failure::on(c.handle, rc));
     }
-    let rc = crate::layer::complete::wait_collective(&mut req, c.handle, bufferless);
-    coll_leave(c, rc)
+    let st = ReqState { buffers: !bufferless, ..ReqState::started(c.handle, Kind::CollStart, -1, false) };
+    let mut status = unsafe { std::mem::zeroed() };
+    let code = crate::layer::complete::wait_one(&st, &mut req, &mut status, false);
+    coll_leave(c, code)
 }
 
 /// Id of the next communicator created from `c` (counted at every member, in the

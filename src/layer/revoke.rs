@@ -343,11 +343,11 @@ pub fn catch_up_owed() -> Result<(), Failure> {
     catch_up_owed_as(true)
 }
 
-/// [`catch_up_owed`] for a wait that comes back (layer::complete's
-/// wait_collective for a barrier): stops, without blocking, at the first
-/// communicator whose horizon is not known yet (with MPICH that needs every
-/// member inside MPI), so the waiter can see that its own communicator was
-/// revoked meanwhile. Later ones wait too: the order must stay ascending.
+/// [`catch_up_owed`] for a wait that comes back (layer::service::run_in_wait):
+/// stops, without blocking, at the first communicator whose horizon is not known
+/// yet (with MPICH that needs every member inside MPI), so the waiter can see
+/// that its own communicator was revoked meanwhile. Later ones wait too: the
+/// order must stay ascending.
 pub fn catch_up_owed_ready() -> Result<(), Failure> {
     catch_up_owed_as(false)
 }

@@ -32,26 +32,36 @@ pub fn poll() {
 /// follows may block in the real MPI, where nothing of MPIFT runs; with MPICH the
 /// announcements only advance while this process is in MPIFT code), then join
 /// the collectives this process owes on revoked communicators (blocking until
-/// each completes). At the entry of every MPI call
-/// (ffi::boundary) and in every wait (layer::complete, layer::ft).
+/// each completes), waiting for a revoke's horizon if it is not known yet. At the
+/// entry of every MPI call (ffi::boundary), in agreements' and probes' polls
+/// (layer::ft, layer::p2p) and in `MPI_Finalize`.
 pub fn run() -> Result<(), Failure> {
+    run_as(true)
+}
+
+/// [`run`] for the completion calls (layer::complete), which come back to it
+/// after every wake-up. By default the same as [`run`]: a wait whose request was
+/// revoked returns only once the revoke's horizon is known here (the revoker
+/// publishes it after "revoked" reached every member), as before the mode below
+/// existed. Under `MPIFT_COLLECTIVES=nonblocking` no member is ever inside a real
+/// blocking collective, where it could not catch up, so the wait catches up
+/// only as far as the horizons are known (revoke::catch_up_owed_ready) and
+/// returns without waiting for the revoker to read every member's log (with
+/// MPICH that needs every member inside MPI); the horizon's arrival wakes it.
+pub fn run_in_wait() -> Result<(), Failure> {
+    run_as(!crate::layer::hooks::nonblocking_colls())
+}
+
+fn run_as(wait_horizon: bool) -> Result<(), Failure> {
     if !needed() && !news::pending() {
         // Failure-free: three loads, nothing to do (waits call this per iteration).
         return Ok(());
     }
     poll();
     revoke::finish_jobs();
-    revoke::catch_up_owed()
-}
-
-/// [`run`] for a wait that comes back to it (a barrier under
-/// `MPIFT_COLLECTIVES=nonblocking`): catches up only where the horizon is known
-/// (revoke::catch_up_owed_ready).
-pub fn run_ready() -> Result<(), Failure> {
-    if !needed() && !news::pending() {
-        return Ok(());
+    if wait_horizon {
+        revoke::catch_up_owed()
+    } else {
+        revoke::catch_up_owed_ready()
     }
-    poll();
-    revoke::finish_jobs();
-    revoke::catch_up_owed_ready()
 }
