@@ -268,19 +268,7 @@ fn nonblocking_twin(name: &str) -> String {
 /// catch-ups join the same form) and MPIFT's wait (layer::hooks::coll_wait).
 fn nonblocking_branch(s: &mut String, f: &Function, first_comm: &str, dargs: &[String]) {
     let twin = nonblocking_twin(&f.name);
-    let mut args: Vec<String> = f
-        .params
-        .iter()
-        .map(|p| {
-            if p.is_comm_in() {
-                format!("{}_r.real", p.name)
-            } else if p.depth > 0 {
-                format!("{} as _", p.name)
-            } else {
-                p.name.clone()
-            }
-        })
-        .collect();
+    let mut args = real_args(f);
     args.push("&mut nb_request".to_string());
     let _ = writeln!(s, "        if hooks::nonblocking_colls() {{");
     let _ = writeln!(
@@ -291,10 +279,36 @@ fn nonblocking_branch(s: &mut String, f: &Function, first_comm: &str, dargs: &[S
     let _ = writeln!(s, "            hooks::coll_enter(&{first_comm}_r, &desc)?;");
     let _ = writeln!(s, "            let mut nb_request = transport::request_null();");
     let _ = writeln!(s, "            let rc = transport::mpi::{twin}({});", args.join(", "));
-    // No buffers: a revoke may release it at once (layer::complete::wait_collective).
-    let bufferless = f.params.iter().all(|p| p.depth == 0 || p.is_comm_in());
+    // No buffers: a revoke may release it at once (request::ReqState::buffers).
+    let bufferless = !has_buffers(f);
     let _ = writeln!(s, "            return hooks::coll_wait(&{first_comm}_r, rc, nb_request, {bufferless});");
     let _ = writeln!(s, "        }}");
+}
+
+/// The real call's arguments: real communicators, `&mut` the real outputs
+/// (`<name>_r`), pointers cast to the real prototype's types.
+fn real_args(f: &Function) -> Vec<String> {
+    f.params
+        .iter()
+        .map(|p| {
+            if p.is_comm_in() {
+                format!("{}_r.real", p.name)
+            } else if p.is_comm_out() || p.is_request_out() {
+                format!("&mut {}_r", p.name)
+            } else if p.depth > 0 {
+                format!("{} as _", p.name)
+            } else {
+                p.name.clone()
+            }
+        })
+        .collect()
+}
+
+/// A collective with a buffer (any pointer argument but communicators and the
+/// request): its revoked request is waited for until MPI is done with it
+/// (request::ReqState::buffers).
+fn has_buffers(f: &Function) -> bool {
+    f.params.iter().any(|p| p.depth > 0 && !p.is_comm_in() && !p.is_comm_out() && !p.is_request_out())
 }
 
 fn generic_body(s: &mut String, f: &Function) {
@@ -368,22 +382,7 @@ fn generic_body(s: &mut String, f: &Function) {
         let _ = writeln!(s, "        let buf = flip.buf(buf);");
         let _ = writeln!(s, "        let (count, datatype) = flip.count_type(count, datatype);");
     }
-    let args: Vec<String> = f
-        .params
-        .iter()
-        .map(|p| {
-            if p.is_comm_in() {
-                format!("{}_r.real", p.name)
-            } else if p.is_comm_out() || p.is_request_out() {
-                format!("&mut {}_r", p.name)
-            } else if p.depth > 0 {
-                format!("{} as _", p.name)
-            } else {
-                p.name.clone()
-            }
-        })
-        .collect();
-    let _ = writeln!(s, "        let rc = transport::mpi::{}({});", f.name, args.join(", "));
+    let _ = writeln!(s, "        let rc = transport::mpi::{}({});", f.name, real_args(f).join(", "));
     match f.kind {
         Kind::Coll => {
             let _ = writeln!(s, "        hooks::coll_leave(&{first_comm}_r, rc)?;");
@@ -435,10 +434,7 @@ fn generic_body(s: &mut String, f: &Function) {
                     }
                 }
                 (_, Kind::CollStart) => {
-                    // Buffers (any pointer argument but the request): see
-                    // request::ReqState::buffers.
-                    let buffers = f.params.iter().any(|q| q.depth > 0 && !q.is_comm_in() && !q.is_request_out());
-                    let _ = writeln!(s, "        *{0} = request::adopt_coll({0}_r, &{1}_r, {buffers});", p.name, first_comm);
+                    let _ = writeln!(s, "        *{0} = request::adopt_coll({0}_r, &{1}_r, {2});", p.name, first_comm, has_buffers(f));
                 }
                 _ => {
                     let _ = writeln!(
@@ -474,22 +470,7 @@ fn noft_body(s: &mut String, f: &Function, raw: bool) {
     if let Some(c) = &first_comm {
         let _ = writeln!(s, "        hooks::unjoinable_enter(&{c}_r)?;");
     }
-    let args: Vec<String> = f
-        .params
-        .iter()
-        .map(|p| {
-            if p.is_comm_in() {
-                format!("{}_r.real", p.name)
-            } else if p.is_request_out() {
-                format!("&mut {}_r", p.name)
-            } else if p.depth > 0 {
-                format!("{} as _", p.name)
-            } else {
-                p.name.clone()
-            }
-        })
-        .collect();
-    let _ = writeln!(s, "        let rc = transport::mpi::{}({});", f.name, args.join(", "));
+    let _ = writeln!(s, "        let rc = transport::mpi::{}({});", f.name, real_args(f).join(", "));
     for p in f.params.iter().filter(|p| p.is_request_out()) {
         let _ = writeln!(s, "        *{0} = request::adopt_plain({0}_r);", p.name);
     }
