@@ -19,22 +19,12 @@
 #define LIMIT_S 20
 #endif
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
 /* Computes (no MPI) until `path` exists or LIMIT_S seconds passed; 1 if it did. */
 static int compute_until(const char *path)
 {
-    static volatile double sink;
-    double t0 = now_s(), x = 1.0;
-    int i;
-    while (now_s() - t0 < LIMIT_S) {
-        for (i = 0; i < 10000; i++) x = x * 1.0000001 + 1e-9;
-        sink = x;
+    double t0 = u_now_s();
+    while (u_now_s() - t0 < LIMIT_S) {
+        u_compute(0.001);
         if (access(path, F_OK) == 0) return 1;
     }
     return 0;

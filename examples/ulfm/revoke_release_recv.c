@@ -22,8 +22,16 @@ int main(int argc, char **argv)
         MPI_Comm_set_errhandler(a, MPI_ERRORS_RETURN);
         MPI_Barrier(b); /* A exists everywhere before anybody revokes it */
         if (u_rank == 0) {
+#ifdef RELEASE_IBARRIER /* revoke_release_ibarrier */
+            MPI_Request r;
+            rc = MPI_Ibarrier(a, &r);
+            CHECK_RC("Ibarrier(A)", rc, MPI_SUCCESS);
+            rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
+            CHECK_RC("Wait(Ibarrier(A))", rc, MPIX_ERR_REVOKED);
+#else
             rc = MPI_Barrier(a);
             CHECK_RC("Barrier(A)", rc, MPIX_ERR_REVOKED);
+#endif
             for (p = 1; p < u_size; p++) {
                 x = 100 + round;
                 rc = MPI_Send(&x, 1, MPI_INT, p, 7, b);

@@ -116,6 +116,25 @@ static inline void u_sleep_ms(int ms)
     nanosleep(&ts, NULL);
 }
 
+/* Monotonic time in seconds. */
+static inline double u_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* Computes (no MPI) for `seconds`, in a loop the compiler cannot drop (its
+ * result goes through a volatile). */
+static inline double u_compute(double seconds)
+{
+    static volatile double sink;
+    double t0 = u_now_s(), x = 1.0;
+    while (u_now_s() - t0 < seconds) x = x * 1.0000001 + 1e-9;
+    sink = x;
+    return sink;
+}
+
 /* Size of the locally known failed group, polled (with progress) until it
  * reaches `want` or ~10 s pass: Open MPI's get_failed lags behind agree. */
 static inline int u_poll_failed(MPI_Comm comm, int want, MPI_Group *out)
