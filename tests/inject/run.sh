@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/inject/run.sh <mpich|openmpi>: fault-injection tests at the MPI level.
+# tests/inject/run.sh <mpich|openmpi|ompi5>: fault-injection tests at the MPI level.
 #
 # Builds tests/inject/{victim,bits,legacy}.c against target/<mpi>/release/libmpift.a
 # (make MPI=<mpi> lib first) with -Wall -Wextra -Werror and runs one case per
@@ -12,12 +12,9 @@ set -u
 cd "$(dirname "$0")/../.."
 root=$PWD
 mpi=${1:-}
-case $mpi in
-  mpich) CC=mpicc.mpich EXEC=mpiexec.mpich ;;
-  openmpi) CC=mpicc.openmpi EXEC=mpiexec.openmpi ;;
-  *) echo "usage: $0 <mpich|openmpi>" >&2; exit 2 ;;
-esac
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+. scripts/mpi-host.sh
+mpi_host "$mpi" || { echo "usage: $0 <mpich|openmpi|ompi5>" >&2; exit 2; }
+CC=$MPICC EXEC=$MPIEXEC
 # Only what each case sets.
 for v in $(env | sed -n 's/^\(MPIFT_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
 unset SIM_FT_TIMEOUT
