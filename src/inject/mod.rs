@@ -53,8 +53,9 @@ static CALLS: AtomicU64 = AtomicU64::new(0);
 static ARMED: AtomicBool = AtomicBool::new(false);
 /// This process has died (simulated).
 static DEAD: AtomicBool = AtomicBool::new(false);
-/// `MPIFT_VERBOSE` (default 1).
-static VERBOSE: AtomicU8 = AtomicU8::new(1);
+/// `MPIFT_VERBOSE`; unset: 1 when the environment asks for injection or a report,
+/// else 0 (see [`read_local_settings`]).
+static VERBOSE: AtomicU8 = AtomicU8::new(0);
 /// `node=` is set and this rank has node-mates: watch them.
 static NODE_WATCH: AtomicBool = AtomicBool::new(false);
 /// World rank + 1 of a node-mate known dead (0: none).
@@ -423,11 +424,20 @@ fn host_id() -> u64 {
     buf[..n].iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ *b as u64).wrapping_mul(0x0100_0000_01b3))
 }
 
+/// Like an MPI library, MPIFT prints nothing unless asked: a program that kills itself
+/// (`Sim_FT_kill_me`, a mapped `exit` or signal) under output-checking harnesses such
+/// as MPICH's `runtests` must print only what the program prints. Notices (deaths,
+/// the seed, the summary) are on by default only when the environment asks for
+/// injection or a report (`MPIFT_KILL`, `MPIFT_BITFLIP`, `MPIFT_REPORT`), or with
+/// `MPIFT_VERBOSE`.
 fn read_local_settings() {
+    let asked = |name: &str| std::env::var(name).is_ok_and(|v| !v.trim().is_empty());
+    let default = u8::from(["MPIFT_KILL", "MPIFT_BITFLIP", "MPIFT_REPORT"].iter().any(|n| asked(n)));
+    VERBOSE.store(default, Ordering::Relaxed);
     if let Ok(v) = std::env::var("MPIFT_VERBOSE") {
         match v.trim().parse::<u8>() {
             Ok(x) if x <= 3 => VERBOSE.store(x, Ordering::Relaxed),
-            _ => eprintln!("MPIFT: MPIFT_VERBOSE=`{v}` is not 0, 1, 2 or 3; using 1"),
+            _ => eprintln!("MPIFT: MPIFT_VERBOSE=`{v}` is not 0, 1, 2 or 3; using {default}"),
         }
     }
 }

@@ -9,7 +9,7 @@
 //! serving, both after every live rank has set its finalizing flag and before the
 //! window is freed, so the gather is the same collective everywhere. Rank 0
 //! writes one JSON document (by hand: a few objects do not need a serde
-//! dependency) and, unless `MPIFT_VERBOSE=0`, a few lines on stderr.
+//! dependency) and, at `MPIFT_VERBOSE` 1 or more, a few lines on stderr.
 
 use crate::ffi::errors::CLASSES;
 use crate::inject::plan::{Cause, Plan};

@@ -203,7 +203,7 @@ done
 MPIFT_KILL='rank=1@call=20' launch 3 ./victim --iters 40
 grep -q 'MPIFT: rank 1 dies at call 20' "$work/err" || fail "no death line at the default verbosity"
 grep -q 'MPIFT: 1 death: rank 1 at call 20 (rule' "$work/err" || fail "no summary"
-result "MPIFT_VERBOSE default (1): the death and a summary"
+result "MPIFT_VERBOSE default with a kill rule (1): the death and a summary"
 MPIFT_VERBOSE=0 MPIFT_KILL='rank=1@call=20' launch 3 ./victim --iters 40
 expect_exit0
 ! grep -q 'MPIFT' "$work/err" || fail "MPIFT printed at verbosity 0: $(grep MPIFT "$work/err" | head -1)"
@@ -243,6 +243,15 @@ for mode in raise term exit; do
   expect_exit0; expect_oks 2
   [ "$(deaths | awk '{print $1, $3}')" = "1 $cause" ] || fail "deaths [$(deaths | paste -sd'|' -)], want rank 1 by $cause"
   result "legacy $mode is a simulated death (cause $cause)"
+done
+# Like real ULFM and any MPI library, nothing from MPIFT unless asked: a program that
+# kills itself with no MPIFT_KILL/BITFLIP/REPORT/VERBOSE in the environment (MPICH's
+# runtests wants " No Errors" and nothing else).
+for mode in raise exit; do
+  MPIFT_EXIT_KILLS=1 launch 3 ./legacy $mode
+  expect_exit0; expect_oks 2
+  ! grep -q 'MPIFT' "$work/out" "$work/err" || fail "MPIFT printed unasked: $(grep -h MPIFT "$work/out" "$work/err" | head -1)"
+  result "legacy $mode death without MPIFT_* settings prints nothing of MPIFT's"
 done
 launch 3 ./legacy other
 expect_exit0; expect_oks 3
