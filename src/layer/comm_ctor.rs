@@ -10,22 +10,25 @@
 //! - `MPI_Comm_create_group` is collective over the group only, not over the
 //!   parent: it is therefore not a numbered collective of the parent (members
 //!   outside the group would count differently), its id comes from the parent, the
-//!   tag and the group, and a dead rank does not join it. With a known failure in
-//!   the parent it fails at once with `MPI_ERR_PROC_FAILED` (as ULFM does, also for
-//!   a group of live ranks); a member that does not know of it yet completes with
-//!   a group of live ranks, and blocks with a group that contains the dead rank
-//!   (docs/ARCHITECTURE.md, "Not simulated").
+//!   tag and the group, and a dead rank does not join it. It fails at once with
+//!   `MPI_ERR_PROC_FAILED` when a member of the group is known dead, or when the
+//!   program has already been told of a failure in the parent (Open MPI 5 ULFM
+//!   then fails it even over live ranks; before its detector has reported the
+//!   failure, it succeeds, so MPIFT's earlier knowledge must not count: MPICH's
+//!   `ft/nbccoll` depends on it). Over live ranks it never reports a failure that
+//!   arrives while it runs: every member's part was real. A member that does not
+//!   know of a dead group member yet blocks (docs/ARCHITECTURE.md, "Not simulated").
 //! - `MPI_Intercomm_create` is a collective of the local communicator: a dead
 //!   non-leader joins with `MPI_COMM_NULL` as the peer communicator (not
 //!   significant there); a dead leader uses the peer communicator another member
 //!   named, if any did.
 
-use crate::ffi::errors::Outcome;
+use crate::ffi::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_REVOKED};
 use crate::ffi::handles::{self, CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::layer::describe::{self, fcode, Desc};
 use crate::layer::hooks::{self, Kind};
 use crate::layer::join::{Joined, Who};
-use crate::layer::{comm, request, Real};
+use crate::layer::{comm, news, request, ulfm, Real};
 use crate::transport::{self, mpi};
 use mpi_sys::{MPI_Errhandler, MPI_Group};
 use std::collections::HashMap;
@@ -99,8 +102,9 @@ pub fn adopt_pending(h: Sim_FT_MPI_Comm) -> Option<CommRef> {
 /// the group makes the same calls in the same order, so the count is the same.
 static GROUP_CALLS: Mutex<Option<HashMap<u64, u64>>> = Mutex::new(None);
 
-/// Job-wide id of a communicator made by `MPI_Comm_create_group`.
-fn group_child_id(cr: &CommRef, group: MPI_Group, tag: c_int) -> u64 {
+/// World ranks of the members of `group`, a group of `cr`'s members, in group order
+/// (`u32::MAX` for one that is not in `cr`).
+fn in_parent(cr: &CommRef, group: MPI_Group) -> Vec<u32> {
     let mut gsize: c_int = 0;
     let mut pg = transport::group_empty();
     unsafe {
@@ -115,9 +119,13 @@ fn group_child_id(cr: &CommRef, group: MPI_Group, tag: c_int) -> u64 {
         mpi::MPI_Group_free(&mut pg);
     }
     let members = comm::read(cr.handle, |s| s.members.clone()).unwrap_or_default();
+    in_parent.iter().map(|r| members.get(*r as usize).copied().unwrap_or(u32::MAX)).collect()
+}
+
+/// Job-wide id of a communicator made by `MPI_Comm_create_group`.
+fn group_child_id(cr: &CommRef, group: MPI_Group, tag: c_int) -> u64 {
     let mut key = comm::child_id(cr.id, tag as u32 as u64 | (1 << 42));
-    for r in in_parent {
-        let w = members.get(r.max(0) as usize).copied().unwrap_or(u32::MAX);
+    for w in in_parent(cr, group) {
         key = comm::child_id(key, w as u64);
     }
     let mut g = GROUP_CALLS.lock().unwrap();
@@ -126,18 +134,33 @@ fn group_child_id(cr: &CommRef, group: MPI_Group, tag: c_int) -> u64 {
     comm::child_id(key, *k)
 }
 
-/// `MPI_Comm_create_group`: refused on a revoked communicator or one with a known
-/// failure; not logged (see the module documentation).
+/// `MPI_Comm_create_group`: refused on a revoked communicator, and with a failure
+/// in the group or one the program has seen in the parent; not logged (see the
+/// module documentation).
 pub fn create_group(c: Sim_FT_MPI_Comm, group: MPI_Group, tag: c_int, newcomm: *mut Sim_FT_MPI_Comm) -> Outcome {
     let cr = handles::comm_arg(c)?;
     handles::check_out_ptr(newcomm, &cr)?;
-    hooks::unjoinable_enter(&cr)?;
+    news::refresh();
+    let (revoked, failed) = comm::read(c, |s| (s.revoked, s.has_failed())).unwrap_or((false, false));
+    if revoked {
+        return Err(Failure::on(c, SIM_FT_ERR_REVOKED));
+    }
+    if failed && (ulfm::noticed_any(c) || group_has_dead(&cr, group)) {
+        return Err(Failure::on(c, SIM_FT_ERR_PROC_FAILED));
+    }
     let id = group_child_id(&cr, group, tag);
     let mut real = transport::comm_null();
     let rc = unsafe { mpi::MPI_Comm_create_group(cr.real, group, tag, &mut real) };
-    hooks::comm_new_leave(&cr, rc, &mut [&mut real])?;
+    if rc != 0 {
+        return Err(Failure::on(c, rc));
+    }
     unsafe { *newcomm = comm::adopt(real, &cr, id) };
     Ok(())
+}
+
+/// A member of `group` (a group of `cr`'s members) is known dead here.
+fn group_has_dead(cr: &CommRef, group: MPI_Group) -> bool {
+    in_parent(cr, group).iter().any(|w| news::is_dead(*w))
 }
 
 /// Descriptor of `MPI_Intercomm_create` on the local communicator: leaders, tag,
