@@ -54,6 +54,12 @@ fn guarded(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
 }
 
 fn handled(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
+    let code = handled_inner(name, f);
+    crate::layer::comm::release_deferred();
+    code
+}
+
+fn handled_inner(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
     let failure = match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(())) => return 0,
         Ok(Err(failure)) => failure,

@@ -13,6 +13,7 @@ use crate::transport::serial::Serial;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 /// Nothing has gone wrong in this process yet: no failure and no revoke known on
 /// any communicator. While this holds, the failure checks around every call are
@@ -317,14 +318,49 @@ fn release(h: Sim_FT_MPI_Comm) -> Result<(), std::os::raw::c_int> {
     Ok(())
 }
 
+/// Communicators the program freed whose last request ended during the current
+/// MPI call: released when the call ends ([`release_deferred`]), after its error,
+/// if any, went through the handler the program set on them (MPI-3.1 §8.3: a
+/// request's error goes to its communicator's handler, also a freed one's).
+static DEFERRED: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+static ANY_DEFERRED: AtomicBool = AtomicBool::new(false);
+
 /// A request on `h` was released or an orphan of it ended: if the program freed
-/// `h` meanwhile and no request or orphan is left on it, free it now.
+/// `h` meanwhile and no request or orphan is left on it, free it when this call ends.
 pub(crate) fn request_gone(h: Sim_FT_MPI_Comm) {
-    if read(h, |st| st.free_pending).unwrap_or(false)
-        && !crate::layer::request::on_comm(h)
-        && !crate::layer::complete::orphans_on(h)
-    {
-        let _ = release(h);
+    if read(h, |st| st.free_pending).unwrap_or(false) {
+        if let Ok(mut d) = DEFERRED.lock() {
+            d.push(h as usize);
+            ANY_DEFERRED.store(true, Ordering::Release);
+        }
+    }
+}
+
+/// At the end of every MPI call (ffi::boundary): frees the communicators of
+/// [`request_gone`] that still have no request or orphan. One load when none.
+#[inline]
+pub fn release_deferred() {
+    if ANY_DEFERRED.load(Ordering::Acquire) {
+        release_deferred_slow();
+    }
+}
+
+fn release_deferred_slow() {
+    let hs: Vec<usize> = match DEFERRED.lock() {
+        Ok(mut d) => {
+            ANY_DEFERRED.store(false, Ordering::Release);
+            std::mem::take(&mut *d)
+        }
+        Err(_) => return,
+    };
+    for h in hs {
+        let h = h as Sim_FT_MPI_Comm;
+        if read(h, |st| st.free_pending).unwrap_or(false)
+            && !crate::layer::request::on_comm(h)
+            && !crate::layer::complete::orphans_on(h)
+        {
+            let _ = release(h);
+        }
     }
 }
 
