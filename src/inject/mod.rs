@@ -70,7 +70,13 @@ static EARLY_POLICY: Mutex<Option<String>> = Mutex::new(None);
 thread_local! {
     /// Inside a kill callback: its own MPI calls are counted but not decided on.
     static IN_CALLBACK: Cell<bool> = const { Cell::new(false) };
+    /// This thread called `MPI_Init`: the one that becomes the dead rank.
+    static INIT_THREAD: Cell<bool> = const { Cell::new(false) };
 }
+
+/// A death another thread asked for (its cause's code; 0: none): the thread that
+/// called `MPI_Init` dies at the entry of its next MPI call ([`die_now`]).
+static REQUESTED: AtomicU64 = AtomicU64::new(0);
 
 struct State {
     rank: u32,
@@ -145,6 +151,11 @@ fn bump_calls() -> u64 {
 fn decide_slow(name: &'static str, call: u64) {
     if is_dead() || IN_CALLBACK.with(Cell::get) {
         return;
+    }
+    if let Some(cause) = Cause::from_code(REQUESTED.load(Ordering::Acquire)) {
+        if INIT_THREAD.with(Cell::get) {
+            die(name, call, cause);
+        }
     }
     if NODE_WATCH.load(Ordering::Relaxed) {
         news::refresh();
@@ -271,8 +282,22 @@ pub fn die(name: &str, call: u64, cause: Cause) -> ! {
 }
 
 /// A death the program asked for (`Sim_FT_kill_me`, a mapped signal, `exit`).
+///
+/// From the thread that called `MPI_Init`, now. From any other thread (a signal
+/// sent by a helper thread while the main thread is inside MPI, say), that thread
+/// cannot become the dead rank: it may not call MPI below `MPI_THREAD_MULTIPLE`,
+/// and the main thread may hold the layer's state. So it records the request and
+/// stops for good, as a killed process's threads do; the main thread dies at the
+/// entry of its next MPI call, which the survivors then see as the death.
 pub fn die_now(cause: Cause) -> ! {
-    die("", calls(), cause)
+    if INIT_THREAD.with(Cell::get) {
+        die("", calls(), cause)
+    }
+    REQUESTED.store(cause.code(), Ordering::Release);
+    ARMED.store(true, Ordering::Release);
+    loop {
+        std::thread::park();
+    }
 }
 
 /// `layer::news` applied the death of these world ranks.
@@ -302,7 +327,8 @@ fn rearm() {
     *NODE.lock().unwrap() = node;
     NODE_WATCH.store(watch, Ordering::Release);
     let callback = CALLBACK.lock().unwrap().is_some();
-    let armed = !is_dead() && (watch || (!s.exhausted && (!s.plan.is_empty() || callback)));
+    let requested = REQUESTED.load(Ordering::Acquire) != 0;
+    let armed = !is_dead() && (requested || watch || (!s.exhausted && (!s.plan.is_empty() || callback)));
     ARMED.store(armed, Ordering::Release);
 }
 
@@ -463,6 +489,7 @@ impl From<String> for Stop {
 /// message naming the bad token; every rank gets the same one.
 pub fn start(shadow: mpi::MPI_Comm, me: u32, size: u32) -> Result<(), Stop> {
     T0.get_or_init(Instant::now);
+    INIT_THREAD.with(|t| t.set(true));
     read_local_settings();
     let agreed = agree(shadow, me);
     let mut hosts = vec![0u64; size as usize];
