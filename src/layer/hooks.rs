@@ -153,18 +153,31 @@ pub fn coll_leave(c: &CommRef, rc: c_int) -> Outcome {
         return Ok(());
     }
     let (failed, revoked) = comm::read(c.handle, |s| (s.has_failed(), s.revoked)).unwrap_or((false, false));
-    // News that came while the collective ran fails it too, even if every member's
-    // part was real (ULFM allows either; the oracle usually succeeds there). Telling
-    // the two apart by reading the members' logs at the leave was tried and gave a
-    // wrong success once in a suite run (examples/ulfm/neighbor_dead, MPICH), so the
-    // verdict stays on the safe side.
-    if failed {
+    // A member known dead fails the collective, unless every dead member had
+    // entered this very collective for real before it died (its log says so): then
+    // each part was real data and the collective had ended before the death, as
+    // in ULFM, where an operation that completed before a failure succeeds (a
+    // member that dies right after a barrier). A dead member that did not enter it
+    // for real joined with dummy data: PROC_FAILED.
+    if failed && !all_dead_entered(c) {
         return Err(Failure::on(c.handle, SIM_FT_ERR_PROC_FAILED));
     }
     if revoked {
         return Err(Failure::on(c.handle, SIM_FT_ERR_REVOKED));
     }
     Ok(())
+}
+
+/// Every member of `c` known dead entered `c`'s current collective (the one just
+/// left) for real before it died (layer::logs).
+fn all_dead_entered(c: &CommRef) -> bool {
+    let Some((id, seq, dead)) = comm::read(c.handle, |s| {
+        let dead: Vec<u32> = s.failures.known().iter().filter_map(|r| s.members.get(*r as usize).copied()).collect();
+        (s.id, s.seq, dead)
+    }) else {
+        return false;
+    };
+    !dead.is_empty() && dead.iter().all(|w| crate::layer::logs::entered_before_death(*w, id, seq))
 }
 
 /// A blocking collective run as its non-blocking form (`MPIFT_COLLECTIVES=

@@ -49,6 +49,7 @@ pub fn with<R>(f: impl FnOnce(&mut LogCache) -> R) -> R {
 
 pub fn clear() {
     *CACHE.lock().unwrap() = None;
+    *DEAD_LOGS.lock().unwrap() = None;
 }
 
 impl LogCache {
@@ -211,4 +212,27 @@ pub fn by_member(found: &HashMap<u32, Desc>, members: &[u32]) -> Option<(Desc, V
         found.values().next().map(|d| Desc { fcode: d.fcode & !DUMMY, ..d.clone() })
     })?;
     Some((any, per))
+}
+
+/// Per dead world rank: the collectives (communicator id, number) its log shows it
+/// entered for real before it died. A dead rank logs nothing after its death (its
+/// joins are not logged) and wrote its log before its death news, so one read
+/// after the news is final.
+static DEAD_LOGS: Mutex<Option<HashMap<u32, Vec<(u64, u64)>>>> = Mutex::new(None);
+
+/// Dead world rank `w` entered collective `seq` of communicator `comm` for real
+/// before it died: its part was real data, and it died at the entry of a later
+/// call, after the collective had ended there. False when its log no longer holds
+/// the entry (the ring moved on), so the caller stays on the safe side.
+pub fn entered_before_death(w: u32, comm: u64, seq: u64) -> bool {
+    let mut g = DEAD_LOGS.lock().unwrap();
+    let logs = g.get_or_insert_with(HashMap::new);
+    let real = logs.entry(w).or_insert_with(|| {
+        let (_, got) = news::read_log(w as usize, 0);
+        got.into_iter()
+            .filter(|e| e.state == window::ENTERED && e.desc.fcode & DUMMY == 0)
+            .map(|e| (e.comm, e.seq))
+            .collect()
+    });
+    real.contains(&(comm, seq))
 }
