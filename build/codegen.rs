@@ -371,7 +371,7 @@ fn generic_body(s: &mut String, f: &Function) {
     let started_send = f.kind == Kind::P2pStart && peer.as_deref() == Some("dest") && !persistent;
     let corrupts = started_send && ["buf", "count", "datatype", "tag"].iter().all(|n| f.params.iter().any(|p| p.name == *n));
     if started_send {
-        let _ = writeln!(s, "        crate::layer::p2p::count_send({first_comm}, dest);");
+        let _ = writeln!(s, "        let nth = crate::layer::p2p::count_send({first_comm}, dest);");
     }
     if corrupts {
         let _ = writeln!(
@@ -417,6 +417,12 @@ fn generic_body(s: &mut String, f: &Function) {
             let _ = writeln!(s, "        *{0} = comm::adopt({0}_r, &{1}_r, child_id);", p.name, first_comm);
         } else if p.is_request_out() {
             match (&peer, f.kind) {
+                (Some(peer), Kind::P2pStart) if started_send => {
+                    let _ = writeln!(s, "        *{0} = request::adopt_send({0}_r, &{1}_r, {2}, nth);", p.name, first_comm, peer);
+                    if corrupts {
+                        let _ = writeln!(s, "        request::keep(*{}, flip.into_copy());", p.name);
+                    }
+                }
                 (Some(peer), Kind::P2pStart) => {
                     let _ = writeln!(
                         s,

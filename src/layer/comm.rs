@@ -367,12 +367,17 @@ fn release_deferred_slow() {
 /// Receives and drops the messages waiting on a real communicator, into `scratch`
 /// (grown as needed). True if there was one.
 pub(crate) fn drain(real: MPI_Comm, scratch: &mut Vec<u8>) -> bool {
+    drain_from(real, transport::any_source(), scratch)
+}
+
+/// [`drain`] of the messages from one rank (or `MPI_ANY_SOURCE`).
+pub(crate) fn drain_from(real: MPI_Comm, source: std::os::raw::c_int, scratch: &mut Vec<u8>) -> bool {
     let mut any = false;
     loop {
         let mut flag = 0;
         let mut st: mpi::MPI_Status = unsafe { std::mem::zeroed() };
         let mut msg: mpi::MPI_Message = unsafe { std::mem::zeroed() };
-        unsafe { mpi::MPI_Improbe(transport::any_source(), transport::any_tag(), real, &mut flag, &mut msg, &mut st) };
+        unsafe { mpi::MPI_Improbe(source, transport::any_tag(), real, &mut flag, &mut msg, &mut st) };
         if flag == 0 {
             return any;
         }
@@ -407,14 +412,14 @@ pub fn owed_catch_up() -> Vec<(u64, Sim_FT_MPI_Comm)> {
     })
 }
 
-/// (communicator id, destination world rank, messages started) for every pair
-/// with messages: what a dying rank reports.
-pub fn sent_summary() -> Vec<(u64, u32, u32)> {
+/// (communicator id, peer world rank, messages started towards it, messages
+/// received from it) for every pair with messages: what a dying rank reports.
+pub fn sent_summary() -> Vec<(u64, u32, u32, u32)> {
     let mut v = Vec::new();
     for st in snapshot() {
-        for (r, n) in st.sent.iter().enumerate() {
-            if *n > 0 {
-                v.push((st.id, st.members[r], *n));
+        for (r, (n, got)) in st.sent.iter().zip(st.recvd.iter()).enumerate() {
+            if *n > 0 || *got > 0 {
+                v.push((st.id, st.members[r], *n, *got));
             }
         }
     }

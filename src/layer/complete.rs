@@ -12,7 +12,9 @@
 //! - wildcard receive while the communicator has an unacknowledged failure:
 //!   `MPI_ERR_PROC_FAILED_PENDING`, and the request stays valid (a blocking receive
 //!   gets `MPI_ERR_PROC_FAILED` and no request is left);
-//! - send to a dead rank: `MPI_ERR_PROC_FAILED` (the dead rank drains it);
+//! - send to a dead rank: waits until the dead rank has drained it (so MPI no
+//!   longer reads the buffer), then `MPI_ERR_PROC_FAILED` unless the dead rank had
+//!   received it while alive (its count is in this process's window);
 //! - collective: waits for completion (dead ranks join it), then
 //!   `MPI_ERR_PROC_FAILED` if any member is dead, so a result that depends on a dead
 //!   rank's dummy contribution is never a success, and no buffer is written after
@@ -103,7 +105,9 @@ fn verdict(st: &ReqState) -> Option<(c_int, Action)> {
         if st.recv {
             zombie::all_received_from(c, peer).then_some((SIM_FT_ERR_PROC_FAILED, Action::Cancel))
         } else {
-            Some((SIM_FT_ERR_PROC_FAILED, Action::Orphan))
+            // The dead rank drains it: wait until MPI is done with the buffer, then
+            // `finish` tells whether it was delivered before the death.
+            None
         }
     })
     .flatten()
@@ -120,6 +124,20 @@ fn finish(st: &ReqState, status: &MPI_Status, rc: c_int) -> c_int {
     }
     if status.MPI_ERROR != 0 && rc != 0 {
         return status.MPI_ERROR;
+    }
+    if st.kind == Kind::P2pStart && !st.recv && st.nth > 0 && !comm::calm() {
+        // A send whose destination died: delivered only if the dead rank had
+        // received this many messages from here while alive; otherwise its drain
+        // took it (ULFM: a message only a dead process got was not delivered).
+        news::refresh();
+        let undelivered = comm::read(st.comm.0, |c| {
+            let p = st.peer as usize;
+            st.peer >= 0 && p < c.size() && c.failures.is_failed(p as u32) && st.nth > zombie::received_alive(c, p)
+        });
+        if undelivered == Some(true) {
+            return SIM_FT_ERR_PROC_FAILED;
+        }
+        return 0;
     }
     if st.kind == Kind::P2pStart && st.recv {
         let src = status.MPI_SOURCE;

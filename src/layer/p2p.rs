@@ -17,15 +17,19 @@ use crate::transport::{self, mpi};
 use mpi_sys::{MPI_Datatype, MPI_Request, MPI_Status};
 use std::os::raw::{c_int, c_void};
 
-/// Counts a message started towards `dest` (a dead rank reports these counts).
-pub fn count_send(c: Sim_FT_MPI_Comm, dest: c_int) {
+/// Counts a message started towards `dest` (a dead rank reports these counts);
+/// returns its number among them (1-based; 0 for no destination).
+pub fn count_send(c: Sim_FT_MPI_Comm, dest: c_int) -> u32 {
+    let mut nth = 0;
     if dest >= 0 {
         comm::update(c, |s| {
             if let Some(x) = s.sent.get_mut(dest as usize) {
                 *x += 1;
+                nth = *x;
             }
         });
     }
+    nth
 }
 
 /// What is known locally about a peer: dead, and for receives whether everything
@@ -86,7 +90,7 @@ fn send_with(
     if dead_and_drained(&c, dest, false) {
         return Err(Failure::on(comm, SIM_FT_ERR_PROC_FAILED));
     }
-    count_send(comm, dest);
+    let nth = count_send(comm, dest);
     // MPIFT_BITFLIP: maybe a corrupted copy goes out instead (src/inject/bitflip.rs).
     let flip = crate::inject::bitflip::outgoing(name, buf, count, dt, tag, c.real);
     let (sbuf, (scount, sdt)) = (flip.buf(buf), flip.count_type(count, dt));
@@ -95,7 +99,7 @@ fn send_with(
     let mut st: MPI_Status = unsafe { std::mem::zeroed() };
     // The copy is kept like a request's: an orphaned send takes it along.
     let keep = flip.into_copy().map_or(0, request::keep_buffer);
-    let code = wait_one(&ReqState { keep, ..state(&c, dest, false) }, &mut req, &mut st, true);
+    let code = wait_one(&ReqState { keep, nth, ..state(&c, dest, false) }, &mut req, &mut st, true);
     drop(request::take_kept(keep));
     result(&c, code)
 }
@@ -205,7 +209,7 @@ fn sendrecv_as(
     let mut rreq = transport::request_null();
     let mut sreq = transport::request_null();
     started(comm, unsafe { mpi::MPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, c.real, &mut rreq) })?;
-    count_send(comm, dest);
+    let nth = count_send(comm, dest);
     let flip = crate::inject::bitflip::outgoing(name, sendbuf, sendcount, sendtype, sendtag, c.real);
     let (sbuf, (scount, sdt)) = (flip.buf(sendbuf), flip.count_type(sendcount, sendtype));
     started(comm, unsafe { mpi::MPI_Isend(sbuf, scount, sdt, dest, sendtag, c.real, &mut sreq) })?;
@@ -213,7 +217,7 @@ fn sendrecv_as(
     let mut st: MPI_Status = unsafe { std::mem::zeroed() };
     let mut st2: MPI_Status = unsafe { std::mem::zeroed() };
     let rcode = wait_one(&state(&c, source, true), &mut rreq, &mut st, true);
-    let scode = wait_one(&ReqState { keep, ..state(&c, dest, false) }, &mut sreq, &mut st2, true);
+    let scode = wait_one(&ReqState { keep, nth, ..state(&c, dest, false) }, &mut sreq, &mut st2, true);
     drop(request::take_kept(keep));
     copy_status(status, &st);
     result(&c, if rcode != 0 { rcode } else { scode })

@@ -48,12 +48,17 @@ pub struct ReqState {
     /// catch-up completes it), so MPI writes nothing into its buffers after the
     /// request was handed back (layer::complete).
     pub buffers: bool,
+    /// A send: its number among the messages this process started towards `peer`
+    /// on `comm` (1-based; 0: not counted). If `peer` dies, the send succeeded
+    /// only if `peer` had received that many from here while alive
+    /// (layer::complete, layer::zombie::received_alive).
+    pub nth: u32,
 }
 
 impl ReqState {
     /// A request of a blocking call or a non-persistent start: active.
     pub fn started(comm: Sim_FT_MPI_Comm, kind: Kind, peer: c_int, recv: bool) -> ReqState {
-        ReqState { real: Real(transport::request_null()), comm: Real(comm), kind, peer, recv, keep: 0, persistent: false, active: true, draining: false, ft: 0, buffers: false }
+        ReqState { real: Real(transport::request_null()), comm: Real(comm), kind, peer, recv, keep: 0, persistent: false, active: true, draining: false, ft: 0, buffers: false, nth: 0 }
     }
 }
 
@@ -130,12 +135,22 @@ pub fn adopt_coll(real: MPI_Request, comm: &CommRef, buffers: bool) -> Sim_FT_MP
     h
 }
 
+/// Wraps a started send's request; `nth`: what [`crate::layer::p2p::count_send`]
+/// returned for it.
+pub fn adopt_send(real: MPI_Request, comm: &CommRef, dest: c_int, nth: u32) -> Sim_FT_MPI_Request {
+    adopt_state(real, ReqState { nth, ..ReqState::started(comm.handle, Kind::P2pStart, dest, false) })
+}
+
 /// Wraps a point-to-point request (peer: destination or source).
 pub fn adopt_p2p(real: MPI_Request, kind: Kind, comm: &CommRef, peer: c_int, recv: bool) -> Sim_FT_MPI_Request {
+    adopt_state(real, ReqState::started(comm.handle, kind, peer, recv))
+}
+
+fn adopt_state(real: MPI_Request, st: ReqState) -> Sim_FT_MPI_Request {
     if real == transport::request_null() {
         return std::ptr::null_mut();
     }
-    let st = ReqState { real: Real(real), ..ReqState::started(comm.handle, kind, peer, recv) };
+    let st = ReqState { real: Real(real), ..st };
     let mut t = TABLE.lock();
     let index = match t.free.pop() {
         Some(i) => i,
@@ -334,10 +349,13 @@ pub fn cancel(request: *mut Sim_FT_MPI_Request) -> Outcome {
     fail_on(Some(&st), rc)
 }
 
-/// A persistent send is about to start: count the message for its destination.
-fn count_start(st: &ReqState) {
+/// A persistent send is about to start: count the message for its destination;
+/// returns its number (see [`ReqState::nth`]), 0 for anything else.
+fn count_start(st: &ReqState) -> u32 {
     if st.kind == Kind::P2pStart && !st.recv {
-        crate::layer::p2p::count_send(st.comm.0, st.peer);
+        crate::layer::p2p::count_send(st.comm.0, st.peer)
+    } else {
+        0
     }
 }
 
@@ -352,11 +370,14 @@ pub fn start(request: *mut Sim_FT_MPI_Request) -> Outcome {
         unsafe { mpi::MPI_Wait(&mut real, transport::status_ignore()) };
         update(unsafe { *request }, |s| s.draining = false);
     }
-    count_start(&st);
+    let nth = count_start(&st);
     let rc = unsafe { mpi::MPI_Start(&mut real) };
     unsafe { *request = settle(*request, real) };
     if rc == 0 {
-        update(unsafe { *request }, |st| st.active = true);
+        update(unsafe { *request }, |st| {
+            st.active = true;
+            st.nth = nth;
+        });
     }
     fail_on(Some(&st), rc)
 }

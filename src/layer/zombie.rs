@@ -72,7 +72,7 @@ pub fn kill_me() -> ! {
 /// counter, each applied before the next (transport::script). Returns the
 /// sequences in flight; [`serve`] completes them and wakes each peer as its news
 /// lands, so a peer computing outside MPI delays nobody else's news.
-fn announce(sent: &[(u64, u32, u32)]) -> Scripts {
+fn announce(sent: &[(u64, u32, u32, u32)]) -> Scripts {
     let mut s = Scripts::default();
     let Some((me, n, at_sent)) = news::with(|rt| {
         let me = rt.win.me;
@@ -84,10 +84,14 @@ fn announce(sent: &[(u64, u32, u32)]) -> Scripts {
     for p in (0..n).filter(|p| *p != me) {
         let mut words = vec![0u64; 2 * window::SENT_SLOTS];
         let mut k = 0;
-        for (id, world, count) in sent {
-            if *world as usize == p && *count > 0 && k < window::SENT_SLOTS {
+        // Per communicator: the messages sent to p (low half) and received from p
+        // while alive (high half, see [`received_alive`]).
+        // Communicators with messages sent to p first: a receiver needs those.
+        let mine = sent.iter().filter(|e| e.1 as usize == p);
+        for (id, _, count, got) in mine.clone().filter(|e| e.2 > 0).chain(mine.filter(|e| e.2 == 0)) {
+            if k < window::SENT_SLOTS {
                 words[2 * k] = *id;
-                words[2 * k + 1] = *count as u64;
+                words[2 * k + 1] = *count as u64 | (*got as u64) << 32;
                 k += 1;
             }
         }
@@ -135,9 +139,21 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>, mut news_out: S
         // Shrinks this rank had started alive, and the communicators they make.
         busy |= ft::zombie_progress();
         comms.append(&mut NEW_COMMS.lock().unwrap());
-        // Messages sent to this rank: receive and drop them.
+        // Messages sent to this rank: receive and drop them, but only from peers
+        // that already have this death's news, so a sender whose message only the
+        // drain took learns of the death before its send completes (and reports
+        // it failed, layer::complete).
+        let all_told = told.iter().all(|t| *t);
         for c in &comms {
-            busy |= comm::drain(c.real, &mut scratch);
+            if all_told {
+                busy |= comm::drain(c.real, &mut scratch);
+            } else {
+                for (r, w) in c.members.iter().enumerate() {
+                    if told[*w as usize] {
+                        busy |= comm::drain_from(c.real, r as std::os::raw::c_int, &mut scratch);
+                    }
+                }
+            }
         }
         // Collectives to join.
         // New log entries keep the loop quick (the reads take a few rounds).
@@ -233,16 +249,30 @@ pub fn all_received_from(c: &comm::CommState, peer: usize) -> bool {
     c.recvd[peer] >= sent_by_dead(c.members[peer], c.id).unwrap_or(0)
 }
 
-/// The count-of-messages record a dead rank left for this process about `comm`.
-fn sent_by_dead(dead_world: u32, comm_id: u64) -> Option<u32> {
+/// The count-of-messages record a dead rank left for this process about `comm`:
+/// (messages it sent here, messages it received from here while alive).
+fn record_of_dead(dead_world: u32, comm_id: u64) -> Option<(u32, u32)> {
     news::with(|rt| {
         let at = rt.win.sent(dead_world as usize);
         for k in 0..window::SENT_SLOTS {
             if rt.win.load(at + 2 * k) == comm_id {
-                return Some(rt.win.load(at + 2 * k + 1) as u32);
+                let w = rt.win.load(at + 2 * k + 1);
+                return Some((w as u32, (w >> 32) as u32));
             }
         }
         None
     })
     .flatten()
+}
+
+fn sent_by_dead(dead_world: u32, comm_id: u64) -> Option<u32> {
+    record_of_dead(dead_world, comm_id).map(|(sent, _)| sent)
+}
+
+/// How many messages from this process the dead member `peer` of `c` had
+/// received while alive: a send numbered above it was only drained, never
+/// delivered, and fails with `MPI_ERR_PROC_FAILED` (layer::complete). A record
+/// that does not fit the dead rank's slots reads as 0 (the safe side).
+pub fn received_alive(c: &comm::CommState, peer: usize) -> u32 {
+    record_of_dead(c.members[peer], c.id).map_or(0, |(_, got)| got)
 }
