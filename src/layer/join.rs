@@ -63,16 +63,23 @@ fn any<'a>(entries: &'a [Option<Desc>]) -> Option<&'a Desc> {
 }
 
 /// What a dummy sends in a rooted gather-like collective (count uniform).
+/// Gather: what the other non-root members send, as the dead rank's own code
+/// would have, else what the root receives per rank. The two agree in a correct
+/// program; where they do not (MPICH's `ft/gather` passes the whole buffer's
+/// size as the per-rank receive count), a dummy that sent the root's count would
+/// write past what any live member writes into the root's buffer. Scatter: what
+/// the root sends per rank, else what the others receive.
 fn uniform_spec(entries: &[Option<Desc>], root: usize, from_root_recv: bool) -> Spec {
+    let non_root = entries.iter().enumerate().find_map(|(i, e)| e.as_ref().filter(|_| i != root));
+    if from_root_recv {
+        if let Some(e) = non_root {
+            return e.send;
+        }
+    }
     if let Some(Some(r)) = entries.get(root) {
         return if from_root_recv { r.recv } else { r.send };
     }
-    for (i, e) in entries.iter().enumerate() {
-        if let (Some(e), true) = (e, i != root) {
-            return if from_root_recv { e.send } else { e.recv };
-        }
-    }
-    Spec::default()
+    non_root.map_or_else(Spec::default, |e| if from_root_recv { e.send } else { e.recv })
 }
 
 /// Joins collective `d` (`d.fcode` decides which) on `who`, where `entries[r]` is
