@@ -103,7 +103,7 @@ fn verdict(st: &ReqState) -> Option<(c_int, Action)> {
             return None;
         }
         if st.recv {
-            zombie::all_received_from(c, peer).then_some((SIM_FT_ERR_PROC_FAILED, Action::Cancel))
+            zombie::receive_can_fail(c, peer).then_some((SIM_FT_ERR_PROC_FAILED, Action::Cancel))
         } else {
             // The dead rank drains it: wait until MPI is done with the buffer, then
             // `finish` tells whether it was delivered before the death.
@@ -111,6 +111,20 @@ fn verdict(st: &ReqState) -> Option<(c_int, Action)> {
         }
     })
     .flatten()
+}
+
+/// A receive from a rank known dead, waiting for that rank's messages in flight
+/// (layer::zombie::receive_can_fail): nothing in MPI wakes a wait when their grace
+/// ends, so waits poll while one is pending.
+fn awaits_dead(st: &ReqState) -> bool {
+    if comm::calm() || !st.recv || st.kind != Kind::P2pStart || st.peer < 0 {
+        return false;
+    }
+    comm::read(st.comm.0, |c| {
+        let p = st.peer as usize;
+        p < c.size() && c.failures.is_failed(p as u32) && !c.revoked
+    })
+    .unwrap_or(false)
 }
 
 /// After the real request completed: bookkeeping and the error to report.
@@ -292,9 +306,10 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
             }
             return apply(st, real, status, code, act);
         }
-        if ft::running() {
+        if ft::running() || awaits_dead(st) {
             // An agreement this rank takes part in advances only while it polls
-            // (nothing wakes a blocked MPI_Waitany for it).
+            // (nothing wakes a blocked MPI_Waitany for it); so does the grace of a
+            // receive from a dead rank.
             let mut flag = 0;
             let rc = unsafe { mpi::MPI_Test(real, &mut flag, status) };
             if flag != 0 {
@@ -466,7 +481,7 @@ impl Batch {
     /// nothing in MPI completes or wakes it, so waits poll (testing everything,
     /// advancing the agreements) instead of blocking in MPI.
     fn polls(&self) -> bool {
-        ft::running() || self.pending().iter().any(|i| self.states[*i].is_some_and(|st| st.ft != 0))
+        ft::running() || self.pending().iter().any(|i| self.states[*i].is_some_and(|st| st.ft != 0 || awaits_dead(&st)))
     }
 
     /// Tests every pending request once; the indices completed.

@@ -24,6 +24,7 @@ use crate::layer::{comm, ft, logs, news, request};
 use crate::transport::script::{self, Scripts, Update};
 use crate::transport::window;
 use crate::transport::{self, mpi};
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// What a zombie keeps per communicator it is in.
@@ -247,6 +248,35 @@ fn all_live_finalizing(me: usize, n: usize) -> bool {
 /// received (its count is in this process's window; no record counts as none).
 pub fn all_received_from(c: &comm::CommState, peer: usize) -> bool {
     c.recvd[peer] >= sent_by_dead(c.members[peer], c.id).unwrap_or(0)
+}
+
+/// How long a receive from a dead rank waits for the messages that rank sent
+/// before dying and that have not been received yet ([`all_received_from`] is
+/// false): some may carry tags no receive will ever ask for, and must not keep a
+/// receive with another tag waiting forever. Messages already sent arrive within
+/// microseconds on one node; this is ULFM's detection delay in MPIFT's terms.
+const IN_FLIGHT_GRACE: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// When this process first asked whether a dead rank's messages are all in.
+static FIRST_ASKED: Mutex<Vec<(u32, std::time::Instant)>> = Mutex::new(Vec::new());
+
+/// A receive from dead member `peer` of `c` that is still pending can fail: every
+/// message the dead rank sent here has been received, or the grace for those in
+/// flight is over (a posted receive would already have matched one that arrived).
+pub fn receive_can_fail(c: &comm::CommState, peer: usize) -> bool {
+    all_received_from(c, peer) || grace_over(c.members[peer])
+}
+
+fn grace_over(w: u32) -> bool {
+    let mut asked = FIRST_ASKED.lock().unwrap();
+    let t = match asked.iter().find(|(x, _)| *x == w) {
+        Some((_, t)) => *t,
+        None => {
+            asked.push((w, std::time::Instant::now()));
+            return false;
+        }
+    };
+    t.elapsed() >= IN_FLIGHT_GRACE.max(news::timeout())
 }
 
 /// The count-of-messages record a dead rank left for this process about `comm`:
