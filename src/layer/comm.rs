@@ -158,10 +158,19 @@ fn new_state(real: MPI_Comm, errhandler: Real<MPI_Errhandler>, id: u64, predefin
             failures.learn(r as u32);
         }
     }
+    // A revoke of this very communicator that arrived while this process was still
+    // creating it (the revoker had finished its MPI_Comm_dup and revoked at once):
+    // the news named an id no communicator here had yet. It applies now, else this
+    // member enters the communicator's collectives as if nothing had happened and
+    // the others wait for it (issue 18, defect 5).
+    let revoke = if calm() { None } else { crate::layer::news::revoked_id(id) };
+    if revoke.is_some() {
+        crate::layer::revoke::note_owed();
+    }
     CommState {
         real: Real(real),
         errhandler,
-        revoked: false,
+        revoked: revoke.is_some(),
         inter: inter != 0,
         failures,
         predefined,
@@ -173,7 +182,7 @@ fn new_state(real: MPI_Comm, errhandler: Real<MPI_Errhandler>, id: u64, predefin
         members,
         sent: vec![0; n],
         recvd: vec![0; n],
-        horizon: None,
+        horizon: revoke.flatten(),
         free_pending: false,
     }
 }

@@ -316,6 +316,11 @@ pub fn refresh() -> bool {
     true
 }
 
+/// A revoke of communicator `id` is known here: Some(its horizon, if published).
+pub fn revoked_id(id: u64) -> Option<Option<u64>> {
+    with(|rt| rt.revoked.get(&id).copied()).flatten()
+}
+
 /// Is world rank `w` known dead here?
 pub fn is_dead(w: u32) -> bool {
     with(|rt| rt.dead.get(w as usize).copied().unwrap_or(false)).unwrap_or(false)
