@@ -48,6 +48,10 @@ enum Action {
     Cancel,
     /// Keep the real request running in the background.
     Orphan,
+    /// A send on a revoked communicator: wait (a bounded time) until the receiver
+    /// drained it, so MPI no longer reads the buffer when the error is returned;
+    /// orphan it only if that does not happen in time.
+    Drain,
     /// Leave the request to the program (PENDING).
     Keep,
 }
@@ -87,7 +91,7 @@ fn verdict(st: &ReqState) -> Option<(c_int, Action)> {
                 // `finish` reports REVOKED (MPI must not write the buffers later).
                 return None;
             }
-            return Some((SIM_FT_ERR_REVOKED, if st.recv { Action::Cancel } else { Action::Orphan }));
+            return Some((SIM_FT_ERR_REVOKED, if st.recv { Action::Cancel } else { Action::Drain }));
         }
         if st.kind != Kind::P2pStart {
             return None;
@@ -169,16 +173,12 @@ fn finish(st: &ReqState, status: &MPI_Status, rc: c_int) -> c_int {
         if comm::calm() {
             return 0;
         }
-        return comm::read(st.comm.0, |c| {
-            if c.has_failed() {
-                SIM_FT_ERR_PROC_FAILED
-            } else if c.revoked {
-                SIM_FT_ERR_REVOKED
-            } else {
-                0
-            }
-        })
-        .unwrap_or(0);
+        let (failed, revoked) = comm::read(st.comm.0, |c| (c.has_failed(), c.revoked)).unwrap_or((false, false));
+        // (Outside the read: the check reads the communicator again.)
+        if failed && !crate::layer::hooks::all_dead_entered_seq(st.comm.0, st.seq) {
+            return SIM_FT_ERR_PROC_FAILED;
+        }
+        return if revoked { SIM_FT_ERR_REVOKED } else { 0 };
     }
     0
 }
@@ -188,6 +188,12 @@ fn finish(st: &ReqState, status: &MPI_Status, rc: c_int) -> c_int {
 fn apply(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status, code: c_int, act: Action) -> c_int {
     match act {
         Action::Keep => code,
+        Action::Drain => {
+            if drained(real, status) {
+                return code;
+            }
+            apply(st, real, status, code, Action::Orphan)
+        }
         Action::Orphan if st.persistent => {
             // The program keeps its persistent request: it becomes inactive while
             // the real one drains in the background (MPI_Start waits for it).
@@ -212,6 +218,33 @@ fn apply(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status, code: c
                 finish(st, status, 0)
             }
         }
+    }
+}
+
+/// How long a send on a revoked communicator waits for its receiver to drain it
+/// (revoke::drain_revoked, which every member runs in its MPI calls and waits).
+/// A receiver inside MPI answers within microseconds; one that computes, or sits
+/// in a real blocking collective or MPI_Finalize, may not: then the send is
+/// orphaned as before rather than waited for without bound.
+const DRAIN_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Waits up to [`DRAIN_WAIT`] for a send on a revoked communicator to complete,
+/// running this process's own service meanwhile (its receivers' drains need
+/// nothing from it, but others may need its catch-ups). True if it completed.
+fn drained(real: &mut MPI_Request, status: &mut MPI_Status) -> bool {
+    let t0 = std::time::Instant::now();
+    let mut idle = Idle::new();
+    loop {
+        let mut flag = 0;
+        unsafe { mpi::MPI_Test(real, &mut flag, status) };
+        if flag != 0 {
+            return true;
+        }
+        if t0.elapsed() >= DRAIN_WAIT {
+            return false;
+        }
+        crate::layer::revoke::drain_revoked();
+        idle.pause();
     }
 }
 

@@ -163,7 +163,7 @@ static SLOTS: Serial<Vec<SlotUse>> = Serial::new(Vec::new());
 static NEXT_KEY: AtomicU32 = AtomicU32::new(1);
 
 /// Tag of shrink's `MPI_Comm_create_group`.
-const SHRINK_TAG: c_int = 0x5f7;
+pub(crate) const SHRINK_TAG: c_int = 0x5f7;
 
 // ---- slot layout (words): id, inst, contrib, ck, partial, ck, result, ck ----
 

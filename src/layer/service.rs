@@ -20,12 +20,13 @@ pub fn needed() -> bool {
 
 /// The non-blocking part: read news, advance this process's revoke
 /// announcements and agreements (a shrink's last step blocks until its survivors
-/// are there, layer::ft), progress abandoned requests.
+/// are there, layer::ft), progress abandoned requests, drain revoked communicators.
 pub fn poll() {
     news::refresh();
     revoke::progress_jobs();
     ft::progress_all();
     complete::progress_orphans();
+    revoke::drain_revoked();
 }
 
 /// [`poll`], then finish this process's revoke announcements (the call that
