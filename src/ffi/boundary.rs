@@ -74,22 +74,9 @@ fn handled_inner(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
         }
     };
     inject::report::error(name, failure.code);
-    noticed(failure);
     match catch_unwind(AssertUnwindSafe(|| errhandler::raise(name, failure))) {
         Ok(code) => code,
         Err(_) => failure.code,
-    }
-}
-
-/// A failure error reaches the program: what it now knows (layer::ulfm, [`notice`]).
-///
-/// [`notice`]: crate::layer::ulfm::notice
-fn noticed(failure: Failure) {
-    use crate::ffi::errors::{SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_PROC_FAILED_PENDING};
-    let c = failure.code;
-    if c == SIM_FT_ERR_PROC_FAILED || c == SIM_FT_ERR_PROC_FAILED_PENDING || c == err::get(unsafe { &err::IN_STATUS }) {
-        let comm = if failure.comm.is_null() { crate::ffi::handles::world_handle() } else { failure.comm };
-        let _ = catch_unwind(AssertUnwindSafe(|| crate::layer::ulfm::notice(comm)));
     }
 }
 

@@ -11,13 +11,13 @@
 //!   parent: it is therefore not a numbered collective of the parent (members
 //!   outside the group would count differently), its id comes from the parent, the
 //!   tag and the group, and a dead rank does not join it. It fails at once with
-//!   `MPI_ERR_PROC_FAILED` when a member of the group is known dead, or when the
-//!   program has already been told of a failure in the parent (Open MPI 5 ULFM
-//!   then fails it even over live ranks; before its detector has reported the
-//!   failure, it succeeds, so MPIFT's earlier knowledge must not count: MPICH's
-//!   `ft/nbccoll` depends on it). Over live ranks it never reports a failure that
-//!   arrives while it runs: every member's part was real. A member that does not
-//!   know of a dead group member yet blocks (docs/ARCHITECTURE.md, "Not simulated").
+//!   `MPI_ERR_PROC_FAILED` when a member of the group is known dead. Over live
+//!   ranks it goes ahead whatever failures the parent has, so that every member
+//!   gives the same answer: Open MPI 5 ULFM refuses it once its detector has
+//!   reported a failure in the parent, and creates it before, and members that
+//!   disagree on that would leave the others blocked in it (MPICH's `ft/nbccoll`
+//!   needs the creation). A member that does not know of a dead group member yet
+//!   blocks (docs/ARCHITECTURE.md, "Not simulated").
 //! - `MPI_Intercomm_create` is a collective of the local communicator: a dead
 //!   non-leader joins with `MPI_COMM_NULL` as the peer communicator (not
 //!   significant there); a dead leader uses the peer communicator another member
@@ -28,7 +28,7 @@ use crate::ffi::handles::{self, CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::layer::describe::{self, fcode, Desc};
 use crate::layer::hooks::{self, Kind};
 use crate::layer::join::{Joined, Who};
-use crate::layer::{comm, news, request, ulfm, Real};
+use crate::layer::{comm, news, request, Real};
 use crate::transport::{self, mpi};
 use mpi_sys::{MPI_Errhandler, MPI_Group};
 use std::collections::HashMap;
@@ -134,9 +134,8 @@ fn group_child_id(cr: &CommRef, group: MPI_Group, tag: c_int) -> u64 {
     comm::child_id(key, *k)
 }
 
-/// `MPI_Comm_create_group`: refused on a revoked communicator, and with a failure
-/// in the group or one the program has seen in the parent; not logged (see the
-/// module documentation).
+/// `MPI_Comm_create_group`: refused on a revoked communicator and with a known
+/// failure in the group; not logged (see the module documentation).
 pub fn create_group(c: Sim_FT_MPI_Comm, group: MPI_Group, tag: c_int, newcomm: *mut Sim_FT_MPI_Comm) -> Outcome {
     let cr = handles::comm_arg(c)?;
     handles::check_out_ptr(newcomm, &cr)?;
@@ -145,7 +144,7 @@ pub fn create_group(c: Sim_FT_MPI_Comm, group: MPI_Group, tag: c_int, newcomm: *
     if revoked {
         return Err(Failure::on(c, SIM_FT_ERR_REVOKED));
     }
-    if failed && (ulfm::noticed_any(c) || group_has_dead(&cr, group)) {
+    if failed && group_has_dead(&cr, group) {
         return Err(Failure::on(c, SIM_FT_ERR_PROC_FAILED));
     }
     let id = group_child_id(&cr, group, tag);

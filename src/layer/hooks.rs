@@ -171,13 +171,19 @@ pub fn coll_leave(c: &CommRef, rc: c_int) -> Outcome {
 /// Every member of `c` known dead entered `c`'s current collective (the one just
 /// left) for real before it died (layer::logs).
 fn all_dead_entered(c: &CommRef) -> bool {
-    let Some((id, seq, dead)) = comm::read(c.handle, |s| {
+    comm::read(c.handle, |s| s.seq).is_some_and(|seq| all_dead_entered_seq(c.handle, seq))
+}
+
+/// Every member of `h` known dead entered collective number `seq` of `h` for real
+/// before it died: its part was real, and the collective had ended there.
+pub fn all_dead_entered_seq(h: Sim_FT_MPI_Comm, seq: u64) -> bool {
+    let Some((id, dead)) = comm::read(h, |s| {
         let dead: Vec<u32> = s.failures.known().iter().filter_map(|r| s.members.get(*r as usize).copied()).collect();
-        (s.id, s.seq, dead)
+        (s.id, dead)
     }) else {
         return false;
     };
-    !dead.is_empty() && dead.iter().all(|w| crate::layer::logs::entered_before_death(*w, id, seq))
+    seq > 0 && !dead.is_empty() && dead.iter().all(|w| crate::layer::logs::entered_before_death(*w, id, seq))
 }
 
 /// A blocking collective run as its non-blocking form (`MPIFT_COLLECTIVES=
@@ -191,7 +197,8 @@ pub fn coll_wait(c: &CommRef, rc: c_int, mut req: crate::transport::mpi::MPI_Req
     if rc != 0 {
         return Err(Failure::on(c.handle, rc));
     }
-    let st = ReqState { buffers: !bufferless, ..ReqState::started(c.handle, Kind::CollStart, -1, false) };
+    let seq = comm::read(c.handle, |s| s.seq).unwrap_or(0);
+    let st = ReqState { buffers: !bufferless, seq, ..ReqState::started(c.handle, Kind::CollStart, -1, false) };
     let mut status = unsafe { std::mem::zeroed() };
     let code = crate::layer::complete::wait_one(&st, &mut req, &mut status, false);
     coll_leave(c, code)

@@ -53,12 +53,16 @@ pub struct ReqState {
     /// only if `peer` had received that many from here while alive
     /// (layer::complete, layer::zombie::received_alive).
     pub nth: u32,
+    /// A non-blocking collective: its number on `comm` (0: unknown). It succeeds
+    /// although a member died if every dead member had entered it for real
+    /// (layer::hooks::all_dead_entered_seq).
+    pub seq: u64,
 }
 
 impl ReqState {
     /// A request of a blocking call or a non-persistent start: active.
     pub fn started(comm: Sim_FT_MPI_Comm, kind: Kind, peer: c_int, recv: bool) -> ReqState {
-        ReqState { real: Real(transport::request_null()), comm: Real(comm), kind, peer, recv, keep: 0, persistent: false, active: true, draining: false, ft: 0, buffers: false, nth: 0 }
+        ReqState { real: Real(transport::request_null()), comm: Real(comm), kind, peer, recv, keep: 0, persistent: false, active: true, draining: false, ft: 0, buffers: false, nth: 0, seq: 0 }
     }
 }
 
@@ -128,11 +132,8 @@ pub fn adopt(real: MPI_Request, kind: Kind, comm: &CommRef) -> Sim_FT_MPI_Reques
 /// Wraps a non-blocking collective's request; `buffers`: it has any (see
 /// [`ReqState::buffers`]).
 pub fn adopt_coll(real: MPI_Request, comm: &CommRef, buffers: bool) -> Sim_FT_MPI_Request {
-    let h = adopt(real, Kind::CollStart, comm);
-    if buffers {
-        update(h, |st| st.buffers = true);
-    }
-    h
+    let seq = crate::layer::comm::read(comm.handle, |s| s.seq).unwrap_or(0);
+    adopt_state(real, ReqState { buffers, seq, ..ReqState::started(comm.handle, Kind::CollStart, -1, false) })
 }
 
 /// Wraps a started send's request; `nth`: what [`crate::layer::p2p::count_send`]

@@ -1,12 +1,6 @@
 //! The ULFM failure queries (MPIX_ names and the unprefixed ones): is_revoked,
 //! failure_ack, failure_get_acked, get_failed, ack_failed (ULFM-SEMANTICS.md).
 //! Revoke is layer::revoke; agree, iagree, shrink and ishrink are layer::ft.
-//!
-//! Also what the program has been *told* of failures ([`notice`], [`noticed_any`]):
-//! MPIFT learns of a death as soon as it happens (news is pushed), real ULFM only
-//! when its progress engine notices. Where Open MPI 5's answer depends on that
-//! (`MPI_Comm_create_group` over live ranks fails once the program has seen the
-//! failure, and succeeds before), MPIFT goes by what the program has seen.
 
 use crate::ffi::errors::{Failure, Outcome};
 use crate::ffi::handles::{self, CommRef, Sim_FT_MPI_Comm};
@@ -16,33 +10,6 @@ use crate::protocol::Rank;
 use crate::transport::{self, mpi};
 use mpi_sys::MPI_Group;
 use std::os::raw::c_int;
-use std::sync::Mutex;
-
-/// World ranks whose failure some call has reported to the program (an error
-/// class of failure, or a failure query that listed them).
-static NOTICED: Mutex<Vec<u32>> = Mutex::new(Vec::new());
-
-/// The failures known on `c` now have been reported to the program.
-pub fn notice(c: Sim_FT_MPI_Comm) {
-    let worlds = comm::read(c, |st| {
-        st.failures.known().iter().filter_map(|&r| st.members.get(r as usize).copied()).collect::<Vec<u32>>()
-    });
-    if let Some(worlds) = worlds {
-        if let Ok(mut n) = NOTICED.lock() {
-            for w in worlds {
-                if !n.contains(&w) {
-                    n.push(w);
-                }
-            }
-        }
-    }
-}
-
-/// Some member of `c` has failed and the program has been told so.
-pub fn noticed_any(c: Sim_FT_MPI_Comm) -> bool {
-    let Ok(n) = NOTICED.lock() else { return false };
-    !n.is_empty() && comm::read(c, |st| st.members.iter().any(|w| n.contains(w))).unwrap_or(false)
-}
 
 fn check(rc: c_int, on: &CommRef) -> Outcome {
     if rc == 0 {
@@ -66,7 +33,6 @@ pub fn failure_ack(c: Sim_FT_MPI_Comm) -> Outcome {
     handles::comm_arg(c)?;
     news::refresh();
     comm::update(c, |st| st.failures.ack_all());
-    notice(c);
     Ok(())
 }
 
@@ -96,7 +62,6 @@ pub fn failure_get_acked(c: Sim_FT_MPI_Comm, out: *mut MPI_Group) -> Outcome {
 pub fn get_failed(c: Sim_FT_MPI_Comm, out: *mut MPI_Group) -> Outcome {
     let cr = handles::comm_arg(c)?;
     news::refresh();
-    notice(c);
     group_of(&cr, &failed_ranks(c, Failures::known), out)
 }
 
@@ -108,7 +73,6 @@ pub fn ack_failed(c: Sim_FT_MPI_Comm, num_to_ack: c_int, num_acked: *mut c_int) 
     handles::check_out_ptr(num_acked, &cr)?;
     let mut n = 0;
     comm::update(c, |st| n = st.failures.ack_first(num_to_ack.max(0) as usize));
-    notice(c);
     unsafe { *num_acked = n as c_int };
     Ok(())
 }
