@@ -6,7 +6,8 @@
  * gives the whole world. MPI must not read or write the freed buffers afterwards
  * (issue 18, defects 5 and 6). Open MPI 5 ULFM aborts this program ("Send error
  * after request freed", or a crash in ompi_comm_revoke_local while a rank is still
- * in MPI_Comm_dup): docs/ULFM-DIFFERENCES.md. Needs np >= 3. */
+ * in MPI_Comm_dup): docs/ULFM-DIFFERENCES.md. Needs np >= 3.
+ * Built with NO_PENDING (revoke_during_dup.c): the same without the Isend/Irecv. */
 #include "ulfm_common.h"
 #include <stdlib.h>
 
@@ -14,9 +15,35 @@
 #define ROUNDS 20
 #endif
 
+#ifndef NO_PENDING
+enum { N = 1 << 20 };
+
+/* A 4 MB Isend to the right neighbour and an Irecv from the left one, among
+ * ranks 1..np-1 on d. */
+static void start_pending(MPI_Comm d, int **sb, int **rb, MPI_Request q[2])
+{
+    int i, k = u_size - 1, right = u_rank % k + 1, left = (u_rank + k - 2) % k + 1;
+    *sb = malloc(N * sizeof(int));
+    *rb = malloc(N * sizeof(int));
+    for (i = 0; i < N; i++) (*sb)[i] = u_rank;
+    MPI_Isend(*sb, N, MPI_INT, right, 1, d, &q[0]);
+    MPI_Irecv(*rb, N, MPI_INT, left, 1, d, &q[1]);
+}
+
+/* Waits for both (their errors are allowed), scribbles, frees: MPI is done with
+ * both buffers. */
+static void end_pending(int *sb, int *rb, MPI_Request q[2])
+{
+    int i;
+    MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+    for (i = 0; i < N; i++) sb[i] = rb[i] = -1;
+    free(sb);
+    free(rb);
+}
+#endif
+
 int main(int argc, char **argv)
 {
-    enum { N = 1 << 20 };
     int r, rc, n = -1;
 
     u_init(&argc, &argv, 1);
@@ -27,19 +54,16 @@ int main(int argc, char **argv)
         if (u_rank == 0) {
             MPIX_Comm_revoke(d);
         } else {
-            int *sb = malloc(N * sizeof(int)), *rb = malloc(N * sizeof(int)), k = u_size - 1;
-            int right = u_rank % k + 1, left = (u_rank + k - 2) % k + 1;
+#ifndef NO_PENDING
+            int *sb, *rb;
             MPI_Request q[2];
-            for (n = 0; n < N; n++) sb[n] = u_rank;
-            MPI_Isend(sb, N, MPI_INT, right, 1, d, &q[0]);
-            MPI_Irecv(rb, N, MPI_INT, left, 1, d, &q[1]);
+            start_pending(d, &sb, &rb, q);
+#endif
             rc = MPI_Barrier(d);
             CHECK(u_class(rc) == MPIX_ERR_REVOKED, "round %d: Barrier on the revoked dup=%s", r, u_name(rc));
-            MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
-            /* Scribble, then free: MPI is done with both buffers. */
-            for (n = 0; n < N; n++) sb[n] = rb[n] = -1;
-            free(sb);
-            free(rb);
+#ifndef NO_PENDING
+            end_pending(sb, rb, q);
+#endif
         }
         rc = MPIX_Comm_shrink(d, &s);
         CHECK(rc == MPI_SUCCESS, "round %d: shrink=%s", r, u_name(rc));

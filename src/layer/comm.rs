@@ -382,22 +382,53 @@ pub(crate) fn drain(real: MPI_Comm, scratch: &mut Vec<u8>) -> bool {
 /// [`drain`] of the messages from one rank (or `MPI_ANY_SOURCE`).
 pub(crate) fn drain_from(real: MPI_Comm, source: std::os::raw::c_int, scratch: &mut Vec<u8>) -> bool {
     let mut any = false;
+    while let Some((msg, st)) = improbe(real, source, transport::any_tag()) {
+        any = true;
+        drop_message(msg, st, scratch);
+    }
+    any
+}
+
+/// [`drain`] in arrival order, stopping at the first message with tag `keep`,
+/// which stays for its receiver (layer::revoke: shrink's own traffic).
+pub(crate) fn drain_except(real: MPI_Comm, keep: std::os::raw::c_int, scratch: &mut Vec<u8>) {
     loop {
+        // Probe first: a matched probe would take the message that must stay.
         let mut flag = 0;
         let mut st: mpi::MPI_Status = unsafe { std::mem::zeroed() };
-        let mut msg: mpi::MPI_Message = unsafe { std::mem::zeroed() };
-        unsafe { mpi::MPI_Improbe(source, transport::any_tag(), real, &mut flag, &mut msg, &mut st) };
-        if flag == 0 {
-            return any;
+        // SAFETY: `real` is a live communicator of this process; flag and status
+        // are locals MPI writes before returning.
+        unsafe { mpi::MPI_Iprobe(transport::any_source(), transport::any_tag(), real, &mut flag, &mut st) };
+        if flag == 0 || st.MPI_TAG == keep {
+            return;
         }
-        any = true;
-        let mut count = 0;
-        unsafe { mpi::MPI_Get_count(&st, transport::dt_byte(), &mut count) };
-        if count.max(1) as usize > scratch.len() {
-            scratch.resize(count.max(1) as usize, 0);
-        }
-        unsafe { mpi::MPI_Mrecv(scratch.as_mut_ptr() as *mut _, count.max(0), transport::dt_byte(), &mut msg, &mut st) };
+        let Some((msg, st)) = improbe(real, st.MPI_SOURCE, st.MPI_TAG) else { return };
+        drop_message(msg, st, scratch);
     }
+}
+
+/// A matched probe on `real`: the message and its status, if one is waiting.
+fn improbe(real: MPI_Comm, source: std::os::raw::c_int, tag: std::os::raw::c_int) -> Option<(mpi::MPI_Message, mpi::MPI_Status)> {
+    let mut flag = 0;
+    let mut st: mpi::MPI_Status = unsafe { std::mem::zeroed() };
+    let mut msg: mpi::MPI_Message = unsafe { std::mem::zeroed() };
+    // SAFETY: `real` is a live communicator of this process; flag, message and
+    // status are locals MPI writes before returning.
+    unsafe { mpi::MPI_Improbe(source, tag, real, &mut flag, &mut msg, &mut st) };
+    (flag != 0).then_some((msg, st))
+}
+
+/// Receives a matched message into `scratch` (grown as needed) and drops it.
+fn drop_message(mut msg: mpi::MPI_Message, mut st: mpi::MPI_Status, scratch: &mut Vec<u8>) {
+    let mut count = 0;
+    // SAFETY: `st` is the status of the matched probe that gave `msg`.
+    unsafe { mpi::MPI_Get_count(&st, transport::dt_byte(), &mut count) };
+    if count.max(1) as usize > scratch.len() {
+        scratch.resize(count.max(1) as usize, 0);
+    }
+    // SAFETY: `scratch` holds at least `count` bytes and outlives the blocking call;
+    // `msg` is a matched message, received exactly once.
+    unsafe { mpi::MPI_Mrecv(scratch.as_mut_ptr() as *mut _, count.max(0), transport::dt_byte(), &mut msg, &mut st) };
 }
 
 /// A copy of every communicator's state (a rank that dies keeps serving them).

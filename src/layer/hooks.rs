@@ -152,14 +152,14 @@ pub fn coll_leave(c: &CommRef, rc: c_int) -> Outcome {
     if comm::calm() {
         return Ok(());
     }
-    let (failed, revoked) = comm::read(c.handle, |s| (s.has_failed(), s.revoked)).unwrap_or((false, false));
+    let (failed, revoked, seq) = comm::read(c.handle, |s| (s.has_failed(), s.revoked, s.seq)).unwrap_or((false, false, 0));
     // A member known dead fails the collective, unless every dead member had
     // entered this very collective for real before it died (its log says so): then
     // each part was real data and the collective had ended before the death, as
     // in ULFM, where an operation that completed before a failure succeeds (a
     // member that dies right after a barrier). A dead member that did not enter it
     // for real joined with dummy data: PROC_FAILED.
-    if failed && !all_dead_entered(c) {
+    if failed && !all_dead_entered_seq(c.handle, seq) {
         return Err(Failure::on(c.handle, SIM_FT_ERR_PROC_FAILED));
     }
     if revoked {
@@ -168,14 +168,9 @@ pub fn coll_leave(c: &CommRef, rc: c_int) -> Outcome {
     Ok(())
 }
 
-/// Every member of `c` known dead entered `c`'s current collective (the one just
-/// left) for real before it died (layer::logs).
-fn all_dead_entered(c: &CommRef) -> bool {
-    comm::read(c.handle, |s| s.seq).is_some_and(|seq| all_dead_entered_seq(c.handle, seq))
-}
-
 /// Every member of `h` known dead entered collective number `seq` of `h` for real
-/// before it died: its part was real, and the collective had ended there.
+/// before it died (layer::logs): its part was real, and the collective had ended
+/// there.
 pub fn all_dead_entered_seq(h: Sim_FT_MPI_Comm, seq: u64) -> bool {
     let Some((id, dead)) = comm::read(h, |s| {
         let dead: Vec<u32> = s.failures.known().iter().filter_map(|r| s.members.get(*r as usize).copied()).collect();

@@ -385,34 +385,11 @@ pub fn drain_revoked() {
             reals.push(st.real.0);
         }
     });
+    // Shrink's MPI_Comm_create_group, which Open MPI runs over the parent's
+    // point-to-point context with its own tag, must keep its messages.
     let mut scratch = Vec::new();
     for r in reals {
-        drain_user_tags(r, &mut scratch);
-    }
-}
-
-/// Drops the messages waiting on `real` in arrival order, stopping at one with a
-/// tag MPIFT itself uses there (shrink's `MPI_Comm_create_group`, which Open MPI
-/// runs over the parent's point-to-point context with that tag).
-fn drain_user_tags(real: mpi::MPI_Comm, scratch: &mut Vec<u8>) {
-    loop {
-        let mut flag = 0;
-        let mut st: mpi::MPI_Status = unsafe { std::mem::zeroed() };
-        unsafe { mpi::MPI_Iprobe(transport::any_source(), transport::any_tag(), real, &mut flag, &mut st) };
-        if flag == 0 || st.MPI_TAG == crate::layer::ft::SHRINK_TAG {
-            return;
-        }
-        let mut msg: mpi::MPI_Message = unsafe { std::mem::zeroed() };
-        unsafe { mpi::MPI_Improbe(st.MPI_SOURCE, st.MPI_TAG, real, &mut flag, &mut msg, &mut st) };
-        if flag == 0 {
-            return;
-        }
-        let mut count = 0;
-        unsafe { mpi::MPI_Get_count(&st, transport::dt_byte(), &mut count) };
-        if count.max(1) as usize > scratch.len() {
-            scratch.resize(count.max(1) as usize, 0);
-        }
-        unsafe { mpi::MPI_Mrecv(scratch.as_mut_ptr() as *mut _, count.max(0), transport::dt_byte(), &mut msg, &mut st) };
+        comm::drain_except(r, crate::layer::ft::SHRINK_TAG, &mut scratch);
     }
 }
 
