@@ -96,6 +96,9 @@ pub struct CommState {
     /// The program freed it while requests on it were outstanding: the real
     /// communicator is freed when the last of them completes (MPI-3.1 §6.4.3).
     pub free_pending: bool,
+    /// Collectives joined here with dummy data for the program (layer::fillin)
+    /// that its calls have not claimed yet.
+    pub filled: u64,
 }
 
 impl CommState {
@@ -184,6 +187,7 @@ fn new_state(real: MPI_Comm, errhandler: Real<MPI_Errhandler>, id: u64, predefin
         recvd: vec![0; n],
         horizon: revoke.flatten(),
         free_pending: false,
+        filled: 0,
     }
 }
 
@@ -471,6 +475,15 @@ pub fn for_each(mut f: impl FnMut(&mut CommState)) {
     if let Some(map) = COMMS.lock().as_mut() {
         for st in map.values_mut() {
             f(st);
+        }
+    }
+}
+
+/// Applies `f` to every communicator's handle and state.
+pub fn for_each_handle(mut f: impl FnMut(Sim_FT_MPI_Comm, &mut CommState)) {
+    if let Some(map) = COMMS.lock().as_mut() {
+        for (k, st) in map.iter_mut() {
+            f(*k as Sim_FT_MPI_Comm, st);
         }
     }
 }

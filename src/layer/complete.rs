@@ -40,7 +40,7 @@ use std::sync::Mutex;
 /// communicator, whose real free waits for it (layer::comm::free: Open MPI 4.1
 /// crashes progressing a collective whose communicator was freed).
 static ORPHANS: Mutex<Vec<Orphan>> = Mutex::new(Vec::new());
-type Orphan = (Real<MPI_Request>, Option<Vec<u8>>, Real<Sim_FT_MPI_Comm>);
+type Orphan = (Real<MPI_Request>, Option<Box<dyn std::any::Any + Send>>, Real<Sim_FT_MPI_Comm>);
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Action {
@@ -201,7 +201,7 @@ fn apply(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status, code: c
             code
         }
         Action::Orphan => {
-            orphan(*real, request::take_kept(st.keep), st.comm.0);
+            orphan(*real, request::take_kept(st.keep).map(|k| Box::new(k) as Box<dyn std::any::Any + Send>), st.comm.0);
             *real = transport::request_null();
             code
         }
@@ -248,7 +248,7 @@ fn drained(real: &mut MPI_Request, status: &mut MPI_Status) -> bool {
     }
 }
 
-pub(crate) fn orphan(real: MPI_Request, kept: Option<Vec<u8>>, comm: Sim_FT_MPI_Comm) {
+pub(crate) fn orphan(real: MPI_Request, kept: Option<Box<dyn std::any::Any + Send>>, comm: Sim_FT_MPI_Comm) {
     if real != transport::request_null() {
         ORPHANS.lock().unwrap().push((Real(real), kept, Real(comm)));
     }

@@ -90,6 +90,10 @@ pub fn coll_enter(c: &CommRef, d: &Desc) -> Result<u64, Failure> {
     if d.fcode & !fcode::NB == fcode::OPAQUE {
         unjoinable_enter(c)?;
     }
+    if crate::layer::fillin::claim(c.handle) {
+        // Joined already for this rank (a collective that can only fail).
+        return Err(Failure::on(c.handle, SIM_FT_ERR_PROC_FAILED));
+    }
     loop {
         let Some(seq) = log_entry(c, d, true) else {
             return Err(refused(c));

@@ -24,6 +24,20 @@ pub struct Pending {
 }
 unsafe impl Send for Pending {}
 
+impl Pending {
+    /// The real request and what must live until it completes.
+    pub fn into_parts(self) -> (mpi::MPI_Request, Box<dyn std::any::Any + Send>) {
+        let req = self.req;
+        (req, Box::new(PendingBuffers(self._bufs, self._ints, self._types)))
+    }
+}
+
+/// The buffers of a dummy join handed over with its request.
+#[allow(dead_code)] // held, never read: MPI reads and writes them
+struct PendingBuffers(Vec<Vec<u8>>, Vec<Vec<c_int>>, Vec<Vec<mpi::MPI_Datatype>>);
+// Only touched (dropped) by the thread that calls MPI.
+unsafe impl Send for PendingBuffers {}
+
 /// The communicator a dummy joins on, from the joiner's point of view.
 pub struct Who {
     pub real: mpi::MPI_Comm,

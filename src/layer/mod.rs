@@ -11,6 +11,7 @@ pub mod complete;
 pub mod describe;
 pub mod dynamic;
 pub mod errhandler;
+pub mod fillin;
 pub mod fortran;
 pub mod ft;
 pub mod grequest;

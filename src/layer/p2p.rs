@@ -203,12 +203,18 @@ fn sendrecv_as(
 ) -> Outcome {
     let c = handles::comm_arg(comm)?;
     hooks::p2p_enter(comm)?;
-    if dead_and_drained(&c, dest, false) || dead_and_drained(&c, source, true) || wildcard_blocked(&c, source) {
+    if dead_and_drained(&c, dest, false) {
+        // As MPI's own Sendrecv (receive posted, send failed, receive cancelled).
         return Err(Failure::on(comm, SIM_FT_ERR_PROC_FAILED));
     }
+    // A receive that can only fail does not stop the send: the destination is
+    // alive and waits for it (ULFM: the send part completes, the call fails).
+    let recv_fails = dead_and_drained(&c, source, true) || wildcard_blocked(&c, source);
     let mut rreq = transport::request_null();
     let mut sreq = transport::request_null();
-    started(comm, unsafe { mpi::MPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, c.real, &mut rreq) })?;
+    if !recv_fails {
+        started(comm, unsafe { mpi::MPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, c.real, &mut rreq) })?;
+    }
     let nth = count_send(comm, dest);
     let flip = crate::inject::bitflip::outgoing(name, sendbuf, sendcount, sendtype, sendtag, c.real);
     let (sbuf, (scount, sdt)) = (flip.buf(sendbuf), flip.count_type(sendcount, sendtype));
@@ -216,7 +222,7 @@ fn sendrecv_as(
     let keep = flip.into_copy().map_or(0, request::keep_buffer);
     let mut st: MPI_Status = unsafe { std::mem::zeroed() };
     let mut st2: MPI_Status = unsafe { std::mem::zeroed() };
-    let rcode = wait_one(&state(&c, source, true), &mut rreq, &mut st, true);
+    let rcode = if recv_fails { SIM_FT_ERR_PROC_FAILED } else { wait_one(&state(&c, source, true), &mut rreq, &mut st, true) };
     let scode = wait_one(&ReqState { keep, nth, ..state(&c, dest, false) }, &mut sreq, &mut st2, true);
     drop(request::take_kept(keep));
     copy_status(status, &st);

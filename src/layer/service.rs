@@ -27,6 +27,7 @@ pub fn poll() {
     ft::progress_all();
     complete::progress_orphans();
     revoke::drain_revoked();
+    crate::layer::fillin::poll();
 }
 
 /// [`poll`], then finish this process's revoke announcements (the call that

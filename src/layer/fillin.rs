@@ -1,0 +1,141 @@
+//! Filling in for collectives that can only fail (docs/ARCHITECTURE.md,
+//! "Doomed collectives").
+//!
+//! A collective on a communicator is *doomed* when a member is dead and did not
+//! enter it for real before dying: its outcome is `MPI_ERR_PROC_FAILED` at every
+//! member, whatever the others do (ULFM: a collective on a communicator with a
+//! dead member fails). The dead rank joins it with dummy data (layer::zombie),
+//! but only once every live member has entered it. A live member that skips it,
+//! as ULFM programs do after an error ("my `MPI_Sendrecv` failed: straight to the
+//! agreement"), would leave the others inside it for ever; under real ULFM they
+//! get `MPI_ERR_PROC_FAILED` (a dead root's `MPI_Ibcast` fails in `MPI_Wait`).
+//!
+//! So a live rank, while it is inside MPIFT (any call's service, any wait), reads
+//! the other members' logs of communicators with a known dead member, and joins
+//! with dummy data each doomed collective the others entered and it has not
+//! (the same MPI function, as a dead rank does), in order: non-blocking forms at
+//! once (their real requests become orphans, which keep the dummy buffers),
+//! blocking forms once every other live member has entered them (so the join
+//! ends at once). Each fill-in is owed to the program: its next collective call on
+//! that communicator returns `MPI_ERR_PROC_FAILED` without entering ([`claim`]),
+//! so the rank's numbering stays that of the others whether it skipped the
+//! collective or was only late for it (the outcome is the same either way).
+
+use crate::ffi::handles::Sim_FT_MPI_Comm;
+use crate::layer::describe::{fcode, Desc};
+use crate::layer::join::{self, Joined, Who};
+use crate::layer::{comm, complete, hooks, logs, news};
+use crate::transport::mpi;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// How often a live rank reads the others' logs while some communicator has a
+/// dead member (reads are non-blocking; this only bounds their number).
+const POLL_EVERY: Duration = Duration::from_millis(1);
+
+static LAST_POLL: Mutex<Option<Instant>> = Mutex::new(None);
+
+/// One communicator that may owe fill-ins, as read from the table.
+struct Troubled {
+    handle: Sim_FT_MPI_Comm,
+    id: u64,
+    real: mpi::MPI_Comm,
+    rank: usize,
+    members: Vec<u32>,
+    seq: u64,
+}
+
+/// The program's next collective on `h` was filled in for already: it returns
+/// `MPI_ERR_PROC_FAILED` without entering (layer::hooks::coll_enter).
+pub fn claim(h: Sim_FT_MPI_Comm) -> bool {
+    if comm::calm() {
+        return false;
+    }
+    let mut owed = false;
+    comm::update(h, |s| {
+        if s.filled > 0 {
+            s.filled -= 1;
+            owed = true;
+        }
+    });
+    owed
+}
+
+/// From the service (layer::service::poll): reads the logs, fills in.
+pub fn poll() {
+    if comm::calm() {
+        return;
+    }
+    let troubled = troubled();
+    if troubled.is_empty() {
+        return;
+    }
+    {
+        let mut last = LAST_POLL.lock().unwrap();
+        if last.is_some_and(|t| t.elapsed() < POLL_EVERY) {
+            return;
+        }
+        *last = Some(Instant::now());
+    }
+    let me = news::world_rank() as u32;
+    let mut ranks: Vec<u32> = troubled.iter().flat_map(|t| t.members.iter().copied()).filter(|w| *w != me && !news::is_dead(*w)).collect();
+    ranks.sort_unstable();
+    ranks.dedup();
+    logs::with(|cache| cache.poll_async(&ranks));
+    for t in troubled {
+        fill(t);
+    }
+}
+
+/// Communicators with a known dead member, not revoked (a revoke's catch-up
+/// covers those), intracommunicators only.
+fn troubled() -> Vec<Troubled> {
+    let mut v = Vec::new();
+    comm::for_each_handle(|h, s| {
+        if s.has_failed() && !s.revoked && !s.inter && !s.free_pending {
+            v.push(Troubled { handle: h, id: s.id, real: s.real.0, rank: s.rank as usize, members: s.members.clone(), seq: s.seq });
+        }
+    });
+    v
+}
+
+/// Fills in, in order, for the doomed collectives on `t` the others entered.
+fn fill(mut t: Troubled) {
+    loop {
+        let s = t.seq + 1;
+        let Some((d, per, all_live_in)) = logs::with(|cache| {
+            let found = cache.get(t.id, s)?;
+            let all_live_in = t.members.iter().enumerate().all(|(r, w)| r == t.rank || news::is_dead(*w) || found.contains_key(w));
+            logs::by_member(found, &t.members).map(|(d, per)| (d, per, all_live_in))
+        }) else {
+            return;
+        };
+        if hooks::all_dead_entered_seq(t.handle, s) {
+            // Every dead member's part was real: the live ones will all come.
+            return;
+        }
+        let nb = d.fcode & fcode::NB != 0;
+        if !nb && !all_live_in {
+            // A blocking join would wait for a member that is elsewhere.
+            return;
+        }
+        if d.fcode & !fcode::NB == fcode::OPAQUE {
+            return;
+        }
+        news::log_entered(t.id, s, &Desc { fcode: d.fcode | logs::DUMMY, ..Desc::default() });
+        comm::update(t.handle, |st| {
+            st.seq = s;
+            st.filled += 1;
+        });
+        if news::debug() {
+            eprintln!("MPIFT fill-in {}: comm {:x} #{} f{}", news::world_rank(), t.id, s, d.fcode);
+        }
+        let who = Who { real: t.real, rank: t.rank, size: t.members.len() };
+        if let Joined::Pending(p) = join::join(&who, &d, &per) {
+            let (req, keep) = p.into_parts();
+            complete::orphan(req, Some(keep), t.handle);
+        }
+        logs::with(|cache| cache.prune(t.id, s));
+        t.seq = s;
+    }
+}
