@@ -56,7 +56,7 @@ pub fn run(args: Args) -> Result<bool, Error> {
     let (base, traces) = baseline(&args, &checks)?;
     let timeout = args.timeout.unwrap_or((10.0 * base.seconds).max(10.0));
     let sel = Selection {
-        ranks: args.ranks.clone(),
+        ranks: args.ranks.as_ref().map(|r| r.0.clone()),
         calls_of: args.calls_of.clone(),
         every: args.every,
         sample: args.sample,
@@ -112,9 +112,10 @@ fn baseline(args: &Args, checks: &Checks) -> Result<(Baseline, Vec<Calls>), Erro
     if let Some(b) = std::fs::read_to_string(&saved).ok().and_then(|t| serde_json::from_str::<Baseline>(&t).ok()) {
         if b.command != args.command || b.seed != args.seed {
             return Err(Error::Usage(format!(
-                "{} holds a campaign of another command or seed ({}); use --fresh or another --out",
+                "{} holds a campaign of another command or seed (`{}`, --seed {}); use --fresh or another --out",
                 args.out.display(),
-                results::replay("", b.seed, &b.command)
+                results::command_line(&b.command),
+                b.seed
             )));
         }
         if let Ok(t) = trace::read_dir_calls(&trace_dir, b.world_size) {
@@ -278,7 +279,7 @@ fn finish(ctx: &Ctx, base: &Baseline, traces: &[Calls], points: &[Point], record
         })
         .collect();
     let png = ctx.out.join("matrix.png");
-    let title = format!("{}: {} runs, {} PASS, {} HANG, {} CRASH, {} WRONG", results::replay("", ctx.seed, &ctx.command).trim_start_matches("MPIFT_KILL='' "), s.runs, s.pass, s.hang, s.crash, s.wrong);
+    let title = format!("{}: {} runs, {} PASS, {} HANG, {} CRASH, {} WRONG", results::command_line(&ctx.command), s.runs, s.pass, s.hang, s.crash, s.wrong);
     if let Err(e) = crate::matrix::draw(&png, traces, &cells, &title) {
         eprintln!("mpift-campaign: warning: no matrix.png: {e}");
     }

@@ -30,12 +30,12 @@ pub struct Args {
     #[arg(long, value_parser = positive_secs)]
     pub timeout: Option<f64>,
     /// Only these world ranks die: a list of ranks and ranges, e.g. `0,2-3`.
-    #[arg(long, value_parser = parse_ranges)]
-    pub ranks: Option<Vec<u32>>,
+    #[arg(long, value_parser = parse_rank_list)]
+    pub ranks: Option<RankList>,
     /// Only calls of these MPI functions (per the failure-free trace), e.g. `MPI_Sendrecv,MPI_Allreduce`.
     #[arg(long, value_delimiter = ',')]
     pub calls_of: Vec<String>,
-    /// Every N-th candidate call of each rank (the first, the (N+1)-th, ...).
+    /// Every N-th call: calls N, 2N, ... (with --calls-of: the N-th, 2N-th, ... call of those functions).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub every: Option<u64>,
     /// K single-death points drawn at random (with --seed) from the candidates.
@@ -77,6 +77,15 @@ fn positive_secs(s: &str) -> Result<f64, String> {
 
 fn parse_regex(s: &str) -> Result<regex::Regex, String> {
     regex::Regex::new(s).map_err(|e| format!("not a valid regular expression: {e}"))
+}
+
+/// The ranks of `--ranks` (a type of its own: clap reads `Option<Vec<_>>` as a
+/// repeated option).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankList(pub Vec<u32>);
+
+fn parse_rank_list(s: &str) -> Result<RankList, String> {
+    parse_ranges(s).map(RankList)
 }
 
 /// `0,2-3` -> [0, 2, 3] (sorted, without duplicates).
@@ -132,5 +141,7 @@ mod tests {
         assert_eq!(a.calls_of, vec!["MPI_Send", "MPI_Recv"]);
         assert_eq!(a.command, vec!["mpiexec", "-n", "4", "./p", "--x"]);
         assert_eq!(a.seed, 1);
+        let a = parse(&["--ranks", "0,2-3", "--", "mpiexec"]).unwrap();
+        assert_eq!(a.ranks, Some(RankList(vec![0, 2, 3])));
     }
 }

@@ -64,8 +64,9 @@ impl Rng {
     }
 }
 
-/// The candidate calls of each selected rank: 2..=count, only the functions of
-/// `--calls-of`, then every N-th of those.
+/// The candidate calls of each selected rank: 2..=count; with `--every N` the
+/// multiples of N; with `--calls-of`, only calls of those functions, and with
+/// `--every N` the N-th, 2N-th, ... of those.
 pub fn candidates(sel: &Selection, traces: &[Calls]) -> Result<Vec<(u32, Vec<u64>)>, String> {
     let np = traces.len() as u32;
     let ranks: Vec<u32> = match &sel.ranks {
@@ -82,15 +83,18 @@ pub fn candidates(sel: &Selection, traces: &[Calls]) -> Result<Vec<(u32, Vec<u64
             return Err(format!("--calls-of: no rank calls {f} in the failure-free run"));
         }
     }
-    let every = sel.every.unwrap_or(1).max(1) as usize;
+    let every = sel.every.unwrap_or(1).max(1);
     Ok(ranks
         .into_iter()
         .map(|r| {
             let t = &traces[r as usize];
-            let calls: Vec<u64> = (2..=t.count())
-                .filter(|c| sel.calls_of.is_empty() || t.function(*c).is_some_and(|f| sel.calls_of.iter().any(|x| x == f)))
-                .collect();
-            (r, calls.into_iter().step_by(every).collect())
+            let calls: Vec<u64> = if sel.calls_of.is_empty() {
+                (2..=t.count()).filter(|c| c % every == 0 || every == 1).collect()
+            } else {
+                let of = |c: &u64| t.function(*c).is_some_and(|f| sel.calls_of.iter().any(|x| x == f));
+                (2..=t.count()).filter(of).skip(every as usize - 1).step_by(every as usize).collect()
+            };
+            (r, calls)
         })
         .collect())
 }
@@ -195,7 +199,10 @@ mod tests {
         assert_eq!(rules, ["rank=1@call=6", "rank=1@call=7", "rank=2@call=2", "rank=2@call=3"]);
         let sel = Selection { ranks: Some(vec![0]), every: Some(3), ..Default::default() };
         let rules: Vec<String> = select(&sel, &traces(), 1.0).unwrap().iter().map(Point::rule).collect();
-        assert_eq!(rules, ["rank=0@call=2", "rank=0@call=5", "rank=0@call=8"]);
+        assert_eq!(rules, ["rank=0@call=3", "rank=0@call=6"]);
+        let sel = Selection { ranks: Some(vec![0, 1]), every: Some(2), calls_of: vec!["MPI_Send".into(), "MPI_Recv".into()], ..Default::default() };
+        let rules: Vec<String> = select(&sel, &traces(), 1.0).unwrap().iter().map(Point::rule).collect();
+        assert_eq!(rules, ["rank=0@call=3", "rank=0@call=5", "rank=1@call=3", "rank=1@call=5"]);
         let bad = Selection { ranks: Some(vec![3]), ..Default::default() };
         assert!(select(&bad, &traces(), 1.0).unwrap_err().contains("rank 3 does not exist"));
         let typo = Selection { calls_of: vec!["MPI_Sendrecv".into()], ..Default::default() };

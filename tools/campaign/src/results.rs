@@ -139,10 +139,15 @@ pub fn shell_quote(w: &str) -> String {
     }
 }
 
+/// The command as one line for `sh`.
+pub fn command_line(command: &[String]) -> String {
+    command.iter().map(|w| shell_quote(w)).collect::<Vec<_>>().join(" ")
+}
+
 /// `MPIFT_KILL='...' MPIFT_SEED=S mpiexec ...`
 pub fn replay(kill: &str, seed: u64, command: &[String]) -> String {
-    let cmd: Vec<String> = command.iter().map(|w| shell_quote(w)).collect();
-    format!("MPIFT_KILL={} MPIFT_SEED={seed} {}", shell_quote(kill), cmd.join(" "))
+    // The rule always quoted: `;` separates rules.
+    format!("MPIFT_KILL='{}' MPIFT_SEED={seed} {}", kill.replace('\'', r"'\''"), command_line(command))
 }
 
 #[cfg(test)]
