@@ -135,7 +135,7 @@ fn baseline(args: &Args, checks: &Checks) -> Result<(Baseline, Vec<Calls>), Erro
     let np = world.unwrap_or_else(|| trace::ranks_in(&trace_dir));
     let ev = Evidence { exit: &exit, out: &out, report: &report, kill: "", np, deaths: deaths.len(), check_out: &dir.join("check.txt") };
     if let (v, Some(why)) = verdict::judge(checks, &ev) {
-        return Err(fail(format!("{v:?}: {why}")));
+        return Err(fail(format!("{v}: {why}")));
     }
     if !deaths.is_empty() {
         return Err(fail(format!("{} rank(s) died without MPIFT_KILL (the program kills itself?)", deaths.len())));
@@ -143,7 +143,7 @@ fn baseline(args: &Args, checks: &Checks) -> Result<(Baseline, Vec<Calls>), Erro
     if np == 0 {
         return Err(fail("no rank left a trace: is the program linked with MPIFT (libmpift.a)?".into()));
     }
-    let traces = trace::read_dir_calls(&trace_dir, np).map_err(|e| fail(e))?;
+    let traces = trace::read_dir_calls(&trace_dir, np).map_err(fail)?;
     let b = Baseline { command: args.command.clone(), seed: args.seed, seconds: secs, world_size: np };
     let text = serde_json::to_string_pretty(&b).unwrap_or_default();
     std::fs::write(&saved, text).map_err(io("write", &saved))?;
@@ -234,7 +234,7 @@ fn run_all(ctx: &Ctx, todo: Vec<Point>, jobs: usize, jsonl: &Path) -> Result<Vec
             match r.and_then(|r| results::append(jsonl, &r).map(|_| r).map_err(io("append to", jsonl))) {
                 Ok(r) => {
                     *n.entry(r.verdict).or_default() += 1;
-                    bar.set_message(Verdict::ALL.iter().map(|v| format!("{v:?} {}", n.get(v).unwrap_or(&0))).collect::<Vec<_>>().join("  "));
+                    bar.set_message(Verdict::ALL.iter().map(|v| format!("{v} {}", n.get(v).unwrap_or(&0))).collect::<Vec<_>>().join("  "));
                     bar.inc(1);
                     got.push(r);
                 }

@@ -7,7 +7,7 @@
 //! - [`run`]: one job under a deadline, hang diagnosis, killing its process group;
 //! - [`verdict`]: PASS, HANG, CRASH, WRONG;
 //! - [`results`]: runs.jsonl, summary.json, the human summary, replay commands;
-//! - [`matrix`]: matrix.png;
+//! - [`matrix`] draws `matrix.png`;
 //! - [`campaign`]: all of it together.
 
 mod campaign;

@@ -27,10 +27,10 @@ const RIGHT: i32 = 20;
 pub fn colour(v: Option<Verdict>) -> RGBColor {
     match v {
         None => RGBColor(200, 200, 200),
-        Some(Verdict::PASS) => RGBColor(60, 170, 80),
-        Some(Verdict::HANG) => RGBColor(240, 150, 30),
-        Some(Verdict::CRASH) => RGBColor(210, 40, 40),
-        Some(Verdict::WRONG) => RGBColor(130, 60, 180),
+        Some(Verdict::Pass) => RGBColor(60, 170, 80),
+        Some(Verdict::Hang) => RGBColor(240, 150, 30),
+        Some(Verdict::Crash) => RGBColor(210, 40, 40),
+        Some(Verdict::Wrong) => RGBColor(130, 60, 180),
     }
 }
 
@@ -64,7 +64,7 @@ pub fn thin_labels(runs: &[(u64, u64, String)], cols: u64, width: i32, gap: i32)
         }
         let (x0, x1) = span(*first, cols, width);
         let x = (x0 + x1) / 2;
-        if out.last().map_or(true, |(lx, _)| x - lx >= gap) {
+        if out.last().is_none_or(|(lx, _)| x - lx >= gap) {
             out.push((x, name.clone()));
         }
     }
@@ -112,7 +112,7 @@ fn labels(root: &Area, traces: &[Calls], cols: u64, width: i32, row: i32, title:
     let small = TextStyle::from(("sans-serif", 11).into_font()).color(&BLACK);
     root.draw_text(title, &text, (LEFT, 8))?;
     let mut x = LEFT;
-    for (name, v) in [("PASS", Some(Verdict::PASS)), ("HANG", Some(Verdict::HANG)), ("CRASH", Some(Verdict::CRASH)), ("WRONG", Some(Verdict::WRONG)), ("not run", None)] {
+    for (name, v) in [("PASS", Some(Verdict::Pass)), ("HANG", Some(Verdict::Hang)), ("CRASH", Some(Verdict::Crash)), ("WRONG", Some(Verdict::Wrong)), ("not run", None)] {
         root.draw(&Rectangle::new([(x, 28), (x + 12, 40)], colour(v).filled()))?;
         root.draw_text(name, &small, (x + 16, 28))?;
         x += 90;
@@ -152,8 +152,8 @@ mod tests {
     fn draws_a_png() {
         let traces = vec![parse_calls("1 1 MPI_Init\n2 30 MPI_Send\n32 1 MPI_Finalize").unwrap(), parse_calls("1 1 MPI_Init\n2 20 MPI_Recv").unwrap()];
         let mut cells = HashMap::new();
-        cells.insert((0, 2), Verdict::PASS);
-        cells.insert((1, 5), Verdict::HANG);
+        cells.insert((0, 2), Verdict::Pass);
+        cells.insert((1, 5), Verdict::Hang);
         let p = std::env::temp_dir().join(format!("campaign-matrix-{}.png", std::process::id()));
         draw(&p, &traces, &cells, "test").unwrap();
         let bytes = std::fs::read(&p).unwrap();

@@ -98,13 +98,13 @@ pub fn summarize(command: &[String], seed: u64, np: usize, ff: f64, timeout: f64
         failure_free_seconds: ff,
         timeout_seconds: timeout,
         runs: records.len(),
-        pass: c[&Verdict::PASS],
-        hang: c[&Verdict::HANG],
-        crash: c[&Verdict::CRASH],
-        wrong: c[&Verdict::WRONG],
+        pass: c[&Verdict::Pass],
+        hang: c[&Verdict::Hang],
+        crash: c[&Verdict::Crash],
+        wrong: c[&Verdict::Wrong],
         failures: records
             .iter()
-            .filter(|r| r.verdict != Verdict::PASS)
+            .filter(|r| r.verdict != Verdict::Pass)
             .map(|r| Failure { kill: r.kill.clone(), verdict: r.verdict, why: r.why.clone(), replay: r.replay.clone(), dir: r.dir.clone() })
             .collect(),
     }
@@ -119,7 +119,7 @@ pub fn human(s: &Summary, out_dir: &Path) -> String {
     if !s.failures.is_empty() {
         t += "failures (replay with):\n";
         for f in s.failures.iter().take(20) {
-            t += &format!("  {:5} {}  # {}\n", format!("{:?}", f.verdict), f.replay, f.why.as_deref().unwrap_or(""));
+            t += &format!("  {:5} {}  # {}\n", f.verdict.to_string(), f.replay, f.why.as_deref().unwrap_or(""));
         }
         if s.failures.len() > 20 {
             t += &format!("  ... and {} more in {}\n", s.failures.len() - 20, out_dir.join("summary.json").display());
@@ -186,14 +186,14 @@ mod tests {
         std::fs::create_dir_all(&d).unwrap();
         let p = d.join("runs.jsonl");
         let _ = std::fs::remove_file(&p);
-        append(&p, &rec("rank=1@call=2", Verdict::PASS)).unwrap();
-        append(&p, &rec("rank=1@call=3", Verdict::HANG)).unwrap();
+        append(&p, &rec("rank=1@call=2", Verdict::Pass)).unwrap();
+        append(&p, &rec("rank=1@call=3", Verdict::Hang)).unwrap();
         std::fs::OpenOptions::new().append(true).open(&p).unwrap().write_all(b"{\"kill\": \"rank=1@ca").unwrap();
         let back = load(&p);
         assert_eq!(back.len(), 2);
-        append(&p, &rec("rank=1@call=4", Verdict::PASS)).unwrap();
+        append(&p, &rec("rank=1@call=4", Verdict::Pass)).unwrap();
         assert_eq!(load(&p).len(), 3, "a record after a cut line is kept");
-        assert_eq!(back[1].verdict, Verdict::HANG);
+        assert_eq!(back[1].verdict, Verdict::Hang);
         let s = summarize(&["mpiexec".into()], 1, 4, 1.0, 10.0, &back);
         assert_eq!((s.runs, s.pass, s.hang, s.failures.len()), (2, 1, 1, 1));
         let j = serde_json::to_value(&s).unwrap();

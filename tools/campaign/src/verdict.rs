@@ -9,16 +9,29 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
+/// In JSON and messages: PASS, HANG, CRASH, WRONG.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
 pub enum Verdict {
-    PASS,
-    HANG,
-    CRASH,
-    WRONG,
+    Pass,
+    Hang,
+    Crash,
+    Wrong,
 }
 
 impl Verdict {
-    pub const ALL: [Verdict; 4] = [Verdict::PASS, Verdict::HANG, Verdict::CRASH, Verdict::WRONG];
+    pub const ALL: [Verdict; 4] = [Verdict::Pass, Verdict::Hang, Verdict::Crash, Verdict::Wrong];
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(match self {
+            Verdict::Pass => "PASS",
+            Verdict::Hang => "HANG",
+            Verdict::Crash => "CRASH",
+            Verdict::Wrong => "WRONG",
+        })
+    }
 }
 
 /// The user's checks of a run's outcome.
@@ -68,13 +81,13 @@ pub struct Evidence<'a> {
 /// The verdict and, unless PASS, why.
 pub fn judge(checks: &Checks, ev: &Evidence) -> (Verdict, Option<String>) {
     match ev.exit {
-        Exit::TimedOut => return (Verdict::HANG, Some("not finished before the timeout".into())),
+        Exit::TimedOut => return (Verdict::Hang, Some("not finished before the timeout".into())),
         Exit::Code(0) => {}
-        e => return (Verdict::CRASH, Some(e.describe())),
+        e => return (Verdict::Crash, Some(e.describe())),
     }
     match wrong(checks, ev) {
-        Some(why) => (Verdict::WRONG, Some(why)),
-        None => (Verdict::PASS, None),
+        Some(why) => (Verdict::Wrong, Some(why)),
+        None => (Verdict::Pass, None),
     }
 }
 
@@ -147,30 +160,30 @@ mod tests {
     fn exit_status_first() {
         let t = setup("exit", "");
         let none = Checks::default();
-        assert_eq!(judge_with(&t, &none, Exit::Code(0)).0, Verdict::PASS);
-        assert_eq!(judge_with(&t, &none, Exit::Code(3)), (Verdict::CRASH, Some("exit status 3".into())));
-        assert_eq!(judge_with(&t, &none, Exit::Signal(9)).0, Verdict::CRASH);
-        assert_eq!(judge_with(&t, &none, Exit::TimedOut).0, Verdict::HANG);
+        assert_eq!(judge_with(&t, &none, Exit::Code(0)).0, Verdict::Pass);
+        assert_eq!(judge_with(&t, &none, Exit::Code(3)), (Verdict::Crash, Some("exit status 3".into())));
+        assert_eq!(judge_with(&t, &none, Exit::Signal(9)).0, Verdict::Crash);
+        assert_eq!(judge_with(&t, &none, Exit::TimedOut).0, Verdict::Hang);
         // A failed check does not hide a crash.
         let fails = Checks { check: Some("exit 1".into()), ..Default::default() };
-        assert_eq!(judge_with(&t, &fails, Exit::Code(2)).0, Verdict::CRASH);
+        assert_eq!(judge_with(&t, &fails, Exit::Code(2)).0, Verdict::Crash);
     }
 
     #[test]
     fn expect_and_survivors() {
         let t = setup("expect", "rank 0 ok\nrank 1 ok\nmanager: sum = 5 (correct)\nrank 3 ok\n");
         let c = Checks { expect: Some(Regex::new(r"\(correct\)").unwrap()), ..Default::default() };
-        assert_eq!(judge_with(&t, &c, Exit::Code(0)).0, Verdict::PASS);
+        assert_eq!(judge_with(&t, &c, Exit::Code(0)).0, Verdict::Pass);
         let c = Checks { expect: Some(Regex::new("WRONG").unwrap()), ..Default::default() };
         let (v, why) = judge_with(&t, &c, Exit::Code(0));
-        assert_eq!(v, Verdict::WRONG);
+        assert_eq!(v, Verdict::Wrong);
         assert!(why.unwrap().contains("--expect"));
         // 4 ranks, 1 death: 3 lines needed.
         let c = Checks { expect_survivors: Some(Regex::new(r"^rank \d ok").unwrap()), ..Default::default() };
-        assert_eq!(judge_with(&t, &c, Exit::Code(0)).0, Verdict::PASS);
+        assert_eq!(judge_with(&t, &c, Exit::Code(0)).0, Verdict::Pass);
         let c = Checks { expect_survivors: Some(Regex::new(r"^rank [01] ok").unwrap()), ..Default::default() };
         let (v, why) = judge_with(&t, &c, Exit::Code(0));
-        assert_eq!(v, Verdict::WRONG);
+        assert_eq!(v, Verdict::Wrong);
         assert!(why.unwrap().contains("2 output line(s)"));
     }
 
@@ -181,10 +194,10 @@ mod tests {
             check: Some(r#"grep -q 42 "$CAMPAIGN_OUT" && grep -q '"deaths"' "$CAMPAIGN_REPORT" && [ "$CAMPAIGN_KILL" = rank=2@call=9 ]"#.into()),
             ..Default::default()
         };
-        assert_eq!(judge_with(&t, &ok, Exit::Code(0)), (Verdict::PASS, None));
+        assert_eq!(judge_with(&t, &ok, Exit::Code(0)), (Verdict::Pass, None));
         let bad = Checks { check: Some("sh -c 'exit 3'".into()), ..Default::default() };
         let (v, why) = judge_with(&t, &bad, Exit::Code(0));
-        assert_eq!(v, Verdict::WRONG);
+        assert_eq!(v, Verdict::Wrong);
         assert!(why.unwrap().contains("exit status 3"));
     }
 
