@@ -129,7 +129,7 @@ fn baseline(args: &Args, checks: &Checks) -> Result<(Baseline, Vec<Calls>), Erro
     cmd.env("MPIFT_SEED", args.seed.to_string());
     let limit = Duration::from_secs_f64(args.baseline_timeout);
     let spawn = |e: std::io::Error| Error::Run(format!("cannot run `{}`: {e}", args.command[0]));
-    let (exit, secs, _) = run::run_job(&mut cmd, &out, limit, || run::diagnose(&trace_dir, &dir, false)).map_err(spawn)?;
+    let (exit, secs, _) = run::run_job(&mut cmd, &out, limit, |_| run::diagnose(&trace_dir, &dir, false)).map_err(spawn)?;
     let fail = |why: String| Error::Run(format!("the failure-free run failed: {why}\n  output: {}\n{}", out.display(), tail(&out)));
     let (deaths, world) = verdict::read_report(&report).unwrap_or_default();
     let np = world.unwrap_or_else(|| trace::ranks_in(&trace_dir));
@@ -185,8 +185,11 @@ fn run_point(ctx: &Ctx, p: &Point) -> Result<Record, Error> {
     let (out, report) = (dir.join("output.txt"), dir.join("report.json"));
     let mut cmd = command(&ctx.command, &dir, &trace_dir, &report);
     cmd.env("MPIFT_KILL", &rule).env("MPIFT_SEED", ctx.seed.to_string());
-    let on_hang = || run::diagnose(&trace_dir, &dir, ctx.gdb);
-    let (exit, secs, hang) = run::run_job(&mut cmd, &out, ctx.timeout, on_hang).map_err(io("run the job for", &dir))?;
+    let on_hang = |diagnose: bool| run::diagnose(&trace_dir, &dir, ctx.gdb && diagnose);
+    let (exit, secs, hang) = run::run_job(&mut cmd, &out, ctx.timeout, on_hang).map_err(|e| match e.kind() {
+        std::io::ErrorKind::Interrupted => Error::Run(format!("interrupted; rerun with --out {} to resume", ctx.out.display())),
+        _ => Error::Run(format!("cannot run the job for {}: {e}", dir.display())),
+    })?;
     let deaths = verdict::read_report(&report).map(|r| r.0).unwrap_or_default();
     let ev = Evidence { exit: &exit, out: &out, report: &report, kill: &rule, np: ctx.np, deaths: deaths.len(), check_out: &dir.join("check.txt") };
     let (v, why) = verdict::judge(&ctx.checks, &ev);
@@ -234,12 +237,13 @@ fn run_all(ctx: &Ctx, todo: Vec<Point>, jobs: usize, jsonl: &Path) -> Result<Vec
             match r.and_then(|r| results::append(jsonl, &r).map(|_| r).map_err(io("append to", jsonl))) {
                 Ok(r) => {
                     *n.entry(r.verdict).or_default() += 1;
-                    bar.set_message(Verdict::ALL.iter().map(|v| format!("{v} {}", n.get(v).unwrap_or(&0))).collect::<Vec<_>>().join("  "));
                     bar.inc(1);
+                    bar.set_message(Verdict::ALL.iter().map(|v| format!("{v} {}", n.get(v).unwrap_or(&0))).collect::<Vec<_>>().join("  "));
                     got.push(r);
                 }
                 Err(e) => {
-                    // Stop: no more points are taken; the running ones finish.
+                    // Stop: no more points are taken; the running ones finish
+                    // (or, on an interrupt, are killed).
                     queue.lock().unwrap_or_else(|e| e.into_inner()).clear();
                     first_error.get_or_insert(e);
                 }

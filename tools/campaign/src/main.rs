@@ -25,6 +25,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     // Usage errors: clap prints them and exits with status 2.
     let args = cli::Args::parse();
+    run::catch_interrupts();
     match campaign::run(args) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),

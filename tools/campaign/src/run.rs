@@ -7,7 +7,28 @@ use std::fs::File;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+/// SIGINT, SIGTERM or SIGHUP arrived: the jobs (in process groups of their own,
+/// which a terminal's Ctrl-C does not reach) are killed and the campaign stops.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// Catches SIGINT, SIGTERM and SIGHUP (see [`interrupted`]).
+pub fn catch_interrupts() {
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+        unsafe { libc::signal(sig, on_signal as *const () as libc::sighandler_t) };
+    }
+}
+
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
 
 /// How a job ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,7 +70,8 @@ pub fn spawn_group(cmd: &mut Command) -> std::io::Result<Child> {
     cmd.stdin(Stdio::null()).process_group(0).spawn()
 }
 
-/// Waits for `child` until `deadline`; None if it is still running then.
+/// Waits for `child` until `deadline` (or an interrupt); None if it is still
+/// running then.
 pub fn wait_until(child: &mut Child, deadline: Instant) -> std::io::Result<Option<ExitStatus>> {
     let mut pause = Duration::from_millis(1);
     loop {
@@ -57,7 +79,7 @@ pub fn wait_until(child: &mut Child, deadline: Instant) -> std::io::Result<Optio
             return Ok(Some(s));
         }
         let now = Instant::now();
-        if now >= deadline {
+        if now >= deadline || interrupted() {
             return Ok(None);
         }
         std::thread::sleep(pause.min(deadline - now));
@@ -94,13 +116,15 @@ pub fn kill_job(child: &mut Child, pids: &[i32]) {
 }
 
 /// Runs `cmd` with output to `out` (stdout and stderr together), for at most
-/// `timeout`. A timeout calls `on_hang` first (the processes still run), then
-/// kills the group and the pids `on_hang` returned.
+/// `timeout`. A timeout calls `on_hang(true)` first (the processes still run),
+/// then kills the group and the pids `on_hang` returned. An interrupt kills the group
+/// (after `on_hang(false)`: the pids, no diagnosis) and is an error of kind
+/// `Interrupted`.
 pub fn run_job(
     cmd: &mut Command,
     out: &Path,
     timeout: Duration,
-    on_hang: impl FnOnce() -> (Hang, Vec<i32>),
+    on_hang: impl FnOnce(bool) -> (Hang, Vec<i32>),
 ) -> std::io::Result<(Exit, f64, Option<Hang>)> {
     let f = File::create(out)?;
     cmd.stdout(f.try_clone()?).stderr(f);
@@ -108,8 +132,15 @@ pub fn run_job(
     let mut child = spawn_group(cmd)?;
     let (exit, hang) = match wait_until(&mut child, start + timeout)? {
         Some(s) => (Exit::from_status(s), None),
+        None if interrupted() => {
+            // No diagnosis: only the ranks' pids (MPICH's proxies start them in
+            // process groups of their own).
+            let (_, pids) = on_hang(false);
+            kill_job(&mut child, &pids);
+            return Err(std::io::Error::new(std::io::ErrorKind::Interrupted, "interrupted"));
+        }
         None => {
-            let (hang, pids) = on_hang();
+            let (hang, pids) = on_hang(true);
             kill_job(&mut child, &pids);
             (Exit::TimedOut, Some(hang))
         }
@@ -180,12 +211,12 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("campaign-run-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let out = dir.join("out");
-        let (e, _, h) = run_job(&mut sh("echo hello; echo oops >&2; exit 3"), &out, Duration::from_secs(10), || unreachable!()).unwrap();
+        let (e, _, h) = run_job(&mut sh("echo hello; echo oops >&2; exit 3"), &out, Duration::from_secs(10), |_| unreachable!()).unwrap();
         assert_eq!(e, Exit::Code(3));
         assert!(h.is_none());
         let text = std::fs::read_to_string(&out).unwrap();
         assert!(text.contains("hello") && text.contains("oops"));
-        let (e, _, _) = run_job(&mut sh("kill -SEGV $$"), &out, Duration::from_secs(10), || unreachable!()).unwrap();
+        let (e, _, _) = run_job(&mut sh("kill -SEGV $$"), &out, Duration::from_secs(10), |_| unreachable!()).unwrap();
         assert_eq!(e, Exit::Signal(libc::SIGSEGV));
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -199,7 +230,7 @@ mod tests {
         let script = format!("sleep 100 & echo $! > {}; wait", pidfile.display());
         let t = Instant::now();
         let mut called = false;
-        let (e, secs, h) = run_job(&mut sh(&script), &dir.join("out"), Duration::from_millis(300), || {
+        let (e, secs, h) = run_job(&mut sh(&script), &dir.join("out"), Duration::from_millis(300), |_| {
             called = true;
             (Hang::default(), vec![])
         })

@@ -123,7 +123,7 @@ fn run_check(cmd: &str, ev: &Evidence) -> Option<String> {
         .env("CAMPAIGN_OUT", ev.out)
         .env("CAMPAIGN_REPORT", ev.report)
         .env("CAMPAIGN_KILL", ev.kill);
-    let res = run::run_job(&mut c, ev.check_out, Duration::from_secs(60), || (Default::default(), vec![]));
+    let res = run::run_job(&mut c, ev.check_out, Duration::from_secs(60), |_| (Default::default(), vec![]));
     match res {
         Ok((Exit::Code(0), _, _)) => None,
         Ok((e, _, _)) => Some(format!("--check failed: {} (its output: {})", e.describe(), ev.check_out.display())),
