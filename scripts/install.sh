@@ -2,6 +2,8 @@
 # make install: the usual layout under PREFIX.
 #   include/MPI-FT.h, include/MPI-FT_redefine.h, include/mpift_config.h, include/compat/
 #   lib/libmpift.a, lib/cmake/MPIFT/, lib/pkgconfig/mpift.pc
+#   bin/mpift-campaign (the kill-point campaign runner, docs/CAMPAIGN.md; built with
+#   cargo into target/release/ if it is not there; without it the rest is installed)
 #
 # Both packages describe exactly the MPI the library was built with (its compiler
 # wrapper $mpicc). mpift.pc says `Requires: <that MPI's module>` only when pkg-config
@@ -110,4 +112,15 @@ subst() {
 subst "$here/cmake/MPIFTConfig.cmake.in" > "$prefix/lib/cmake/MPIFT/MPIFTConfig.cmake"
 subst "$here/cmake/MPIFTConfigVersion.cmake.in" > "$prefix/lib/cmake/MPIFT/MPIFTConfigVersion.cmake"
 subst "$here/cmake/mpift.pc.in" > "$prefix/lib/pkgconfig/mpift.pc"
+
+# The campaign runner does not link MPI: one binary serves every MPI's library.
+campaign=$here/target/release/mpift-campaign
+if [ ! -x "$campaign" ]; then
+  (cd "$here" && CARGO_TARGET_DIR="$here/target" cargo build --release --quiet -p mpift-campaign) ||
+    echo "scripts/install.sh: warning: could not build mpift-campaign (cargo build --release -p mpift-campaign); not installed" >&2
+fi
+if [ -x "$campaign" ]; then
+  mkdir -p "$prefix/bin"
+  install -m 755 "$campaign" "$prefix/bin/mpift-campaign"
+fi
 echo "MPIFT $version for $display installed in $prefix"

@@ -56,6 +56,9 @@ fn guarded(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
 fn handled(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
     let code = handled_inner(name, f);
     crate::layer::comm::release_deferred();
+    if inject::armed() {
+        inject::trace::exit();
+    }
     code
 }
 

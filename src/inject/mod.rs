@@ -7,7 +7,8 @@
 //! - [`model`]: the thesis's process-failure model p_p(p_c, p_f, k);
 //! - [`bitflip`]: flipping bits in buffers and outgoing messages;
 //! - [`legacy`]: `raise`/`kill`/`exit` mapped to simulated deaths;
-//! - [`report`]: counters, the JSON report and the summary.
+//! - [`report`]: counters, the JSON report and the summary;
+//! - [`trace`]: `MPIFT_TRACE`, each process's calls and live status for outside tools.
 //!
 //! This module holds the process's injection state and `Sim_FT_decide_kill`
 //! ([`decide_kill`]), which `ffi::boundary` runs at the entry of every wrapped MPI
@@ -31,6 +32,7 @@ pub mod plan;
 pub mod policy;
 pub mod report;
 pub mod rng;
+pub mod trace;
 
 use crate::inject::plan::{Cause, Plan};
 use crate::inject::policy::{KillPolicy, Node};
@@ -116,6 +118,12 @@ pub fn calls() -> u64 {
 pub fn is_dead() -> bool {
     DEAD.load(Ordering::Acquire)
 }
+/// The slow path is on (a policy, a callback, tracing...): `ffi::boundary` marks
+/// a call's exit for [`trace`] only behind this, so the fast path stays one load.
+#[inline]
+pub fn armed() -> bool {
+    ARMED.load(Ordering::Relaxed)
+}
 pub fn seed() -> Option<u64> {
     STATE.lock().unwrap().as_ref().map(|s| s.seed)
 }
@@ -149,6 +157,7 @@ fn bump_calls() -> u64 {
 
 #[cold]
 fn decide_slow(name: &'static str, call: u64) {
+    trace::enter(call, name);
     if is_dead() || IN_CALLBACK.with(Cell::get) {
         return;
     }
@@ -278,6 +287,7 @@ pub fn die(name: &str, call: u64, cause: Cause) -> ! {
         let at = if name.is_empty() { format!("after call {call}") } else { format!("at call {call} ({name})") };
         eprintln!("MPIFT: rank {rank} dies {at}, cause {}, {t:.3} s after MPI_Init", cause.name());
     }
+    trace::died(call, name);
     crate::layer::zombie::kill_me()
 }
 
@@ -328,7 +338,7 @@ fn rearm() {
     NODE_WATCH.store(watch, Ordering::Release);
     let callback = CALLBACK.lock().unwrap().is_some();
     let requested = REQUESTED.load(Ordering::Acquire) != 0;
-    let armed = !is_dead() && (requested || watch || (!s.exhausted && (!s.plan.is_empty() || callback)));
+    let armed = !is_dead() && (trace::on() || requested || watch || (!s.exhausted && (!s.plan.is_empty() || callback)));
     ARMED.store(armed, Ordering::Release);
 }
 
@@ -487,7 +497,7 @@ impl From<String> for Stop {
 /// world, on the runtime's `shadow` communicator): agrees on seed and policies,
 /// learns the hosts, draws this rank's plan. An invalid policy is an error with a
 /// message naming the bad token; every rank gets the same one.
-pub fn start(shadow: mpi::MPI_Comm, me: u32, size: u32) -> Result<(), Stop> {
+pub fn start(shadow: mpi::MPI_Comm, me: u32, size: u32, init: &'static str) -> Result<(), Stop> {
     T0.get_or_init(Instant::now);
     INIT_THREAD.with(|t| t.set(true));
     read_local_settings();
@@ -547,6 +557,7 @@ pub fn start(shadow: mpi::MPI_Comm, me: u32, size: u32) -> Result<(), Stop> {
     if verbose() >= 3 {
         eprintln!("MPIFT: rank {me}: kill plan {plan:?} (MPI_Init was call {init_call})");
     }
+    trace::start(me as usize, init_call, init);
     *STATE.lock().unwrap() = Some(State {
         rank: me,
         size,

@@ -24,14 +24,15 @@ fn check(rc: c_int) -> Outcome {
     }
 }
 
-fn after_init() -> Outcome {
+/// After the host MPI's `init` (`MPI_Init` or `MPI_Init_thread`) returned.
+fn after_init(init: &'static str) -> Outcome {
     // Lock the layer's tables for real only if the program may call MPI from
     // several threads at once (transport::serial).
     let mut level: c_int = 0;
     unsafe { mpi::MPI_Query_thread(&mut level) };
     transport::serial::set_multithreaded(level == transport::thread_multiple());
     check(news::start().err().unwrap_or(0))?;
-    if let Err(stop) = crate::inject::start(news::shadow(), news::world_rank() as u32, news::world_size() as u32) {
+    if let Err(stop) = crate::inject::start(news::shadow(), news::world_rank() as u32, news::world_size() as u32, init) {
         eprintln!("MPIFT: rank {}: MPI_Init: {}", news::world_rank(), stop.why);
         if !stop.everywhere {
             // Only this rank's own policy is wrong: the others cannot know. Give the
@@ -68,7 +69,7 @@ fn after_init() -> Outcome {
 /// `MPI_Init`.
 pub fn init(argc: *mut c_int, argv: *mut *mut *mut c_char) -> Outcome {
     check(unsafe { mpi::MPI_Init(argc, argv) })?;
-    after_init()
+    after_init("MPI_Init")
 }
 
 /// `MPI_Init_thread`.
@@ -79,7 +80,7 @@ pub fn init_thread(
     provided: *mut c_int,
 ) -> Outcome {
     check(unsafe { mpi::MPI_Init_thread(argc, argv, required, provided) })?;
-    after_init()
+    after_init("MPI_Init_thread")
 }
 
 /// `MPI_Initialized`.
@@ -110,6 +111,8 @@ pub fn get_version(version: *mut c_int, subversion: *mut c_int) -> Outcome {
 
 /// `MPI_Finalize`.
 pub fn finalize() -> Outcome {
+    // MPIFT_TRACE: this rank's calls, complete now (MPI_Finalize was the last).
+    crate::inject::trace::finish();
     // MPI_COMM_SELF's attributes go first, while MPI is fully usable (§8.7.1).
     crate::layer::keyval::before_finalize();
     // Catch up on revoked communicators (members may still be inside a collective

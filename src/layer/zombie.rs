@@ -58,6 +58,7 @@ pub fn kill_me() -> ! {
         eprintln!("MPIFT: rank {}: dead; telling every process, serving", news::world_rank());
     }
     serve(comms, &mut own, news_out);
+    crate::inject::trace::dead_done();
     if crate::inject::verbose() >= 3 {
         eprintln!("MPIFT: rank {}: every live rank is finalizing; dead rank finalizes", news::world_rank());
     }

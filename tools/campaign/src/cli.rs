@@ -1,0 +1,147 @@
+//! The command line (clap): every option of docs/CAMPAIGN.md, with the parsers
+//! that turn bad values into clap errors (exit status 2), never a panic.
+
+use clap::Parser;
+use std::path::PathBuf;
+
+/// Runs an MPI program built with MPIFT once per kill point and sorts the runs
+/// into PASS, HANG, CRASH and WRONG (docs/CAMPAIGN.md).
+#[derive(Parser, Debug, Clone)]
+#[command(
+    name = "mpift-campaign",
+    version,
+    after_help = "Example: mpift-campaign --every 7 --expect 'sum = .* \\(correct\\)' -- mpiexec -n 5 ./master_worker --kill 0\n\
+                  Exit status: 0 every run PASS, 1 a run was not PASS (or the campaign could not run), 2 usage error."
+)]
+pub struct Args {
+    /// Output directory: runs.jsonl, summary.json, matrix.png, one scratch directory per run.
+    #[arg(long, default_value = "campaign-out")]
+    pub out: PathBuf,
+    /// Start over: delete the output directory's previous results instead of resuming.
+    #[arg(long)]
+    pub fresh: bool,
+    /// Runs at the same time (default: the number of cores).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: Option<u32>,
+    /// MPIFT_SEED of every run, and the seed of every sampling choice.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Seconds before a run counts as HANG (default: max(10, 10 x the failure-free time)).
+    #[arg(long, value_parser = positive_secs)]
+    pub timeout: Option<f64>,
+    /// Only these world ranks die: a list of ranks and ranges, e.g. `0,2-3`.
+    #[arg(long, value_parser = parse_rank_list)]
+    pub ranks: Option<RankList>,
+    /// Only calls of these MPI functions (per the failure-free trace), e.g. `MPI_Sendrecv,MPI_Allreduce`.
+    #[arg(long, value_delimiter = ',')]
+    pub calls_of: Vec<String>,
+    /// Every N-th call: calls N, 2N, ... (with --calls-of: the N-th, 2N-th, ... call of those functions).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub every: Option<u64>,
+    /// K single-death points drawn at random (with --seed) from the candidates.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub sample: Option<u64>,
+    /// Also K sampled two-death points: two different ranks, each at one of its candidate calls.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub pairs: Option<u64>,
+    /// Also K deaths at sampled times `rank=R@time=S`, S in (0, failure-free time).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub time: Option<u64>,
+    /// No single-death call points (run only --pairs and --time points).
+    #[arg(long)]
+    pub no_single: bool,
+    /// A check run through `sh -c` after each run; non-zero exit = WRONG. It sees
+    /// CAMPAIGN_OUT (the run's stdout+stderr), CAMPAIGN_REPORT (the MPIFT report) and CAMPAIGN_KILL.
+    #[arg(long)]
+    pub check: Option<String>,
+    /// The output must contain a line matching this regular expression.
+    #[arg(long, value_parser = parse_regex)]
+    pub expect: Option<regex::Regex>,
+    /// At least (ranks - deaths) output lines must match this regular expression.
+    #[arg(long, value_parser = parse_regex)]
+    pub expect_survivors: Option<regex::Regex>,
+    /// Seconds a failure-free run may take (the first run).
+    #[arg(long, default_value_t = 600.0, value_parser = positive_secs)]
+    pub baseline_timeout: f64,
+    /// The job to run, after `--`: e.g. `-- mpiexec -n 4 ./prog args...`.
+    #[arg(last = true, required = true, num_args = 1.., value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+fn positive_secs(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("`{s}` is not a positive number of seconds")),
+    }
+}
+
+fn parse_regex(s: &str) -> Result<regex::Regex, String> {
+    regex::Regex::new(s).map_err(|e| format!("not a valid regular expression: {e}"))
+}
+
+/// The ranks of `--ranks` (a type of its own: clap reads `Option<Vec<_>>` as a
+/// repeated option).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankList(pub Vec<u32>);
+
+fn parse_rank_list(s: &str) -> Result<RankList, String> {
+    parse_ranges(s).map(RankList)
+}
+
+/// `0,2-3` -> [0, 2, 3] (sorted, without duplicates).
+pub fn parse_ranges(s: &str) -> Result<Vec<u32>, String> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim) {
+        let num = |t: &str| t.trim().parse::<u32>().map_err(|_| format!("bad rank `{t}` in `{s}` (expected e.g. 0,2-3)"));
+        match part.split_once('-') {
+            _ if part.is_empty() => return Err(format!("empty item in `{s}` (expected e.g. 0,2-3)")),
+            Some((a, b)) => {
+                let (a, b) = (num(a)?, num(b)?);
+                if a > b {
+                    return Err(format!("range `{part}` runs backwards"));
+                }
+                if b - a > 1_000_000 {
+                    return Err(format!("range `{part}` is too large"));
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(num(part)?),
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges() {
+        assert_eq!(parse_ranges("0,2-3").unwrap(), vec![0, 2, 3]);
+        assert_eq!(parse_ranges(" 4 , 1-2,2").unwrap(), vec![1, 2, 4]);
+        assert_eq!(parse_ranges("7").unwrap(), vec![7]);
+        assert!(parse_ranges("3-1").unwrap_err().contains("backwards"));
+        assert!(parse_ranges("a").unwrap_err().contains("bad rank `a`"));
+        assert!(parse_ranges("1,,2").unwrap_err().contains("empty"));
+        assert!(parse_ranges("-2").is_err());
+        assert!(parse_ranges("").is_err());
+    }
+
+    #[test]
+    fn command_line_errors_are_clap_errors() {
+        let parse = |v: &[&str]| Args::try_parse_from(std::iter::once("mpift-campaign").chain(v.iter().copied()));
+        assert!(parse(&["--every", "3"]).is_err(), "no command");
+        assert!(parse(&["--sample", "0", "--", "mpiexec"]).is_err());
+        assert!(parse(&["--ranks", "2-1", "--", "mpiexec"]).is_err());
+        assert!(parse(&["--expect", "(", "--", "mpiexec"]).is_err());
+        assert!(parse(&["--timeout", "-1", "--", "mpiexec"]).is_err());
+        let a = parse(&["--calls-of", "MPI_Send,MPI_Recv", "--", "mpiexec", "-n", "4", "./p", "--x"]).unwrap();
+        assert_eq!(a.calls_of, vec!["MPI_Send", "MPI_Recv"]);
+        assert_eq!(a.command, vec!["mpiexec", "-n", "4", "./p", "--x"]);
+        assert_eq!(a.seed, 1);
+        let a = parse(&["--ranks", "0,2-3", "--", "mpiexec"]).unwrap();
+        assert_eq!(a.ranks, Some(RankList(vec![0, 2, 3])));
+    }
+}
