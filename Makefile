@@ -4,6 +4,7 @@
 #   make MPI_Test_ft / make MPI_Test_regular           thesis test program, with / without MPIFT
 #   make demo                                           run the demo (examples/master_worker.cpp)
 #   make test                                           every test, on MPICH and Open MPI
+#   make campaign [MPI=...]                            every kill point of ft_loop, master_worker (+200 pairs)
 #   make coverage [MPI=...]                             MPI functions redirected, measured on mpi.h
 #   make bench [QUICK=1]                                benchmarks -> bench/results/ (not part of test)
 #   make install PREFIX=/usr/local                      headers, library, CMake package, pkg-config
@@ -57,7 +58,7 @@ FT_FLAGS   := -Iinclude/compat -Iinclude -I$(CONFIG_INC)
 CXXFLAGS   ?= -O2 -g -Wall -Wextra
 SOURCES    := $(shell find src build cpp -type f) Cargo.toml build.rs cbindgen.toml
 
-.PHONY: all lib deps MPI_Test_ft MPI_Test_regular demo demo-run test coverage bench install headers-check clean
+.PHONY: all lib deps campaign MPI_Test_ft MPI_Test_regular demo demo-run test coverage bench install headers-check clean
 
 all: lib
 
@@ -93,6 +94,12 @@ demo-run: $(LIB) | $(OUT)
 TEST_MPIS ?= mpich openmpi ompi5
 test: deps
 	@scripts/run-tests.sh $(TEST_MPIS)
+
+# Exhaustive kill-point campaigns (docs/CAMPAIGN.md), on MPI (default: mpich and
+# openmpi); results and PNG matrices in build-out/<mpi>/campaign/.
+CAMPAIGN_MPIS ?= $(or $(MPI),mpich openmpi)
+campaign: deps
+	@rc=0; for m in $(CAMPAIGN_MPIS); do $(MAKE) --no-print-directory lib MPI=$$m && tests/campaign/liveness.sh $$m full || rc=1; done; exit $$rc
 
 # MPI coverage: the real mpi.h against the redirect header (prints the figure).
 coverage:

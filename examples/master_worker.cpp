@@ -129,7 +129,12 @@ void worker(int me, MPI_Comm group, bool victim)
             if (!got_stop) leave_broken_group(me, group, false);
             return;
         }
-        if (job < 0) return;
+        if (job < 0) {
+            // Every live rank but the manager gets exactly one stop; a master got its
+            // own as the job, a worker collects it here.
+            if (grank != 0) MPI_Recv(&job, 1, MPI_LONG_LONG, 0, TAG_STOP, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            return;
+        }
         if (victim && done == after) die(me, done);
         long long lo = job * PER_JOB, part = 0;
         for (long long i = lo + grank; i < lo + PER_JOB; i += gsize) part += i * i;
@@ -146,7 +151,8 @@ void worker(int me, MPI_Comm group, bool victim)
 }
 
 // Returns 0 iff the sum is right.
-int manager(int size)
+// setup_failed: a process died before the groups were made (main).
+int manager(int size, bool setup_failed)
 {
     int ngroups = (size - 1) / GROUP;
     std::vector<bool> alive(ngroups, true);
@@ -156,6 +162,7 @@ int manager(int size)
     for (long long j = jobs - 1; j >= 0; --j) todo.push_back(j);
     long long total = 0, done = 0, redistributed = 0;
     std::vector<std::string> events;
+    std::vector<bool> told(size, false); // sent its one stop message
     auto feed = [&](int g) {
         while (!todo.empty() && finished[todo.back()]) todo.pop_back();
         if (todo.empty() || !alive[g]) return;
@@ -212,7 +219,10 @@ int manager(int size)
                 MPI_Group_translate_ranks(grp, GROUP, idx.data(), common, gone.data());
                 long long stop = -1;
                 for (int i = 0; i < GROUP; ++i)
-                    if (gone[i] == MPI_UNDEFINED) MPI_Send(&stop, 1, MPI_LONG_LONG, members[i], TAG_STOP, MPI_COMM_WORLD);
+                    if (gone[i] == MPI_UNDEFINED && !told[members[i]]) {
+                        told[members[i]] = true;
+                        MPI_Send(&stop, 1, MPI_LONG_LONG, members[i], TAG_STOP, MPI_COMM_WORLD);
+                    }
             }
             MPI_Group_free(&common);
             MPI_Group_free(&grp);
@@ -221,6 +231,9 @@ int manager(int size)
         for (int g = 0; g < ngroups; ++g)
             if (alive[g] && busy[g] < 0) feed(g);
     };
+    if (setup_failed) handle_failures("MPIX_Comm_agree at setup");
+#else
+    (void)setup_failed;
 #endif
 
     MPI_Request req = MPI_REQUEST_NULL;
@@ -266,11 +279,13 @@ int manager(int size)
     MPI_Group_free(&world_group);
 #endif
     int live = 0;
-    for (int g = 0; g < ngroups; ++g) {
-        if (!alive[g]) continue;
-        ++live;
+    for (int g = 0; g < ngroups; ++g) live += alive[g] ? 1 : 0;
+    // The stop to every rank not told yet: live groups, and survivors of a group
+    // whose loss came too late to be seen here (they wait for it). A send to a
+    // rank that died meanwhile fails; nobody waits for that one.
+    for (int r = 1; r < size; ++r) {
         long long stop = -1;
-        MPI_Send(&stop, 1, MPI_LONG_LONG, master_of(g), TAG_STOP, MPI_COMM_WORLD);
+        if (!told[r]) MPI_Send(&stop, 1, MPI_LONG_LONG, r, TAG_STOP, MPI_COMM_WORLD);
     }
     bool ok = total == expected_total();
     std::string what;
@@ -301,8 +316,32 @@ int main(int argc, char **argv)
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int ngroups = (size - 1) / GROUP;
-    MPI_Comm group;
-    MPI_Comm_split(MPI_COMM_WORLD, group_of(rank) < 0 ? MPI_UNDEFINED : group_of(rank), rank, &group);
+    MPI_Comm group = MPI_COMM_NULL;
+    int color = group_of(rank) < 0 ? MPI_UNDEFINED : group_of(rank);
+    int rc = MPI_Comm_split(MPI_COMM_WORLD, color, rank, &group);
+    bool setup_failed = false;
+#if HAVE_ULFM
+    // A process that dies before or during the split: the split need not fail
+    // everywhere, so decide together; then split the survivors instead (a group
+    // that lost a member is dropped by the manager, its survivors stopped).
+    for (MPI_Comm from = MPI_COMM_WORLD;;) {
+        int ok = rc == MPI_SUCCESS;
+        if (MPIX_Comm_agree(from, &ok) == MPI_SUCCESS && ok) {
+            if (from != MPI_COMM_WORLD) MPI_Comm_free(&from);
+            break;
+        }
+        setup_failed = true;
+        if (rc == MPI_SUCCESS && group != MPI_COMM_NULL) MPI_Comm_free(&group);
+        MPI_Comm shrunk;
+        MPIX_Comm_shrink(from, &shrunk);
+        if (from != MPI_COMM_WORLD) MPI_Comm_free(&from);
+        from = shrunk;
+        MPI_Comm_set_errhandler(from, MPI_ERRORS_RETURN);
+        group = MPI_COMM_NULL;
+        rc = MPI_Comm_split(from, color, rank, &group);
+    }
+#endif
+    (void)rc;
     int status = 0;
     if (rank == 0) {
         int n = kills < ngroups - 1 ? kills : ngroups - 1;
@@ -314,7 +353,7 @@ int main(int argc, char **argv)
                         HAVE_ULFM ? "this MPIFT version has no Sim_FT_kill_me yet" : "plain MPI");
 #endif
         std::fflush(stdout);
-        status = manager(size);
+        status = manager(size, setup_failed);
     } else {
         MPI_Comm_set_errhandler(group, MPI_ERRORS_RETURN);
         worker(rank, group, HAVE_KILL && is_victim(rank, ngroups));

@@ -7,7 +7,8 @@
 # mpiexec, the MPI coverage figure and the C and C++ coverage checks (built the same
 # three ways), the thesis test program, install + pkg-config + CMake consumer, the
 # wrong-MPI build error, the demo, the ULFM programs, the fault-injection cases
-# (tests/inject) and a smoke run of the benchmarks (bench/smoke.sh). Every mpiexec
+# (tests/inject), kill-point campaigns (tests/campaign) and a smoke run of the
+# benchmarks (bench/smoke.sh). Every mpiexec
 # runs under a timeout; a hang is a failure. Ends with "N passed, M failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -76,6 +77,10 @@ print: ; @echo $(RUST_LIBS)' print)
     case " $libs ${MPI_PC:+$(pkg-config --libs "$MPI_PC")} -lmpi -lmpich " in *" $l "*) ;; *) echo "missing $l"; return 1 ;; esac
   done
 }
+
+# The campaign runner (tools/campaign; no MPI inside): built once, its unit tests.
+t "mpift-campaign: build" env CARGO_TARGET_DIR="$root/target" cargo build --release --quiet -p mpift-campaign
+t "mpift-campaign: cargo test" env CARGO_TARGET_DIR="$root/target" cargo test --release --quiet -p mpift-campaign
 
 for mpi in "${mpis[@]}"; do
   # dynamic: the coverage check also spawns, connects and joins processes (MPICH
@@ -208,6 +213,13 @@ for mpi in "${mpis[@]}"; do
   t "$mpi: demo (master/worker) -n 5" make -s --no-print-directory demo-run MPI="$mpi"
   # Fault injection: one case per rule type, seeds, bit flips, legacy mapping.
   t "$mpi: fault injection (tests/inject/run.sh)" tests/inject/run.sh "$mpi"
+  # Kill-point campaigns (docs/CAMPAIGN.md): the runner end to end, then sampled
+  # campaigns of ft_loop, master_worker and two-death points, 0 HANG/CRASH/WRONG
+  # (`make campaign`: every kill point).
+  if [ "$mpi" != ompi5 ]; then
+    t "$mpi: mpift-campaign end to end (tests/campaign/run.sh)" tests/campaign/run.sh "$mpi"
+  fi
+  t "$mpi: kill-point campaigns, sampled (tests/campaign/liveness.sh)" tests/campaign/liveness.sh "$mpi"
   # The benchmarks build and run (tiny configuration; `make bench` measures).
   t "$mpi: benchmarks build and run (bench/smoke.sh)" bench/smoke.sh "$mpi"
 done
