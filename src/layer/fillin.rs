@@ -101,12 +101,23 @@ fn troubled() -> Vec<Troubled> {
 
 /// Fills in, in order, for the doomed collectives on `t` the others entered.
 fn fill(mut t: Troubled) {
+    let me = news::world_rank() as u32;
     loop {
         let s = t.seq + 1;
         let Some((d, per, all_live_in)) = logs::with(|cache| {
-            let found = cache.get(t.id, s)?;
+            // Only this communicator's members: the parts of an MPI_Comm_split share
+            // its id (each process is in one of them), so others' entries are here too.
+            let found: std::collections::HashMap<u32, Desc> = cache
+                .get(t.id, s)?
+                .iter()
+                .filter(|(w, _)| t.members.contains(w) && **w != me)
+                .map(|(w, d)| (*w, d.clone()))
+                .collect();
+            if found.is_empty() {
+                return None;
+            }
             let all_live_in = t.members.iter().enumerate().all(|(r, w)| r == t.rank || news::is_dead(*w) || found.contains_key(w));
-            logs::by_member(found, &t.members).map(|(d, per)| (d, per, all_live_in))
+            logs::by_member(&found, &t.members).map(|(d, per)| (d, per, all_live_in))
         }) else {
             return;
         };

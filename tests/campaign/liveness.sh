@@ -31,11 +31,11 @@ if [ ! -x "$bin" ]; then
   (CARGO_TARGET_DIR=$root/target cargo build --release --quiet -p mpift-campaign) || exit 1
 fi
 out=$root/build-out/$mpi/campaign
-mkdir -p "$out"
+mkdir -p "$out/bin"
 FT="-Iinclude/compat -Iinclude -Itarget/$mpi/release/include"
 LIBS="$lib -lgcc_s -lutil -lrt -lpthread -lm -ldl"
-"$MPICC" -O2 $FT examples/ft_loop.c $LIBS -o "$out/ft_loop" || exit 1
-"$MPICXX" -O2 $FT examples/master_worker.cpp $LIBS -o "$out/master_worker" || exit 1
+"$MPICC" -O2 $FT examples/ft_loop.c $LIBS -o "$out/bin/ft_loop" || exit 1
+"$MPICXX" -O2 $FT examples/master_worker.cpp $LIBS -o "$out/bin/master_worker" || exit 1
 passed=0 failed=0
 
 json() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2" 2>/dev/null; }
@@ -65,16 +65,16 @@ else
 fi
 cd "$out"
 ok='^ft_loop: rank [0-9]+: OK '
-campaign ft_loop "${sel[@]}" --expect-survivors "$ok" -- "$MPIEXEC" -n 4 ./ft_loop 12
-campaign ft_loop_late "${sel[@]}" --expect-survivors "$ok" -- "$MPIEXEC" -n 4 ./ft_loop 12 late
-campaign master_worker "${sel[@]}" --ranks 1-4 --expect '\(correct\)$' -- "$MPIEXEC" -n 5 ./master_worker --kill 0
-campaign ft_loop_pairs --no-single --pairs "$pairs" --seed 11 --expect-survivors "$ok" -- "$MPIEXEC" -n 4 ./ft_loop 12
+campaign ft_loop "${sel[@]}" --expect-survivors "$ok" -- "$MPIEXEC" -n 4 ./bin/ft_loop 12
+campaign ft_loop_late "${sel[@]}" --expect-survivors "$ok" -- "$MPIEXEC" -n 4 ./bin/ft_loop 12 late
+campaign master_worker "${sel[@]}" --ranks 1-4 --expect '\(correct\)$' -- "$MPIEXEC" -n 5 ./bin/master_worker --kill 0
+campaign ft_loop_pairs --no-single --pairs "$pairs" --seed 11 --expect-survivors "$ok" -- "$MPIEXEC" -n 4 ./bin/ft_loop 12
 
 # Regressions: kill points that hung (ft_loop late: a dead root's Ibcast skipped by
 # the rank whose Sendrecv failed; a Sendrecv whose source was dead did not send).
 if [ "$full" != full ]; then
   for k in 'rank=0@call=10' 'rank=0@call=45' 'rank=3@call=31'; do
-    o=$(MPIFT_KILL="$k" MPIFT_VERBOSE=0 timeout -k 5 60 "$MPIEXEC" -n 4 ./ft_loop 12 late 2>&1)
+    o=$(MPIFT_KILL="$k" MPIFT_VERBOSE=0 timeout -k 5 60 "$MPIEXEC" -n 4 ./bin/ft_loop 12 late 2>&1)
     rc=$? n=$(grep -cE "$ok" <<< "$o")
     if [ "$rc" = 0 ] && [ "$n" = 3 ]; then
       passed=$((passed + 1)); echo "PASS $mpi: ft_loop late $k: 3 survivors OK"
