@@ -138,7 +138,9 @@ fn baseline(args: &Args, checks: &Checks) -> Result<(Baseline, Vec<Calls>), Erro
         return Err(fail(format!("{v}: {why}")));
     }
     if !deaths.is_empty() {
-        return Err(fail(format!("{} rank(s) died without MPIFT_KILL (the program kills itself?)", deaths.len())));
+        // A program that kills ranks itself (Sim_FT_kill_me, a mapped exit): its
+        // victims' traces end at their deaths, so every kill point is reached.
+        eprintln!("mpift-campaign: note: {} rank(s) die in the failure-free run by the program's own doing", deaths.len());
     }
     if np == 0 {
         return Err(fail("no rank left a trace: is the program linked with MPIFT (libmpift.a)?".into()));
