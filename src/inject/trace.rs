@@ -47,14 +47,18 @@ impl Rle {
         self.runs.push((call, 1, name));
     }
 
-    /// The `calls.R` text: one line per run; `dead` adds the death line.
-    pub fn encode(&self, dead: Option<(u64, &str)>) -> String {
+    /// The `calls.R` text: one line per run; `dead` adds the death line, `end`
+    /// (a live rank at `MPI_Finalize`) the seconds since `MPI_Init` returned.
+    pub fn encode(&self, dead: Option<(u64, &str)>, end: Option<f64>) -> String {
         let mut out = String::with_capacity(self.runs.len() * 24);
         for (first, count, name) in &self.runs {
             let _ = writeln!(out, "{first} {count} {name}");
         }
         if let Some((call, name)) = dead {
             let _ = writeln!(out, "dead {call} {}", if name.is_empty() { "-" } else { name });
+        }
+        if let Some(s) = end {
+            let _ = writeln!(out, "end {s:.6} -");
         }
         out
     }
@@ -124,7 +128,8 @@ impl Trace {
     }
     fn write_calls(&self, dead: Option<(u64, &str)>) {
         let path = self.dir.join(format!("calls.{}", self.rank));
-        if let Err(e) = std::fs::write(&path, self.calls.encode(dead)) {
+        let end = dead.is_none().then(|| crate::inject::t0().elapsed().as_secs_f64());
+        if let Err(e) = std::fs::write(&path, self.calls.encode(dead, end)) {
             eprintln!("MPIFT: rank {}: MPIFT_TRACE: cannot write {}: {e}", self.rank, path.display());
         }
     }
@@ -223,7 +228,7 @@ mod tests {
         r.push(7, "MPI_Send");
         r.push(9, "MPI_Send"); // a gap (an untraced call): a new run
         assert_eq!(r.runs, vec![(1, 1, "MPI_Init"), (2, 3, "MPI_Send"), (5, 1, "MPI_Recv"), (6, 2, "MPI_Send"), (9, 1, "MPI_Send")]);
-        assert_eq!(r.encode(None), "1 1 MPI_Init\n2 3 MPI_Send\n5 1 MPI_Recv\n6 2 MPI_Send\n9 1 MPI_Send\n");
+        assert_eq!(r.encode(None, None), "1 1 MPI_Init\n2 3 MPI_Send\n5 1 MPI_Recv\n6 2 MPI_Send\n9 1 MPI_Send\n");
     }
 
     #[test]
@@ -231,8 +236,9 @@ mod tests {
         let mut r = Rle::default();
         r.push(1, "MPI_Init");
         r.push(2, "MPI_Barrier");
-        assert_eq!(r.encode(Some((2, "MPI_Barrier"))), "1 1 MPI_Init\n2 1 MPI_Barrier\ndead 2 MPI_Barrier\n");
-        assert_eq!(r.encode(Some((2, ""))).lines().last(), Some("dead 2 -"));
+        assert_eq!(r.encode(Some((2, "MPI_Barrier")), None), "1 1 MPI_Init\n2 1 MPI_Barrier\ndead 2 MPI_Barrier\n");
+        assert_eq!(r.encode(Some((2, "")), None).lines().last(), Some("dead 2 -"));
+        assert_eq!(r.encode(None, Some(1.5)).lines().last(), Some("end 1.500000 -"));
     }
 
     #[test]

@@ -100,7 +100,9 @@ pub fn candidates(sel: &Selection, traces: &[Calls]) -> Result<Vec<(u32, Vec<u64
 }
 
 /// Every point of the campaign, in a fixed order (singles by rank and call, then
-/// pairs, then times). `ff_secs`: the failure-free run's wall time.
+/// pairs, then times). `ff_secs`: the failure-free run's wall time, the bound of
+/// sampled death times for a rank whose trace has no `end` (its time from
+/// `MPI_Init` to `MPI_Finalize`, which a death time counts in).
 pub fn select(sel: &Selection, traces: &[Calls], ff_secs: f64) -> Result<Vec<Point>, String> {
     let cand = candidates(sel, traces)?;
     let flat: Vec<(u32, u64)> = cand.iter().flat_map(|(r, cs)| cs.iter().map(move |c| (*r, *c))).collect();
@@ -124,7 +126,8 @@ pub fn select(sel: &Selection, traces: &[Calls], ff_secs: f64) -> Result<Vec<Poi
         for _ in 0..k {
             let rank = ranks[rng.below(ranks.len() as u64) as usize];
             // Six decimals in the rule: never 0.
-            let secs = (ff_secs * rng.open01()).max(1e-6);
+            let span = traces.get(rank as usize).and_then(|t| t.end).unwrap_or(ff_secs);
+            let secs = (span * rng.open01()).max(1e-6);
             points.push(Point::Time { rank, secs });
         }
     }

@@ -8,6 +8,8 @@ use std::path::Path;
 pub struct Calls {
     pub runs: Vec<(u64, u64, String)>,
     pub dead: Option<(u64, String)>,
+    /// Seconds from `MPI_Init` to `MPI_Finalize` (a live rank's `end` line).
+    pub end: Option<f64>,
 }
 
 impl Calls {
@@ -28,10 +30,14 @@ impl Calls {
 pub fn parse_calls(text: &str) -> Result<Calls, String> {
     let mut c = Calls::default();
     for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let bad = || format!("line {}: `{line}` is not `<first call> <count> <function>` or `dead <call> <function>`", i + 1);
+        let bad = || format!("line {}: `{line}` is not `<first call> <count> <function>`, `dead <call> <function>` or `end <seconds> -`", i + 1);
         let f: Vec<&str> = line.split_whitespace().collect();
         if f.len() != 3 {
             return Err(bad());
+        }
+        if f[0] == "end" {
+            c.end = Some(f[1].parse().map_err(|_| bad())?);
+            continue;
         }
         if f[0] == "dead" {
             c.dead = Some((f[1].parse().map_err(|_| bad())?, f[2].to_string()));
@@ -108,6 +114,8 @@ mod tests {
         assert_eq!(c.function(8), None);
         assert_eq!(c.function(0), None);
         assert_eq!(c.dead, None);
+        let e = parse_calls("1 1 MPI_Init\n2 3 MPI_Barrier\nend 0.250000 -\n").unwrap();
+        assert_eq!((e.count(), e.end), (4, Some(0.25)));
         let d = parse_calls("1 1 MPI_Init\n2 1 MPI_Barrier\ndead 2 MPI_Barrier\n").unwrap();
         assert_eq!(d.dead, Some((2, "MPI_Barrier".into())));
     }
