@@ -9,7 +9,7 @@
 #   master_worker  examples/master_worker.cpp at 5 ranks, deaths of ranks 1-4 (its
 #                  fault model: the manager, rank 0, does not die); the manager must
 #                  print "(correct)".
-#   ft_loop pairs  two deaths at once (ft_loop default form).
+#   ft_loop pairs  two deaths at once, and 10 deaths at sampled times (ft_loop default form).
 #
 # Without `full` (make test): --sample 40 points per program and form (seed fixed),
 # 10 pairs, and fixed kill points that hung before (regressions). With `full` (make
@@ -68,7 +68,7 @@ ok='^ft_loop: rank [0-9]+: OK '
 campaign ft_loop "${sel[@]}" --expect-survivors "$ok" -- "$MPIEXEC" -n 4 ./bin/ft_loop 12
 campaign ft_loop_late "${sel[@]}" --expect-survivors "$ok" -- "$MPIEXEC" -n 4 ./bin/ft_loop 12 late
 campaign master_worker "${sel[@]}" --ranks 1-4 --expect '\(correct\)$' -- "$MPIEXEC" -n 5 ./bin/master_worker --kill 0
-campaign ft_loop_pairs --no-single --pairs "$pairs" --seed 11 --expect-survivors "$ok" -- "$MPIEXEC" -n 4 ./bin/ft_loop 12
+campaign ft_loop_pairs --no-single --pairs "$pairs" --time 10 --seed 11 --expect-survivors "$ok" -- "$MPIEXEC" -n 4 ./bin/ft_loop 12
 
 # Regressions: kill points that hung (ft_loop late: a dead root's Ibcast skipped by
 # the rank whose Sendrecv failed; a Sendrecv whose source was dead did not send).
