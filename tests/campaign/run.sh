@@ -23,9 +23,8 @@ for v in $(env | sed -n 's/^\(MPIFT_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
 lib=$root/target/$mpi/release/libmpift.a
 [ -f "$lib" ] || { echo "no $lib: make MPI=$mpi lib first" >&2; exit 2; }
 bin=$root/target/release/mpift-campaign
-if [ ! -x "$bin" ]; then
-  (CARGO_TARGET_DIR=$root/target cargo build --release -p mpift-campaign) || exit 1
-fi
+# Always through cargo: a runner built from older sources may not read newer traces.
+(CARGO_TARGET_DIR=$root/target cargo build --release --quiet -p mpift-campaign) || exit 1
 work=$(mktemp -d /tmp/mpift-campaign.XXXXXX)
 passed=0 failed=0
 check() { # check NAME CONDITION-TEXT: PASS if the last test command succeeded
