@@ -5,6 +5,7 @@
 #   make demo                                           run the demo (examples/master_worker.cpp)
 #   make test                                           every test, on MPICH and Open MPI
 #   make campaign [MPI=...]                            every kill point of ft_loop, master_worker (+200 pairs)
+#   make memcheck [MPI=...]                            examples/ulfm under valgrind (tests/valgrind/run.sh)
 #   make coverage [MPI=...]                             MPI functions redirected, measured on mpi.h
 #   make bench [QUICK=1]                                benchmarks -> bench/results/ (not part of test)
 #   make install PREFIX=/usr/local                      headers, library, CMake package, pkg-config
@@ -58,7 +59,7 @@ FT_FLAGS   := -Iinclude/compat -Iinclude -I$(CONFIG_INC)
 CXXFLAGS   ?= -O2 -g -Wall -Wextra
 SOURCES    := $(shell find src build cpp -type f) Cargo.toml build.rs cbindgen.toml
 
-.PHONY: all lib deps campaign MPI_Test_ft MPI_Test_regular demo demo-run test coverage bench install headers-check clean
+.PHONY: all lib deps campaign memcheck MPI_Test_ft MPI_Test_regular demo demo-run test coverage bench install headers-check clean
 
 all: lib
 
@@ -100,6 +101,12 @@ test: deps
 CAMPAIGN_MPIS ?= $(or $(MPI),mpich openmpi)
 campaign: deps
 	@rc=0; for m in $(CAMPAIGN_MPIS); do $(MAKE) --no-print-directory lib MPI=$$m && tests/campaign/liveness.sh $$m full || rc=1; done; exit $$rc
+
+# Every examples/ulfm program under valgrind's memcheck at 4 ranks (not in make test:
+# 10-30 s per program); logs in build-out/<mpi>/valgrind/.
+memcheck: deps
+	@scripts/install-deps.sh valgrind
+	@rc=0; for m in $(CAMPAIGN_MPIS); do $(MAKE) --no-print-directory lib MPI=$$m && tests/valgrind/run.sh $$m 4 || rc=1; done; exit $$rc
 
 # MPI coverage: the real mpi.h against the redirect header (prints the figure).
 coverage:
