@@ -6,8 +6,8 @@
  *      however many members are left, so the total does not depend on that number);
  *   2. a ring exchange with MPI_Sendrecv (each member sends a token to its right
  *      neighbour and checks the one from its left);
- *   3. MPI_Ibcast of the total from member 0, completed with MPI_Wait, checked
- *      against the member's own total;
+ *   3. MPI_Ibcast of the total from member 0, completed with MPI_Wait (or a
+ *      blocking MPI_Bcast), checked against the member's own total;
  *   4. MPIX_Comm_agree on "everything succeeded here".
  * A member whose call fails revokes the communicator at once (so nobody stays
  * blocked in it), then joins the agreement. If the agreement says something failed
@@ -18,9 +18,11 @@
  * and exits 0 iff its sum equals the closed form (and no token or broadcast value
  * was wrong); otherwise it prints "ft_loop: rank R: WRONG ..." and exits 1.
  *
- * Usage: ft_loop [iterations (default 12)] [late]
- *   late: a member whose call failed goes straight to the agreement without revoking
- *         (the others then learn of the failure from their own calls or the agreement).
+ * Usage: ft_loop [iterations (default 12)] [late] [blocking]
+ *   late:     a member whose call failed goes straight to the agreement without
+ *             revoking (the others then learn of the failure from their own calls or
+ *             the agreement).
+ *   blocking: step 3 is a blocking MPI_Bcast instead of MPI_Ibcast + MPI_Wait.
  * FT_LOOP_DIE=R,I,S in the environment: world rank R dies itself before step S (1-4:
  * Allreduce, Sendrecv, Ibcast, agree) of iteration I, with Sim_FT_kill_me() under MPIFT
  * and raise(SIGKILL) on a real ULFM MPI, so one death can be compared with the oracle.
@@ -39,7 +41,7 @@
 #define KILL_ME() raise(SIGKILL)
 #endif
 
-static int die_rank = -1, die_iter = -1, die_step = -1, world_rank;
+static int die_rank = -1, die_iter = -1, die_step = -1, world_rank, blocking;
 
 /* FT_LOOP_DIE: this rank dies before step s of iteration it. */
 static void maybe_die(int it, int s)
@@ -83,9 +85,13 @@ static int step(MPI_Comm comm, int it, double *total, int *wrong)
     double b = (rank == 0) ? *total : -1.0;
     MPI_Request req;
     maybe_die(it, 3);
-    rc = MPI_Ibcast(&b, 1, MPI_DOUBLE, 0, comm, &req);
-    if (rc != MPI_SUCCESS) return rc;
-    rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    if (blocking) {
+        rc = MPI_Bcast(&b, 1, MPI_DOUBLE, 0, comm);
+    } else {
+        rc = MPI_Ibcast(&b, 1, MPI_DOUBLE, 0, comm, &req);
+        if (rc != MPI_SUCCESS) return rc;
+        rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    }
     if (rc != MPI_SUCCESS) return rc;
     if (b != *total) *wrong = 1;
     return MPI_SUCCESS;
@@ -95,7 +101,11 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     int iters = argc > 1 ? atoi(argv[1]) : 12;
-    int late = argc > 2 && argv[2][0] == 'l';
+    int late = 0;
+    for (int i = 2; i < argc; i++) {
+        if (argv[i][0] == 'l') late = 1;
+        if (argv[i][0] == 'b') blocking = 1;
+    }
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     const char *d = getenv("FT_LOOP_DIE");
     if (d) sscanf(d, "%d,%d,%d", &die_rank, &die_iter, &die_step);

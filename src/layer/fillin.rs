@@ -14,9 +14,12 @@
 //! the other members' logs of communicators with a known dead member, and joins
 //! with dummy data each doomed collective the others entered and it has not
 //! (the same MPI function, as a dead rank does), in order: non-blocking forms at
-//! once (their real requests become orphans, which keep the dummy buffers),
-//! blocking forms once every other live member has entered them (so the join
-//! ends at once). Each fill-in is owed to the program: its next collective call on
+//! once (their real requests become orphans, which keep the dummy buffers);
+//! blocking forms in two steps: the entry is logged at once (a *commitment*, which
+//! other members that skipped it see as theirs see here), and the join is made once
+//! every other live member has logged the collective, so it ends at once (two
+//! members that both skipped it would otherwise each wait for the other's entry).
+//! Each fill-in is owed to the program: its next collective call on
 //! that communicator returns `MPI_ERR_PROC_FAILED` without entering ([`claim`]),
 //! so the rank's numbering stays that of the others whether it skipped the
 //! collective or was only late for it (the outcome is the same either way).
@@ -34,6 +37,29 @@ use std::time::{Duration, Instant};
 const POLL_EVERY: Duration = Duration::from_millis(1);
 
 static LAST_POLL: Mutex<Option<Instant>> = Mutex::new(None);
+
+/// A blocking fill-in logged and not joined yet: made once every other live
+/// member has logged collective `seq` (or dropped if a revoke's catch-up did it).
+struct Commit {
+    handle: Sim_FT_MPI_Comm,
+    id: u64,
+    real: mpi::MPI_Comm,
+    rank: usize,
+    members: Vec<u32>,
+    seq: u64,
+    desc: Desc,
+    per: Vec<Option<Desc>>,
+}
+
+// Communicator handles and MPI handles are only used by the thread that calls MPI.
+unsafe impl Send for Commit {}
+
+static COMMITS: Mutex<Vec<Commit>> = Mutex::new(Vec::new());
+
+/// A blocking fill-in on `h` is still to be joined: its real free waits.
+pub fn pending_on(h: Sim_FT_MPI_Comm) -> bool {
+    COMMITS.lock().unwrap().iter().any(|c| c.handle == h)
+}
 
 /// One communicator that may owe fill-ins, as read from the table.
 struct Troubled {
@@ -67,7 +93,7 @@ pub fn poll() {
         return;
     }
     let troubled = troubled();
-    if troubled.is_empty() {
+    if troubled.is_empty() && COMMITS.lock().unwrap().is_empty() {
         return;
     }
     {
@@ -78,13 +104,48 @@ pub fn poll() {
         *last = Some(Instant::now());
     }
     let me = news::world_rank() as u32;
-    let mut ranks: Vec<u32> = troubled.iter().flat_map(|t| t.members.iter().copied()).filter(|w| *w != me && !news::is_dead(*w)).collect();
+    let mut ranks: Vec<u32> = troubled.iter().flat_map(|t| t.members.iter().copied()).collect();
+    ranks.extend(COMMITS.lock().unwrap().iter().flat_map(|c| c.members.iter().copied()));
+    ranks.retain(|w| *w != me && !news::is_dead(*w));
     ranks.sort_unstable();
     ranks.dedup();
     logs::with(|cache| cache.poll_async(&ranks));
     for t in troubled {
         fill(t);
     }
+    join_committed();
+}
+
+/// Joins the blocking fill-ins whose collective every other live member has
+/// logged, in (communicator id, number) order, the same everywhere (blocking joins
+/// in different orders at two ranks would wait for each other).
+fn join_committed() {
+    let mut commits = std::mem::take(&mut *COMMITS.lock().unwrap());
+    commits.sort_by_key(|c| (c.id, c.seq));
+    let mut kept = Vec::new();
+    let mut blocked: Vec<u64> = Vec::new();
+    for c in commits {
+        let me = news::world_rank() as u32;
+        let ready = !blocked.contains(&c.id)
+            && logs::with(|cache| {
+                let found = cache.get(c.id, c.seq);
+                c.members.iter().all(|w| *w == me || news::is_dead(*w) || found.is_some_and(|f| f.contains_key(w)))
+            });
+        if !ready {
+            blocked.push(c.id);
+            kept.push(c);
+            continue;
+        }
+        comm::update(c.handle, |st| st.committed.retain(|s| *s != c.seq));
+        let who = Who { real: c.real, rank: c.rank, size: c.members.len() };
+        if let Joined::Pending(mut p) = join::join(&who, &c.desc, &c.per) {
+            // SAFETY: a request the join started, waited for once.
+            unsafe { mpi::MPI_Wait(&mut p.req, crate::transport::status_ignore()) };
+        }
+        logs::with(|cache| cache.prune(c.id, c.seq));
+        comm::request_gone(c.handle);
+    }
+    COMMITS.lock().unwrap().extend(kept);
 }
 
 /// Communicators with a known dead member, not revoked (a revoke's catch-up
@@ -104,7 +165,7 @@ fn fill(mut t: Troubled) {
     let me = news::world_rank() as u32;
     loop {
         let s = t.seq + 1;
-        let Some((d, per, all_live_in)) = logs::with(|cache| {
+        let Some((d, per)) = logs::with(|cache| {
             // Only this communicator's members: the parts of an MPI_Comm_split share
             // its id (each process is in one of them), so others' entries are here too.
             let found: std::collections::HashMap<u32, Desc> = cache
@@ -116,8 +177,7 @@ fn fill(mut t: Troubled) {
             if found.is_empty() {
                 return None;
             }
-            let all_live_in = t.members.iter().enumerate().all(|(r, w)| r == t.rank || news::is_dead(*w) || found.contains_key(w));
-            logs::by_member(&found, &t.members).map(|(d, per)| (d, per, all_live_in))
+            logs::by_member(&found, &t.members)
         }) else {
             return;
         };
@@ -125,15 +185,24 @@ fn fill(mut t: Troubled) {
             // Every dead member's part was real: the live ones will all come.
             return;
         }
-        let nb = d.fcode & fcode::NB != 0;
-        if !nb && !all_live_in {
-            // A blocking join would wait for a member that is elsewhere.
-            return;
-        }
         if d.fcode & !fcode::NB == fcode::OPAQUE {
             return;
         }
         news::log_entered(t.id, s, &Desc { fcode: d.fcode | logs::DUMMY, ..Desc::default() });
+        if d.fcode & fcode::NB == 0 {
+            // Blocking: committed now (numbered, owed to the program), joined once
+            // every other live member is in (join_committed); until then the log
+            // cache keeps the others' entries of it (comm::entered_counts).
+            comm::update(t.handle, |st| {
+                st.seq = s;
+                st.filled += 1;
+                st.committed.push(s);
+            });
+            let (handle, id, real, rank, members) = (t.handle, t.id, t.real, t.rank, t.members.clone());
+            COMMITS.lock().unwrap().push(Commit { handle, id, real, rank, members, seq: s, desc: d, per });
+            t.seq = s;
+            continue;
+        }
         comm::update(t.handle, |st| {
             st.seq = s;
             st.filled += 1;
