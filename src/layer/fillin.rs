@@ -19,7 +19,11 @@
 //! other members that skipped it see as theirs see here), and the join is made once
 //! every other live member has logged the collective, so it ends at once (two
 //! members that both skipped it would otherwise each wait for the other's entry).
-//! Each fill-in is owed to the program: its next collective call on
+//! A fill-in waits until every other live member has the death's news in its
+//! window (read with RMA, [`all_know`]): a member whose collective completes with
+//! this rank's dummy part then always sees the death when it returns, and reports
+//! `MPI_ERR_PROC_FAILED`, never a success with dummy data (a dead rank's own
+//! joins keep the same rule, layer::zombie). Each fill-in is owed to the program: its next collective call on
 //! that communicator returns `MPI_ERR_PROC_FAILED` without entering ([`claim`]),
 //! so the rank's numbering stays that of the others whether it skipped the
 //! collective or was only late for it (the outcome is the same either way).
@@ -28,7 +32,7 @@ use crate::ffi::handles::Sim_FT_MPI_Comm;
 use crate::layer::describe::{fcode, Desc};
 use crate::layer::join::{self, Joined, Who};
 use crate::layer::{comm, complete, hooks, logs, news};
-use crate::transport::mpi;
+use crate::transport::{mpi, window};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -55,6 +59,67 @@ struct Commit {
 unsafe impl Send for Commit {}
 
 static COMMITS: Mutex<Vec<Commit>> = Mutex::new(Vec::new());
+
+/// Which live members are known here to have which death's news (their window's
+/// dead flag read set), and the reads in flight.
+#[derive(Default)]
+struct NewsCheck {
+    known: std::collections::HashSet<(u32, u32)>,
+    reads: Vec<(u32, u32, mpi::MPI_Request, Box<[u64; 1]>)>,
+}
+
+// Requests and buffers are only touched by the thread that calls MPI.
+unsafe impl Send for NewsCheck {}
+
+static CHECK: Mutex<Option<NewsCheck>> = Mutex::new(None);
+
+/// Every other live member of `members` has the news of every dead member's death
+/// in its window. Never waits: reads (`MPI_Rget` of the flag) started by an earlier
+/// call are tested, missing ones started; false until all are in.
+fn all_know(members: &[u32], me: u32) -> bool {
+    let dead: Vec<u32> = members.iter().copied().filter(|w| news::is_dead(*w)).collect();
+    let mut g = CHECK.lock().unwrap();
+    let c = g.get_or_insert_with(NewsCheck::default);
+    let mut landed = Vec::new();
+    c.reads.retain_mut(|(p, d, r, b)| {
+        if !crate::transport::test_done(r) {
+            return true;
+        }
+        if b[0] != 0 {
+            landed.push((*p, *d));
+        }
+        false
+    });
+    c.known.extend(landed);
+    let mut all = true;
+    for &p in members.iter().filter(|p| **p != me && !news::is_dead(**p)) {
+        for &d in &dead {
+            if c.known.contains(&(p, d)) {
+                continue;
+            }
+            all = false;
+            if c.reads.iter().any(|(q, e, _, _)| (*q, *e) == (p, d)) {
+                continue;
+            }
+            let mut b = Box::new([0u64; 1]);
+            if let Some(r) = news::with(|rt| rt.win.rget(p as usize, window::DEAD + d as usize, &mut b[..])) {
+                c.reads.push((p, d, r, b));
+            }
+        }
+    }
+    all
+}
+
+/// Waits for the reads [`all_know`] has in flight (before the window is freed).
+pub fn settle() {
+    if let Some(c) = CHECK.lock().unwrap().as_mut() {
+        for (_, _, r, _) in c.reads.iter_mut() {
+            // SAFETY: a request of ours, waited for once.
+            unsafe { mpi::MPI_Wait(r, crate::transport::status_ignore()) };
+        }
+        c.reads.clear();
+    }
+}
 
 /// A blocking fill-in on `h` is still to be joined: its real free waits.
 pub fn pending_on(h: Sim_FT_MPI_Comm) -> bool {
@@ -185,7 +250,7 @@ fn fill(mut t: Troubled) {
             // Every dead member's part was real: the live ones will all come.
             return;
         }
-        if d.fcode & !fcode::NB == fcode::OPAQUE {
+        if d.fcode & !fcode::NB == fcode::OPAQUE || !all_know(&t.members, me) {
             return;
         }
         news::log_entered(t.id, s, &Desc { fcode: d.fcode | logs::DUMMY, ..Desc::default() });

@@ -135,6 +135,7 @@ pub fn finalize() -> Outcome {
     ACTIVE.store(false, Ordering::Release);
     // The report's gather: dead ranks join it once every live rank is here.
     crate::inject::finalize();
+    crate::layer::fillin::settle();
     news::stop();
     logs::clear();
     ft::clear();
