@@ -42,15 +42,10 @@ const POLL_EVERY: Duration = Duration::from_millis(1);
 
 static LAST_POLL: Mutex<Option<Instant>> = Mutex::new(None);
 
-/// A blocking fill-in logged and not joined yet: made once every other live
-/// member has logged collective `seq` (or dropped if a revoke's catch-up did it).
+/// A blocking fill-in logged and not joined yet (`at.seq`: its number): made
+/// once every other live member has logged that collective.
 struct Commit {
-    handle: Sim_FT_MPI_Comm,
-    id: u64,
-    real: mpi::MPI_Comm,
-    rank: usize,
-    members: Vec<u32>,
-    seq: u64,
+    at: Troubled,
     desc: Desc,
     per: Vec<Option<Desc>>,
 }
@@ -123,7 +118,7 @@ pub fn settle() {
 
 /// A blocking fill-in on `h` is still to be joined: its real free waits.
 pub fn pending_on(h: Sim_FT_MPI_Comm) -> bool {
-    COMMITS.lock().unwrap().iter().any(|c| c.handle == h)
+    COMMITS.lock().unwrap().iter().any(|c| c.at.handle == h)
 }
 
 /// One communicator that may owe fill-ins, as read from the table.
@@ -170,7 +165,7 @@ pub fn poll() {
     }
     let me = news::world_rank() as u32;
     let mut ranks: Vec<u32> = troubled.iter().flat_map(|t| t.members.iter().copied()).collect();
-    ranks.extend(COMMITS.lock().unwrap().iter().flat_map(|c| c.members.iter().copied()));
+    ranks.extend(COMMITS.lock().unwrap().iter().flat_map(|c| c.at.members.iter().copied()));
     ranks.retain(|w| *w != me && !news::is_dead(*w));
     ranks.sort_unstable();
     ranks.dedup();
@@ -186,29 +181,30 @@ pub fn poll() {
 /// in different orders at two ranks would wait for each other).
 fn join_committed() {
     let mut commits = std::mem::take(&mut *COMMITS.lock().unwrap());
-    commits.sort_by_key(|c| (c.id, c.seq));
+    commits.sort_by_key(|c| (c.at.id, c.at.seq));
     let mut kept = Vec::new();
     let mut blocked: Vec<u64> = Vec::new();
+    let me = news::world_rank() as u32;
     for c in commits {
-        let me = news::world_rank() as u32;
-        let ready = !blocked.contains(&c.id)
+        let t = &c.at;
+        let ready = !blocked.contains(&t.id)
             && logs::with(|cache| {
-                let found = cache.get(c.id, c.seq);
-                c.members.iter().all(|w| *w == me || news::is_dead(*w) || found.is_some_and(|f| f.contains_key(w)))
+                let found = cache.get(t.id, t.seq);
+                t.members.iter().all(|w| *w == me || news::is_dead(*w) || found.is_some_and(|f| f.contains_key(w)))
             });
         if !ready {
-            blocked.push(c.id);
+            blocked.push(t.id);
             kept.push(c);
             continue;
         }
-        comm::update(c.handle, |st| st.committed.retain(|s| *s != c.seq));
-        let who = Who { real: c.real, rank: c.rank, size: c.members.len() };
+        comm::update(t.handle, |st| st.committed.retain(|s| *s != t.seq));
+        let who = Who { real: t.real, rank: t.rank, size: t.members.len() };
         if let Joined::Pending(mut p) = join::join(&who, &c.desc, &c.per) {
             // SAFETY: a request the join started, waited for once.
             unsafe { mpi::MPI_Wait(&mut p.req, crate::transport::status_ignore()) };
         }
-        logs::with(|cache| cache.prune(c.id, c.seq));
-        comm::request_gone(c.handle);
+        logs::with(|cache| cache.prune(t.id, t.seq));
+        comm::request_gone(t.handle);
     }
     COMMITS.lock().unwrap().extend(kept);
 }
@@ -263,8 +259,8 @@ fn fill(mut t: Troubled) {
                 st.filled += 1;
                 st.committed.push(s);
             });
-            let (handle, id, real, rank, members) = (t.handle, t.id, t.real, t.rank, t.members.clone());
-            COMMITS.lock().unwrap().push(Commit { handle, id, real, rank, members, seq: s, desc: d, per });
+            let at = Troubled { seq: s, members: t.members.clone(), ..t };
+            COMMITS.lock().unwrap().push(Commit { at, desc: d, per });
             t.seq = s;
             continue;
         }
