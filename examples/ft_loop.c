@@ -80,7 +80,7 @@ static int step(MPI_Comm comm, int it, double *total, int *wrong)
     rc = MPI_Sendrecv(&token, 1, MPI_INT, right, 7, &got, 1, MPI_INT, left, 7, comm,
                       MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS) return rc;
-    if (got != it * 1000 + left) *wrong = 1;
+    if (got != it * 1000 + left) *wrong |= 1; /* a wrong token */
 
     double b = (rank == 0) ? *total : -1.0;
     MPI_Request req;
@@ -93,7 +93,7 @@ static int step(MPI_Comm comm, int it, double *total, int *wrong)
         rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
     }
     if (rc != MPI_SUCCESS) return rc;
-    if (b != *total) *wrong = 1;
+    if (b != *total) *wrong |= 2; /* a wrong broadcast value */
     return MPI_SUCCESS;
 }
 
@@ -155,8 +155,9 @@ int main(int argc, char **argv)
     for (int it = 0; it < iters; it++)
         for (int k = 0; k < WORK; k++) expect += term(it, k);
     int good = !wrong && sum == expect;
-    printf("ft_loop: rank %d: %s sum %.0f expected %.0f iterations %d shrinks %d\n", world_rank,
-           good ? "OK" : "WRONG", sum, expect, iters, shrinks);
+    printf("ft_loop: rank %d: %s sum %.0f expected %.0f iterations %d shrinks %d%s%s\n", world_rank,
+           good ? "OK" : "WRONG", sum, expect, iters, shrinks, (wrong & 1) ? " (a wrong token arrived)" : "",
+           (wrong & 2) ? " (a wrong broadcast value arrived)" : "");
     fflush(stdout);
     MPI_Comm_free(&comm);
     MPI_Finalize();

@@ -19,8 +19,8 @@
 //! other members that skipped it see as theirs see here), and the join is made once
 //! every other live member has logged the collective, so it ends at once (two
 //! members that both skipped it would otherwise each wait for the other's entry).
-//! A fill-in waits until every other live member has the death's news in its
-//! window (read with RMA, [`all_know`]): a member whose collective completes with
+//! A fill-in waits until every other live member has the death's news where it
+//! looks for it (flag read, counter bumped, with RMA: [`all_know`]): a member whose collective completes with
 //! this rank's dummy part then always sees the death when it returns, and reports
 //! `MPI_ERR_PROC_FAILED`, never a success with dummy data (a dead rank's own
 //! joins keep the same rule, layer::zombie). Each fill-in is owed to the program: its next collective call on
@@ -55,12 +55,23 @@ unsafe impl Send for Commit {}
 
 static COMMITS: Mutex<Vec<Commit>> = Mutex::new(Vec::new());
 
-/// Which live members are known here to have which death's news (their window's
-/// dead flag read set), and the reads in flight.
+/// Which live members are known here to have which death's news, and the RMA
+/// steps in flight to find out: per (member, dead rank), read the member's dead
+/// flag; once set, bump the member's news counter (the flag lands before the dead
+/// rank's own bump of that counter, and a member notices news by its counter).
 #[derive(Default)]
 struct NewsCheck {
     known: std::collections::HashSet<(u32, u32)>,
-    reads: Vec<(u32, u32, mpi::MPI_Request, Box<[u64; 1]>)>,
+    steps: Vec<Step>,
+}
+
+struct Step {
+    member: u32,
+    dead: u32,
+    /// False: reading the flag; true: bumping the counter.
+    bump: bool,
+    req: mpi::MPI_Request,
+    buf: Box<[u64; 2]>,
 }
 
 // Requests and buffers are only touched by the thread that calls MPI.
@@ -69,23 +80,34 @@ unsafe impl Send for NewsCheck {}
 static CHECK: Mutex<Option<NewsCheck>> = Mutex::new(None);
 
 /// Every other live member of `members` has the news of every dead member's death
-/// in its window. Never waits: reads (`MPI_Rget` of the flag) started by an earlier
-/// call are tested, missing ones started; false until all are in.
+/// where it looks for news: the dead flag in its window and its news counter
+/// moved since (so when its collective completes with this rank's dummy part, it
+/// reads the death and reports `MPI_ERR_PROC_FAILED`). Never waits: steps started
+/// by an earlier call are tested, missing ones started; false until all are done.
 fn all_know(members: &[u32], me: u32) -> bool {
     let dead: Vec<u32> = members.iter().copied().filter(|w| news::is_dead(*w)).collect();
     let mut g = CHECK.lock().unwrap();
     let c = g.get_or_insert_with(NewsCheck::default);
-    let mut landed = Vec::new();
-    c.reads.retain_mut(|(p, d, r, b)| {
-        if !crate::transport::test_done(r) {
-            return true;
+    let mut next = Vec::new();
+    for mut st in std::mem::take(&mut c.steps) {
+        if !crate::transport::test_done(&mut st.req) {
+            next.push(st);
+        } else if st.bump {
+            c.known.insert((st.member, st.dead));
+        } else if st.buf[0] != 0 {
+            // The flag is there: bump the counter (applied at the target when the
+            // request completes, transport::window::rupdate).
+            st.bump = true;
+            st.buf[0] = 1;
+            let (vals, old) = st.buf.split_at_mut(1);
+            if let Some(r) = news::with(|rt| rt.win.rupdate(st.member as usize, window::NEWS_GEN, vals, true, old)) {
+                st.req = r;
+                next.push(st);
+            }
         }
-        if b[0] != 0 {
-            landed.push((*p, *d));
-        }
-        false
-    });
-    c.known.extend(landed);
+        // (A flag not set yet: read again below.)
+    }
+    c.steps = next;
     let mut all = true;
     for &p in members.iter().filter(|p| **p != me && !news::is_dead(**p)) {
         for &d in &dead {
@@ -93,26 +115,26 @@ fn all_know(members: &[u32], me: u32) -> bool {
                 continue;
             }
             all = false;
-            if c.reads.iter().any(|(q, e, _, _)| (*q, *e) == (p, d)) {
+            if c.steps.iter().any(|st| (st.member, st.dead) == (p, d)) {
                 continue;
             }
-            let mut b = Box::new([0u64; 1]);
-            if let Some(r) = news::with(|rt| rt.win.rget(p as usize, window::DEAD + d as usize, &mut b[..])) {
-                c.reads.push((p, d, r, b));
+            let mut buf = Box::new([0u64; 2]);
+            if let Some(req) = news::with(|rt| rt.win.rget(p as usize, window::DEAD + d as usize, &mut buf[..1])) {
+                c.steps.push(Step { member: p, dead: d, bump: false, req, buf });
             }
         }
     }
     all
 }
 
-/// Waits for the reads [`all_know`] has in flight (before the window is freed).
+/// Waits for the steps [`all_know`] has in flight (before the window is freed).
 pub fn settle() {
     if let Some(c) = CHECK.lock().unwrap().as_mut() {
-        for (_, _, r, _) in c.reads.iter_mut() {
+        for st in c.steps.iter_mut() {
             // SAFETY: a request of ours, waited for once.
-            unsafe { mpi::MPI_Wait(r, crate::transport::status_ignore()) };
+            unsafe { mpi::MPI_Wait(&mut st.req, crate::transport::status_ignore()) };
         }
-        c.reads.clear();
+        c.steps.clear();
     }
 }
 
