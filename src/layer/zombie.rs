@@ -140,6 +140,11 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>, mut news_out: S
         });
         // Shrinks this rank had started alive, and the communicators they make.
         busy |= ft::zombie_progress();
+        // Revokes this rank made alive and had not finished announcing (the last
+        // steps run at the revoker's next MPI call, which may be where it died):
+        // the others wait for their horizons (ULFM's revoke reaches everyone even
+        // if its initiator dies).
+        busy |= crate::layer::revoke::progress_jobs();
         comms.append(&mut NEW_COMMS.lock().unwrap());
         // Messages sent to this rank: receive and drop them, but only from peers
         // that already have this death's news, so a sender whose message only the
@@ -169,7 +174,12 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>, mut news_out: S
                 }
             }
         }
-        if all_live_finalizing(me, n) && pending.is_empty() && news_out.done() && !ft::zombie_pending() {
+        if all_live_finalizing(me, n)
+            && pending.is_empty()
+            && news_out.done()
+            && !ft::zombie_pending()
+            && !crate::layer::revoke::jobs_pending()
+        {
             logs::with(|cache| cache.settle());
             break;
         }

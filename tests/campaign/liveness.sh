@@ -74,17 +74,20 @@ campaign ft_loop_pairs --no-single --pairs "$pairs" --time 10 --seed 11 --expect
 # Regressions: kill points that hung (ft_loop late: a dead root's Ibcast skipped by
 # the rank whose Sendrecv failed; a Sendrecv whose source was dead did not send;
 # late blocking: a Bcast skipped by two ranks, each waiting for the other's entry).
-regression() { # regression NAME ENV... -- ARGS...: 3 survivors print OK, exit 0
+regression() { # regression NAME ENV... -- ARGS...: every survivor (3, or 2 for a
+  # two-death MPIFT_KILL) prints OK, exit 0
   local name=$1 envs=() o rc n
   shift
   while [ "$1" != -- ]; do envs+=("$1"); shift; done
   shift
   o=$(env "${envs[@]}" MPIFT_VERBOSE=0 timeout -k 5 60 "$MPIEXEC" -n 4 ./bin/ft_loop "$@" 2>&1)
   rc=$? n=$(grep -cE "$ok" <<< "$o")
-  if [ "$rc" = 0 ] && [ "$n" = 3 ]; then
-    passed=$((passed + 1)); echo "PASS $mpi: $name: 3 survivors OK"
+  local want=3
+  case " ${envs[*]} " in *";rank="*) want=2 ;; esac
+  if [ "$rc" = 0 ] && [ "$n" = "$want" ]; then
+    passed=$((passed + 1)); echo "PASS $mpi: $name: $want survivors OK"
   else
-    failed=$((failed + 1)); echo "FAIL $mpi: $name: exit $rc, $n survivors OK"
+    failed=$((failed + 1)); echo "FAIL $mpi: $name: exit $rc, $n survivors OK (want $want)"
   fi
 }
 if [ "$full" != full ]; then
@@ -93,6 +96,11 @@ if [ "$full" != full ]; then
   done
   for r in 0 1 3; do
     regression "ft_loop late blocking, rank $r dies before the Sendrecv of iteration 3" FT_LOOP_DIE="$r,3,2" -- 12 late blocking
+  done
+  # A revoker that dies at its next call (the agreement) before its revoke's
+  # horizon went out (1 run in 4 hung on MPICH before the dead rank finished it).
+  for i in 1 2 3; do
+    regression "ft_loop, revoker dies before finishing its revoke (run $i)" MPIFT_KILL='rank=0@call=81;rank=1@call=77' -- 12
   done
 fi
 echo "$passed passed, $failed failed"
