@@ -174,16 +174,18 @@ pub fn poll() {
     if comm::calm() {
         return;
     }
-    let troubled = troubled();
-    if troubled.is_empty() && COMMITS.lock().unwrap().is_empty() {
-        return;
-    }
     {
+        // First: after a failure every MPI call comes here, and the scan below
+        // copies member lists.
         let mut last = LAST_POLL.lock().unwrap();
         if last.is_some_and(|t| t.elapsed() < POLL_EVERY) {
             return;
         }
         *last = Some(Instant::now());
+    }
+    let troubled = troubled();
+    if troubled.is_empty() && COMMITS.lock().unwrap().is_empty() {
+        return;
     }
     let me = news::world_rank() as u32;
     let mut ranks: Vec<u32> = troubled.iter().flat_map(|t| t.members.iter().copied()).collect();
