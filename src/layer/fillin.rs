@@ -138,6 +138,28 @@ pub fn settle() {
     }
 }
 
+/// Before the program's next real collective on `h`: its committed fill-ins are
+/// joined first (the real MPI must see this rank's collectives on `h` in their
+/// numbers' order); waits, polling, until every other live member has logged them,
+/// as the real call would wait for them.
+pub fn join_before(h: Sim_FT_MPI_Comm) {
+    if comm::calm() || !pending_on(h) {
+        return;
+    }
+    let me = news::world_rank() as u32;
+    let mut idle = crate::layer::revoke::Idle::new();
+    while pending_on(h) {
+        let mut ranks: Vec<u32> = COMMITS.lock().unwrap().iter().filter(|c| c.at.handle == h).flat_map(|c| c.at.members.clone()).collect();
+        ranks.retain(|w| *w != me && !news::is_dead(*w));
+        ranks.sort_unstable();
+        ranks.dedup();
+        logs::with(|cache| cache.poll_async(&ranks));
+        join_committed();
+        news::refresh();
+        idle.pause();
+    }
+}
+
 /// A blocking fill-in on `h` is still to be joined: its real free waits.
 pub fn pending_on(h: Sim_FT_MPI_Comm) -> bool {
     COMMITS.lock().unwrap().iter().any(|c| c.at.handle == h)
