@@ -99,8 +99,6 @@ pub struct CommState {
     /// Collectives joined here with dummy data for the program (layer::fillin)
     /// that its calls have not claimed yet.
     pub filled: u64,
-    /// Blocking fill-ins numbered here and not joined yet (layer::fillin).
-    pub committed: Vec<u64>,
 }
 
 impl CommState {
@@ -190,7 +188,6 @@ fn new_state(real: MPI_Comm, errhandler: Real<MPI_Errhandler>, id: u64, predefin
         horizon: revoke.flatten(),
         free_pending: false,
         filled: 0,
-        committed: Vec::new(),
     }
 }
 
@@ -312,7 +309,7 @@ pub fn free(comm: *mut Sim_FT_MPI_Comm) -> Outcome {
     // MPI marks a communicator with pending operations for deallocation; Open MPI
     // 4.1 instead frees it under a pending non-blocking collective and crashes in
     // its progress engine later. So the real free waits for the last request.
-    if crate::layer::request::on_comm(h) || crate::layer::complete::orphans_on(h) || crate::layer::fillin::pending_on(h) {
+    if crate::layer::request::on_comm(h) || crate::layer::complete::orphans_on(h) {
         update(h, |st| st.free_pending = true);
     } else {
         release(h).map_err(|rc| Failure::on(h, rc))?;
@@ -374,7 +371,6 @@ fn release_deferred_slow() {
         if read(h, |st| st.free_pending).unwrap_or(false)
             && !crate::layer::request::on_comm(h)
             && !crate::layer::complete::orphans_on(h)
-            && !crate::layer::fillin::pending_on(h)
         {
             let _ = release(h);
         }
@@ -446,9 +442,7 @@ pub fn snapshot() -> Vec<CommState> {
 
 /// Each communicator's id and how many collectives this process entered on it.
 pub fn entered_counts() -> std::collections::HashMap<u64, u64> {
-    // Below a blocking fill-in not joined yet: the others' entries of it are needed.
-    let count = |st: &CommState| st.committed.iter().min().map_or(st.seq, |c| c - 1);
-    COMMS.lock().as_ref().map_or_else(Default::default, |m| m.values().map(|st| (st.id, count(st))).collect())
+    COMMS.lock().as_ref().map_or_else(Default::default, |m| m.values().map(|st| (st.id, st.seq)).collect())
 }
 
 /// Revoked communicators that owe catch-up joins (horizon unknown, or collectives

@@ -14,11 +14,10 @@
 //! the other members' logs of communicators with a known dead member, and joins
 //! with dummy data each doomed collective the others entered and it has not
 //! (the same MPI function, as a dead rank does), in order: non-blocking forms at
-//! once (their real requests become orphans, which keep the dummy buffers);
-//! blocking forms in two steps: the entry is logged at once (a *commitment*, which
-//! other members that skipped it see as theirs see here), and the join is made once
-//! every other live member has logged the collective, so it ends at once (two
-//! members that both skipped it would otherwise each wait for the other's entry).
+//! once (their real requests become orphans, which keep the dummy buffers),
+//! blocking forms once every other live member has entered them (so the join ends
+//! at once; two live members that both skip a blocking one wait for each other's
+//! entry: a known gap, docs/ULFM-DIFFERENCES.md).
 //! A fill-in waits until every other live member has the death's news where it
 //! looks for it (flag read, counter bumped, with RMA: [`all_know`]): a member whose collective completes with
 //! this rank's dummy part then always sees the death when it returns, and reports
@@ -41,19 +40,6 @@ use std::time::{Duration, Instant};
 const POLL_EVERY: Duration = Duration::from_millis(1);
 
 static LAST_POLL: Mutex<Option<Instant>> = Mutex::new(None);
-
-/// A blocking fill-in logged and not joined yet (`at.seq`: its number): made
-/// once every other live member has logged that collective.
-struct Commit {
-    at: Troubled,
-    desc: Desc,
-    per: Vec<Option<Desc>>,
-}
-
-// Communicator handles and MPI handles are only used by the thread that calls MPI.
-unsafe impl Send for Commit {}
-
-static COMMITS: Mutex<Vec<Commit>> = Mutex::new(Vec::new());
 
 /// Which live members are known here to have which death's news, and the RMA
 /// steps in flight to find out: per (member, dead rank), read the member's dead
@@ -138,33 +124,6 @@ pub fn settle() {
     }
 }
 
-/// Before the program's next real collective on `h`: its committed fill-ins are
-/// joined first (the real MPI must see this rank's collectives on `h` in their
-/// numbers' order); waits, polling, until every other live member has logged them,
-/// as the real call would wait for them.
-pub fn join_before(h: Sim_FT_MPI_Comm) {
-    if comm::calm() || !pending_on(h) {
-        return;
-    }
-    let me = news::world_rank() as u32;
-    let mut idle = crate::layer::revoke::Idle::new();
-    while pending_on(h) {
-        let mut ranks: Vec<u32> = COMMITS.lock().unwrap().iter().filter(|c| c.at.handle == h).flat_map(|c| c.at.members.clone()).collect();
-        ranks.retain(|w| *w != me && !news::is_dead(*w));
-        ranks.sort_unstable();
-        ranks.dedup();
-        logs::with(|cache| cache.poll_async(&ranks));
-        join_committed();
-        news::refresh();
-        idle.pause();
-    }
-}
-
-/// A blocking fill-in on `h` is still to be joined: its real free waits.
-pub fn pending_on(h: Sim_FT_MPI_Comm) -> bool {
-    COMMITS.lock().unwrap().iter().any(|c| c.at.handle == h)
-}
-
 /// One communicator that may owe fill-ins, as read from the table.
 struct Troubled {
     handle: Sim_FT_MPI_Comm,
@@ -206,12 +165,11 @@ pub fn poll() {
         *last = Some(Instant::now());
     }
     let troubled = troubled();
-    if troubled.is_empty() && COMMITS.lock().unwrap().is_empty() {
+    if troubled.is_empty() {
         return;
     }
     let me = news::world_rank() as u32;
     let mut ranks: Vec<u32> = troubled.iter().flat_map(|t| t.members.iter().copied()).collect();
-    ranks.extend(COMMITS.lock().unwrap().iter().flat_map(|c| c.at.members.iter().copied()));
     ranks.retain(|w| *w != me && !news::is_dead(*w));
     ranks.sort_unstable();
     ranks.dedup();
@@ -219,40 +177,6 @@ pub fn poll() {
     for t in troubled {
         fill(t);
     }
-    join_committed();
-}
-
-/// Joins the blocking fill-ins whose collective every other live member has
-/// logged, in (communicator id, number) order, the same everywhere (blocking joins
-/// in different orders at two ranks would wait for each other).
-fn join_committed() {
-    let mut commits = std::mem::take(&mut *COMMITS.lock().unwrap());
-    commits.sort_by_key(|c| (c.at.id, c.at.seq));
-    let mut kept = Vec::new();
-    let mut blocked: Vec<u64> = Vec::new();
-    let me = news::world_rank() as u32;
-    for c in commits {
-        let t = &c.at;
-        let ready = !blocked.contains(&t.id)
-            && logs::with(|cache| {
-                let found = cache.get(t.id, t.seq);
-                t.members.iter().all(|w| *w == me || news::is_dead(*w) || found.is_some_and(|f| f.contains_key(w)))
-            });
-        if !ready {
-            blocked.push(t.id);
-            kept.push(c);
-            continue;
-        }
-        comm::update(t.handle, |st| st.committed.retain(|s| *s != t.seq));
-        let who = Who { real: t.real, rank: t.rank, size: t.members.len() };
-        if let Joined::Pending(mut p) = join::join(&who, &c.desc, &c.per) {
-            // SAFETY: a request the join started, waited for once.
-            unsafe { mpi::MPI_Wait(&mut p.req, crate::transport::status_ignore()) };
-        }
-        logs::with(|cache| cache.prune(t.id, t.seq));
-        comm::request_gone(t.handle);
-    }
-    COMMITS.lock().unwrap().extend(kept);
 }
 
 /// Communicators with a known dead member, not revoked (a revoke's catch-up
@@ -272,7 +196,7 @@ fn fill(mut t: Troubled) {
     let me = news::world_rank() as u32;
     loop {
         let s = t.seq + 1;
-        let Some((d, per)) = logs::with(|cache| {
+        let Some((d, per, all_live_in)) = logs::with(|cache| {
             // Only this communicator's members: the parts of an MPI_Comm_split share
             // its id (each process is in one of them), so others' entries are here too.
             let found: std::collections::HashMap<u32, Desc> = cache
@@ -284,7 +208,8 @@ fn fill(mut t: Troubled) {
             if found.is_empty() {
                 return None;
             }
-            logs::by_member(&found, &t.members)
+            let all_live_in = t.members.iter().enumerate().all(|(r, w)| r == t.rank || news::is_dead(*w) || found.contains_key(w));
+            logs::by_member(&found, &t.members).map(|(d, per)| (d, per, all_live_in))
         }) else {
             return;
         };
@@ -292,24 +217,14 @@ fn fill(mut t: Troubled) {
             // Every dead member's part was real: the live ones will all come.
             return;
         }
+        if d.fcode & fcode::NB == 0 && !all_live_in {
+            // A blocking join would wait for a member that is elsewhere.
+            return;
+        }
         if d.fcode & !fcode::NB == fcode::OPAQUE || !all_know(&t.members, me) {
             return;
         }
         news::log_entered(t.id, s, &Desc { fcode: d.fcode | logs::DUMMY, ..Desc::default() });
-        if d.fcode & fcode::NB == 0 {
-            // Blocking: committed now (numbered, owed to the program), joined once
-            // every other live member is in (join_committed); until then the log
-            // cache keeps the others' entries of it (comm::entered_counts).
-            comm::update(t.handle, |st| {
-                st.seq = s;
-                st.filled += 1;
-                st.committed.push(s);
-            });
-            let at = Troubled { seq: s, members: t.members.clone(), ..t };
-            COMMITS.lock().unwrap().push(Commit { at, desc: d, per });
-            t.seq = s;
-            continue;
-        }
         comm::update(t.handle, |st| {
             st.seq = s;
             st.filled += 1;

@@ -94,7 +94,6 @@ pub fn coll_enter(c: &CommRef, d: &Desc) -> Result<u64, Failure> {
         // Joined already for this rank (a collective that can only fail).
         return Err(Failure::on(c.handle, SIM_FT_ERR_PROC_FAILED));
     }
-    crate::layer::fillin::join_before(c.handle);
     loop {
         let Some(seq) = log_entry(c, d, true) else {
             return Err(refused(c));
