@@ -18,14 +18,16 @@
 //! blocking forms once every other live member has entered them (so the join ends
 //! at once; two live members that both skip a blocking one wait for each other's
 //! entry: a known gap, docs/ULFM-DIFFERENCES.md).
+//!
 //! A fill-in waits until every other live member has the death's news where it
-//! looks for it (flag read, counter bumped, with RMA: [`all_know`]): a member whose collective completes with
-//! this rank's dummy part then always sees the death when it returns, and reports
-//! `MPI_ERR_PROC_FAILED`, never a success with dummy data (a dead rank's own
-//! joins keep the same rule, layer::zombie). Each fill-in is owed to the program: its next collective call on
-//! that communicator returns `MPI_ERR_PROC_FAILED` without entering ([`claim`]),
-//! so the rank's numbering stays that of the others whether it skipped the
-//! collective or was only late for it (the outcome is the same either way).
+//! looks for it (flag read, counter bumped, with RMA: [`all_know`]): a member
+//! whose collective completes with this rank's dummy part then always sees the
+//! death when it returns, and reports `MPI_ERR_PROC_FAILED`, never a success with
+//! dummy data (a dead rank's own joins keep the same rule, layer::zombie). Each
+//! fill-in is owed to the program: its next collective call on that communicator
+//! returns `MPI_ERR_PROC_FAILED` without entering ([`claim`]), so the rank's
+//! numbering stays that of the others whether it skipped the collective or was
+//! only late for it (the outcome is the same either way).
 
 use crate::ffi::handles::Sim_FT_MPI_Comm;
 use crate::layer::describe::{fcode, Desc};
