@@ -19,17 +19,10 @@
 # M failed"; exits nonzero if any case failed.
 set -u
 cd "$(dirname "$0")/../.."
-root=$PWD
 mpi=${1:-}
 full=${2:-}
-. scripts/mpi-host.sh
-mpi_host "$mpi" || { echo "usage: $0 <mpich|openmpi|ompi5> [full]" >&2; exit 2; }
-for v in $(env | sed -n 's/^\(MPIFT_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
-lib=$root/target/$mpi/release/libmpift.a
-[ -f "$lib" ] || { echo "no $lib: make MPI=$mpi lib first" >&2; exit 2; }
-bin=$root/target/release/mpift-campaign
-# Always through cargo: a runner built from older sources may not read newer traces.
-(CARGO_TARGET_DIR=$root/target cargo build --release --quiet -p mpift-campaign) || exit 1
+usage_more='[full]'
+. tests/campaign/common.sh
 out=$root/build-out/$mpi/campaign
 mkdir -p "$out/bin"
 FT="-Iinclude/compat -Iinclude -Itarget/$mpi/release/include"
@@ -38,7 +31,6 @@ LIBS="$lib -lgcc_s -lutil -lrt -lpthread -lm -ldl"
 "$MPICXX" -O2 $FT examples/master_worker.cpp $LIBS -o "$out/bin/master_worker" || exit 1
 passed=0 failed=0
 
-json() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2" 2>/dev/null; }
 
 # campaign NAME [runner options] -- job...: every run PASS.
 campaign() {

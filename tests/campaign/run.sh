@@ -15,16 +15,9 @@
 # case failed. CAMPAIGN_KEEP=1 keeps the work directory.
 set -u
 cd "$(dirname "$0")/../.."
-root=$PWD
 mpi=${1:-}
-. scripts/mpi-host.sh
-mpi_host "$mpi" || { echo "usage: $0 <mpich|openmpi|ompi5>" >&2; exit 2; }
-for v in $(env | sed -n 's/^\(MPIFT_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
-lib=$root/target/$mpi/release/libmpift.a
-[ -f "$lib" ] || { echo "no $lib: make MPI=$mpi lib first" >&2; exit 2; }
-bin=$root/target/release/mpift-campaign
-# Always through cargo: a runner built from older sources may not read newer traces.
-(CARGO_TARGET_DIR=$root/target cargo build --release --quiet -p mpift-campaign) || exit 1
+usage_more=''
+. tests/campaign/common.sh
 work=$(mktemp -d /tmp/mpift-campaign.XXXXXX)
 passed=0 failed=0
 check() { # check NAME CONDITION-TEXT: PASS if the last test command succeeded
@@ -34,9 +27,6 @@ check() { # check NAME CONDITION-TEXT: PASS if the last test command succeeded
     failed=$((failed + 1)); echo "FAIL $mpi: $2"
     sed 's/^/    | /' "$work/log" 2>/dev/null | tail -n 12
   fi
-}
-json() { # json FILE KEY: a top-level number of a JSON file
-  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2" 2>/dev/null
 }
 
 prog=$work/master_worker
