@@ -4,7 +4,7 @@
 #   make MPI_Test_ft / make MPI_Test_regular           thesis test program, with / without MPIFT
 #   make demo                                           run the demo (examples/master_worker.cpp)
 #   make test                                           every test, on MPICH and Open MPI
-#   make campaign [MPI=...]                            every kill point of ft_loop, master_worker (+200 pairs)
+#   make campaign [MPI=...]                            every kill point of ft_loop, master_worker, MPI_Test_ft (+200 pairs)
 #   make memcheck [MPI=...]                            examples/ulfm under valgrind (tests/valgrind/run.sh)
 #   make coverage [MPI=...]                             MPI functions redirected, measured on mpi.h
 #   make bench [QUICK=1]                                benchmarks -> bench/results/ (not part of test)

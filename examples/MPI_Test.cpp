@@ -39,6 +39,13 @@
 //      communicators; survivors complete one pair at once, free the other communicator
 //      with its requests pending, run test 8 on shrink(live), then complete the others.
 //
+// After each test the survivors shrink `live` and agree on the outcome (settle), so a
+// death the tests did not plan (injected from outside: MPIFT_KILL, mpift-campaign) is
+// found: the test it hit prints "DISTURBED by a death it did not cause" (unless a call
+// returned wrong data: always a FAIL), the later failure tests SKIP, the others must
+// still pass on the shrunk `live`. A rank whose call fails revokes that communicator,
+// so no peer waits for it in a call it skips. Exit 0 if nothing FAILed.
+//
 // Victims (world ranks):
 //
 //   np=4: test 6 kills 3 (the root-dead case uses a communicator whose rank 0 is 3);
@@ -93,11 +100,19 @@ std::vector<MPI_Comm> graveyard;
 struct Outcome {
     bool ok;
     std::string why;
+    bool wrong_data = false; // a call succeeded with wrong data: a failure whatever else died
 };
 
 Outcome pass() { return {true, ""}; }
 Outcome fail(const std::string &why) { return {false, why}; }
 Outcome skip(const std::string &why) { return {true, "SKIP " + why}; }
+
+#if HAVE_FAILURES
+// Deaths the tests caused so far (the same count at every survivor), and whether a death
+// they did not cause was seen (a kill injected from outside: MPIFT_KILL, a campaign).
+int planned_deaths = 0;
+bool unplanned_death = false;
+#endif
 
 std::vector<int> sizes()
 {
@@ -147,10 +162,11 @@ std::string class_name(int cls)
 
 // Checks every MPI call of a test on one communicator. Strict (nothing dead in `comm`):
 // any error fails the test. Tolerant (`comm` holds a dead rank): a call may fail with
-// PROC_FAILED, or REVOKED once someone revoked; the first failing call ends the test at
-// this rank, and the rank revokes `comm` so that peers blocked on it get out (ULFM's
-// recipe: a live peer may have left the collective they wait in). Either way a call that
-// succeeds must deliver correct data.
+// PROC_FAILED, or REVOKED once someone revoked. Either way the first failing call ends
+// the test at this rank, and the rank revokes `comm` so that peers blocked on it get out
+// (ULFM's recipe: a live peer may have left the collective or the exchange they wait in;
+// in a strict test that happens only after an unplanned death). A call that succeeds
+// must deliver correct data.
 struct Ops {
     MPI_Comm comm;
     bool tolerant;
@@ -168,7 +184,8 @@ struct Ops {
             err = error_class(rc);
             if (err == MPI_SUCCESS) err = MPI_ERR_OTHER;
 #if HAVE_FAILURES
-            if (tolerant && comm != MPI_COMM_NULL) MPIX_Comm_revoke(comm);
+            // Strict or not: a peer may wait for this rank in a call it now skips.
+            if (comm != MPI_COMM_NULL) MPIX_Comm_revoke(comm);
 #endif
         }
         return false;
@@ -177,7 +194,7 @@ struct Ops {
 
     Outcome outcome(const std::string &what) const
     {
-        if (wrong) return fail(what + ": " + std::to_string(wrong) + " wrong results");
+        if (wrong) return {false, what + ": " + std::to_string(wrong) + " wrong results", true};
         if (err == MPI_SUCCESS) return pass();
 #if HAVE_FAILURES
         if (tolerant && (err == MPIX_ERR_PROC_FAILED || err == MPIX_ERR_REVOKED)) return pass();
@@ -313,11 +330,17 @@ Outcome strict_suite(MPI_Comm comm, const std::string &where)
     return pass();
 }
 
+// Keeps the first failure in `first`, but wrong data over anything else.
+void keep_first(Outcome &first, const Outcome &r)
+{
+    if (!r.ok && (first.ok || (r.wrong_data && !first.wrong_data))) first = r;
+}
+
 Outcome first_failure(std::initializer_list<Outcome> l)
 {
-    for (const Outcome &o : l)
-        if (!o.ok) return o;
-    return pass();
+    Outcome first = pass();
+    for (const Outcome &o : l) keep_first(first, o);
+    return first;
 }
 
 [[noreturn]] void die()
@@ -333,20 +356,35 @@ Outcome first_failure(std::initializer_list<Outcome> l)
 // at a victim once every other rank has told it that it is past this point. Otherwise a
 // rank still finishing an earlier collective could miss the victim's part of it (ULFM may
 // report PROC_FAILED for a message that the dead rank sent before dying) and the test
-// would depend on timing. Survivors only send: they do not wait for the victims.
+// would depend on timing. A victim first tells the survivors that it reached this point
+// (a survivor receives that before it sends): a survivor that cannot receive it saw the
+// victim die earlier, which the test did not plan (`early_victim_death`).
+bool early_victim_death = false;
 bool victims_ready(MPI_Comm comm, const std::vector<int> &victims)
 {
-    const int tag = 4242;
+    const int tag = 4242, here_tag = 4243;
     int me = comm_rank(comm), n = comm_size(comm), token = 0;
     bool victim = false;
     for (int v : victims) victim = victim || v == me;
     if (!victim) {
-        for (int v : victims) MPI_Send(&token, 1, MPI_INT, v, tag, comm);
+        for (int v : victims) {
+            int here = 0;
+            if (MPI_Recv(&here, 1, MPI_INT, v, here_tag, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+                early_victim_death = true;
+            MPI_Send(&token, 1, MPI_INT, v, tag, comm);
+        }
         return false;
     }
     // Errors are ignored here: a fellow victim may already be dead.
     std::vector<MPI_Request> rq;
     std::vector<int> in(n);
+    for (int r = 0; r < n; ++r) {
+        bool fellow = false;
+        for (int v : victims) fellow = fellow || v == r;
+        if (fellow) continue;
+        rq.emplace_back();
+        MPI_Isend(&token, 1, MPI_INT, r, here_tag, comm, &rq.back());
+    }
     for (int v : victims) {
         if (v == me) continue;
         rq.emplace_back();
@@ -365,6 +403,18 @@ bool victims_ready(MPI_Comm comm, const std::vector<int> &victims)
 void kill_point(MPI_Comm comm, const std::vector<int> &victims)
 {
     if (victims_ready(comm, victims)) die();
+    planned_deaths += (int)victims.size();
+}
+
+// After a test made communicators from `live`: whether every survivor has all of its own
+// (agreed). A death during the creation may fail it at some ranks only; then everybody
+// gives up on them (ULFM's recipe), instead of some waiting on them for the others.
+bool made_everywhere(const std::vector<MPI_Comm> &made)
+{
+    int flag = 1;
+    for (MPI_Comm c : made) flag = flag && c != MPI_COMM_NULL;
+    MPIX_Comm_agree(live, &flag); // PROC_FAILED still agrees on the flag
+    return flag != 0;
 }
 
 MPI_Comm returning(MPI_Comm c)
@@ -405,7 +455,7 @@ Outcome tolerant_suite(std::vector<MPI_Comm> &comms, const std::string &where)
         Outcome r = o.outcome(what);
         // Allreduce needs every contribution: it cannot succeed with a rank dead from the start.
         if (r.ok && (k == 0 || k == 4) && !o.stopped()) r = fail(what + ": succeeded without the dead rank");
-        if (first.ok && !r.ok) first = r;
+        keep_first(first, r);
         bury(comms[k]);
     }
     return first;
@@ -429,8 +479,15 @@ Outcome test6()
         returning(dead_root[k]);
     }
     // Everybody has the communicators before anything happens on them (Open MPI crashes
-    // when a revoke reaches a rank still building the communicator).
-    MPI_Barrier(live);
+    // when a revoke reaches a rank still building the communicator). The agreement is
+    // that point, and it finds a creation that an unplanned death made fail.
+    std::vector<MPI_Comm> made(alive_root);
+    made.insert(made.end(), dead_root.begin(), dead_root.end());
+    if (!made_everywhere(made)) {
+        for (MPI_Comm &c : made)
+            if (c != MPI_COMM_NULL) bury(c);
+        return fail("creating the communicators failed");
+    }
     kill_point(live, {n - 1});
     Outcome a = tolerant_suite(alive_root, "root alive, dead communicator");
     Outcome b = shrink_live("root alive", 1);
@@ -471,7 +528,7 @@ Outcome test7()
         Ops a{s, false};
         allreduce_test(a);
         Outcome ar = a.outcome("Allreduce on shrink " + std::to_string(r));
-        if (first.ok && !ar.ok) first = ar;
+        keep_first(first, ar);
         rc = MPI_Comm_free(&s);
         if (first.ok && rc != MPI_SUCCESS) first = fail("Comm_free returned " + class_name(error_class(rc)));
     }
@@ -572,15 +629,23 @@ int wait_bounded(MPI_Request &r, double seconds)
 // agree and shrink still work (Comm_free of it: at the end, see `graveyard`).
 Outcome test10()
 {
-    MPI_Comm c;
+    MPI_Comm c = MPI_COMM_NULL;
     MPI_Comm_dup(live, &c);
     returning(c);
+    // Everybody has `c` before the revoke (see test6).
+    if (!made_everywhere({c})) {
+        if (c != MPI_COMM_NULL) bury(c);
+        return fail("Comm_dup failed");
+    }
     int n = comm_size(c), me = comm_rank(c);
-    MPI_Barrier(c); // everybody has `c` before the revoke (see test6)
     std::vector<std::string> bad;
+    // Anything but REVOKED fails the test, and the rank revokes `c` itself: if the revoker
+    // died before revoking (an unplanned death), the others must not wait on `c` for ever.
     auto expect_revoked = [&](const char *what, int rc) {
         if (rc == STILL_PENDING) bad.push_back(std::string(what) + ": still pending after 10 s");
         else if (error_class(rc) != MPIX_ERR_REVOKED) bad.push_back(std::string(what) + " returned " + class_name(error_class(rc)));
+        else return;
+        MPIX_Comm_revoke(c);
     };
     if (me == n - 1) MPIX_Comm_revoke(c);
     else expect_revoked("Barrier interrupted by the revoke", MPI_Barrier(c));
@@ -649,7 +714,7 @@ Outcome test11()
 {
     int me = comm_rank(live);
     const int victim = 1, count = 256;
-    MPI_Comm c[2];
+    MPI_Comm c[2] = {MPI_COMM_NULL, MPI_COMM_NULL};
     std::vector<int> buf[2];
     MPI_Request req[4];
     for (int i = 0; i < 2; ++i) {
@@ -659,13 +724,19 @@ Outcome test11()
         if (me == 0)
             for (int j = 0; j < count; ++j) buf[i][j] = 5 * j + i;
     }
-    MPI_Barrier(live); // everybody has both before a revoke (see test6)
+    // Everybody has both before a revoke (see test6).
+    if (!made_everywhere({c[0], c[1]})) {
+        for (MPI_Comm &x : c)
+            if (x != MPI_COMM_NULL) bury(x);
+        return fail("Comm_dup failed");
+    }
     bool dies = victims_ready(live, {victim});
     for (int i = 0; i < 2; ++i) {
         MPI_Ibarrier(c[i], &req[2 * i]);
         MPI_Ibcast(buf[i].data(), count, MPI_INT, 0, c[i], &req[2 * i + 1]);
     }
     if (dies) die();
+    planned_deaths += 1;
 
     // A completed request must be right; an error must be PROC_FAILED or REVOKED. A rank
     // that sees an error revokes the communicator, if it still has it.
@@ -710,7 +781,12 @@ Outcome test11()
 std::function<Outcome()> needs_failures(std::function<Outcome()> f)
 {
 #if HAVE_FAILURES
-    return [f] { return size >= 4 ? f() : skip("needs at least 4 ranks"); };
+    return [f] {
+        if (size < 4) return skip("needs at least 4 ranks");
+        // Its victims and expectations assume only the tests' own deaths so far.
+        if (unplanned_death) return skip("after a death the tests did not cause");
+        return f();
+    };
 #elif defined(MPIFT_VERSION)
     (void)f;
     return [] { return skip("simulated failures (Sim_FT_kill_me) are not in this MPIFT version yet"); };
@@ -718,6 +794,39 @@ std::function<Outcome()> needs_failures(std::function<Outcome()> f)
     (void)f;
     return [] { return skip("needs MPIFT (make MPI_Test_ft) or a ULFM MPI (-DMPIFT_ORACLE)"); };
 #endif
+}
+
+// After each test, at every survivor: live := shrink(live), which also takes out a rank
+// that died unplanned (the failure tests shrink after their own deaths already), then one
+// agreement (an Allreduce without failures) on three bits: 1 the test passed here, 2 no
+// wrong data here, 4 no unplanned death seen during the test. Returns the agreed bits.
+enum { PASSED = 1, DATA_RIGHT = 2, NO_UNPLANNED = 4 };
+int settle(const Outcome &o)
+{
+    int bits = (o.ok ? PASSED : 0) | (o.wrong_data ? 0 : DATA_RIGHT);
+#if HAVE_FAILURES
+    static int unplanned_before = 0; // unplanned deaths found by earlier settles
+    MPI_Comm s = MPI_COMM_NULL;
+    if (MPIX_Comm_shrink(live, &s) == MPI_SUCCESS) {
+        MPI_Comm old = live;
+        live = returning(s);
+        MPI_Comm_free(&old);
+    } else {
+        bits &= ~PASSED;
+    }
+    int unplanned = size - comm_size(live) - planned_deaths; // the same at every survivor
+    if (unplanned == unplanned_before && !early_victim_death) bits |= NO_UNPLANNED;
+    unplanned_before = unplanned;
+    early_victim_death = false;
+    MPIX_Comm_agree(live, &bits); // PROC_FAILED (a death since the shrink) still agrees
+    if (!(bits & NO_UNPLANNED)) unplanned_death = true;
+#else
+    int all = 0;
+    bits |= NO_UNPLANNED;
+    if (MPI_Allreduce(&bits, &all, 1, MPI_INT, MPI_BAND, live) != MPI_SUCCESS) all = 0;
+    bits = all;
+#endif
+    return bits;
 }
 
 } // namespace
@@ -774,42 +883,51 @@ int main(int argc, char **argv)
         {11, "test 8 with a rank dead in pending Ibarrier/Ibcast", needs_failures(nullptr)},
 #endif
     };
-    int passed = 0, failed = 0, skipped = 0;
+    int passed = 0, failed = 0, skipped = 0, nudged = 0;
     for (const Test &t : tests) {
         auto t0 = std::chrono::steady_clock::now();
         Outcome o = t.run();
         double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         // Over the survivors only: MPI_COMM_WORLD holds the dead.
-        int ok = o.ok ? 1 : 0, all_ok = 0;
-        if (MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, live) != MPI_SUCCESS) all_ok = 0;
-        if (!ok) std::fprintf(stderr, "rank %d: test %d: %s\n", rank, t.k, o.why.c_str());
+        int bits = settle(o);
+        bool all_ok = bits & PASSED;
+        // A test that a death it did not cause made fail is not a failure of the layer,
+        // unless a call returned wrong data (a call that succeeds must be right, always).
+        bool disturbed = !all_ok && (bits & DATA_RIGHT) && !(bits & NO_UNPLANNED);
+        if (!o.ok) std::fprintf(stderr, "rank %d: test %d: %s\n", rank, t.k, o.why.c_str());
         bool skip = o.ok && o.why.rfind("SKIP", 0) == 0;
         if (skip) ++skipped;
         else if (all_ok) ++passed;
+        else if (disturbed) ++nudged;
         else ++failed;
         if (comm_rank(live) == 0) {
+            const char *why = o.ok ? "on another rank" : o.why.c_str();
             if (skip) std::printf("Test %d %s: %s\n", t.k, t.name, o.why.c_str());
             else if (all_ok) std::printf("Test %d %s: PASS (%.1f ms)\n", t.k, t.name, ms);
-            else std::printf("Test %d %s: FAIL %s\n", t.k, t.name, ok ? "on another rank" : o.why.c_str());
+            else if (disturbed) std::printf("Test %d %s: DISTURBED by a death it did not cause: %s\n", t.k, t.name, why);
+            else std::printf("Test %d %s: FAIL %s\n", t.k, t.name, why);
             std::fflush(stdout);
         }
     }
     // Free what the tests kept (see `graveyard`): on revoked communicators too, it must work.
     for (MPI_Comm c : {all, rev})
         if (c != MPI_COMM_NULL) graveyard.push_back(c);
-    int bad_free = 0, any_bad_free = 0;
+    Outcome freed = pass();
     for (MPI_Comm &c : graveyard) {
         int rc = MPI_Comm_free(&c);
         if (rc != MPI_SUCCESS) {
             std::fprintf(stderr, "rank %d: Comm_free at the end returned %s\n", rank, class_name(error_class(rc)).c_str());
-            bad_free = 1;
+            freed = fail("Comm_free");
         }
     }
-    if (MPI_Allreduce(&bad_free, &any_bad_free, 1, MPI_INT, MPI_MAX, live) != MPI_SUCCESS) any_bad_free = 1;
-    if (any_bad_free) ++failed;
+    int bits = settle(freed);
+    bool bad_free = !(bits & PASSED) && (bits & NO_UNPLANNED);
+    if (bad_free) ++failed;
     if (comm_rank(live) == 0) {
-        if (any_bad_free) std::printf("FAIL: Comm_free of the communicators kept until the end\n");
-        std::printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+        if (bad_free) std::printf("FAIL: Comm_free of the communicators kept until the end\n");
+        std::printf("%d passed, %d failed, %d skipped", passed, failed, skipped);
+        if (nudged) std::printf(", %d disturbed by deaths the tests did not cause", nudged);
+        std::printf("\n");
     }
     std::fflush(stdout);
     MPI_Comm_free(&live);

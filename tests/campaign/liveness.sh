@@ -11,6 +11,10 @@
 #                  fault model: the manager, rank 0, does not die); the manager must
 #                  print "(correct)".
 #   ft_loop pairs  two deaths at once, and 10 deaths at sampled times (ft_loop default form).
+#   MPI_Test_ft    the thesis test program (examples/MPI_Test.cpp) at 4 ranks, small sizes
+#                  (--iters 2 --max-exp 1 --loops 4: ~450 calls per rank); it kills ranks
+#                  itself, the campaign adds one more death; a test that death disturbs
+#                  is reported as such, any FAIL makes the run fail (exit 1: CRASH).
 #
 # Without `full` (make test): --sample 40 points per program and form (seed fixed),
 # 10 pairs, and fixed kill points that hung before (regressions). With `full` (make
@@ -29,6 +33,7 @@ FT="-Iinclude/compat -Iinclude -Itarget/$mpi/release/include"
 LIBS="$lib -lgcc_s -lutil -lrt -lpthread -lm -ldl"
 "$MPICC" -O2 $FT examples/ft_loop.c $LIBS -o "$out/bin/ft_loop" || exit 1
 "$MPICXX" -O2 $FT examples/master_worker.cpp $LIBS -o "$out/bin/master_worker" || exit 1
+"$MPICXX" -O2 $FT examples/MPI_Test.cpp $LIBS -o "$out/bin/MPI_Test_ft" || exit 1
 passed=0 failed=0
 
 
@@ -60,6 +65,7 @@ ok='^ft_loop: rank [0-9]+: OK '
 campaign ft_loop "${sel[@]}" --expect-survivors "$ok" -- "$MPIEXEC" -n 4 ./bin/ft_loop 12
 campaign ft_loop_late "${sel[@]}" --expect-survivors "$ok" -- "$MPIEXEC" -n 4 ./bin/ft_loop 12 late
 campaign master_worker "${sel[@]}" --ranks 1-4 --expect '\(correct\)$' -- "$MPIEXEC" -n 5 ./bin/master_worker --kill 0
+campaign MPI_Test_ft "${sel[@]}" --expect '^[0-9]+ passed, 0 failed' -- "$MPIEXEC" -n 4 ./bin/MPI_Test_ft --iters 2 --max-exp 1 --loops 4
 campaign ft_loop_pairs --no-single --pairs "$pairs" --time 10 --seed 11 --expect-survivors "$ok" -- "$MPIEXEC" -n 4 ./bin/ft_loop 12
 
 # Regressions: kill points that hung (ft_loop late: a dead root's Ibcast skipped by
