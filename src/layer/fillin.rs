@@ -16,8 +16,11 @@
 //! (the same MPI function, as a dead rank does), in order: non-blocking forms at
 //! once (their real requests become orphans, which keep the dummy buffers),
 //! blocking forms once every other live member has entered them (so the join ends
-//! at once; two live members that both skip a blocking one wait for each other's
-//! entry: a known gap, docs/ULFM-DIFFERENCES.md).
+//! at once) or waits in `MPIX_Comm_agree` on that communicator while a member
+//! held in the collective keeps it there ([`holds_everyone`], [`in_agree`]: two
+//! live members that both skipped it and went to the agreement). Two skippers
+//! that do anything else wait for each other's entry: a known gap,
+//! docs/ULFM-DIFFERENCES.md.
 //!
 //! A fill-in waits until every other live member has the death's news where it
 //! looks for it (flag read, counter bumped, with RMA: [`all_know`]): a member
@@ -124,6 +127,13 @@ pub fn settle() {
         }
         c.steps.clear();
     }
+    if let Some(a) = AGREE_READS.lock().unwrap().as_mut() {
+        for f in a.flight.iter_mut() {
+            // SAFETY: a request of ours, waited for once.
+            unsafe { mpi::MPI_Wait(&mut f.3, crate::transport::status_ignore()) };
+        }
+        a.flight.clear();
+    }
 }
 
 /// One communicator that may owe fill-ins, as read from the table.
@@ -193,12 +203,92 @@ fn troubled() -> Vec<Troubled> {
     v
 }
 
+/// Some live member that entered blocking collective `d` cannot leave it before
+/// every member in `missing` entered (a dead member joins only after every live
+/// one): it needs their data, or a root's data that needs them. `missing`: the
+/// live members other than this rank that have not entered it.
+fn holds_everyone(t: &Troubled, d: &Desc, missing: &[u32]) -> bool {
+    use fcode::*;
+    let me = news::world_rank() as u32;
+    let rank_of = |w: u32| t.members.iter().position(|m| *m == w);
+    let entered: Vec<usize> = (t.members.iter().enumerate())
+        .filter(|(_, w)| **w != me && !news::is_dead(**w) && !missing.contains(w))
+        .map(|(r, _)| r)
+        .collect();
+    let root = t.members.get(d.root as usize).copied();
+    let root_waits = root.is_some_and(|w| news::is_dead(w) || missing.contains(&w));
+    !entered.is_empty()
+        && match d.fcode {
+            BARRIER | ALLREDUCE | ALLGATHER | ALLGATHERV | ALLTOALL | ALLTOALLV | ALLTOALLW | REDUCE_SCATTER | REDUCE_SCATTER_BLOCK => true,
+            // Every other member needs the root's data.
+            BCAST | SCATTER | SCATTERV => root_waits,
+            // The root needs everybody's; it entered and lives.
+            REDUCE | GATHER | GATHERV => root.is_some_and(|w| w != me && !root_waits) && entered.contains(&(d.root as usize)),
+            // Rank i needs ranks below it.
+            SCAN | EXSCAN => {
+                let top = missing.iter().filter_map(|w| rank_of(*w)).max().unwrap_or(0);
+                entered.iter().any(|r| *r > top)
+            }
+            _ => false,
+        }
+}
+
+/// RMA reads of members' [`window::IN_AGREE`] words, per (member, comm id, seq):
+/// a read counts only for the collective it was started for.
+#[derive(Default)]
+struct AgreeReads {
+    flight: Vec<(u32, u64, u64, mpi::MPI_Request, Box<[u64; 1]>)>,
+    seen: std::collections::HashSet<(u32, u64, u64)>,
+}
+
+// Requests and buffers are only touched by the thread that calls MPI.
+unsafe impl Send for AgreeReads {}
+
+static AGREE_READS: Mutex<Option<AgreeReads>> = Mutex::new(None);
+
+/// Every member in `missing` (live, has not entered collective `seq` of `id`)
+/// was seen, after the others had entered it, waiting in `MPIX_Comm_agree` on
+/// that communicator. With [`holds_everyone`], a member in it cannot leave: the
+/// agreement needs the members held in the collective, and they need this one.
+/// So it stays in the agreement, polling, and fills in as well: this rank may
+/// join the blocking collective without waiting for its entry (two members that
+/// both skipped it and went to the agreement). Never waits.
+fn in_agree(id: u64, seq: u64, missing: &[u32]) -> bool {
+    let mut g = AGREE_READS.lock().unwrap();
+    let a = g.get_or_insert_with(AgreeReads::default);
+    let mut next = Vec::new();
+    for mut f in std::mem::take(&mut a.flight) {
+        if !crate::transport::test_done(&mut f.3) {
+            next.push(f);
+        } else if f.4[0] == f.1 {
+            a.seen.insert((f.0, f.1, f.2));
+        }
+    }
+    a.flight = next;
+    a.seen.retain(|(_, i, s)| *i != id || *s >= seq);
+    let mut all = true;
+    for &p in missing {
+        if a.seen.contains(&(p, id, seq)) {
+            continue;
+        }
+        all = false;
+        if a.flight.iter().any(|f| (f.0, f.1, f.2) == (p, id, seq)) {
+            continue;
+        }
+        let mut buf = Box::new([0u64; 1]);
+        if let Some(req) = news::with(|rt| rt.win.rget(p as usize, window::IN_AGREE, &mut buf[..])) {
+            a.flight.push((p, id, seq, req, buf));
+        }
+    }
+    all
+}
+
 /// Fills in, in order, for the doomed collectives on `t` the others entered.
 fn fill(mut t: Troubled) {
     let me = news::world_rank() as u32;
     loop {
         let s = t.seq + 1;
-        let Some((d, per, all_live_in)) = logs::with(|cache| {
+        let Some((d, per, all_live_in, missing)) = logs::with(|cache| {
             // Only this communicator's members: the parts of an MPI_Comm_split share
             // its id (each process is in one of them), so others' entries are here too.
             let found: std::collections::HashMap<u32, Desc> = cache
@@ -210,8 +300,12 @@ fn fill(mut t: Troubled) {
             if found.is_empty() {
                 return None;
             }
-            let all_live_in = t.members.iter().enumerate().all(|(r, w)| r == t.rank || news::is_dead(*w) || found.contains_key(w));
-            logs::by_member(&found, &t.members).map(|(d, per)| (d, per, all_live_in))
+            let missing: Vec<u32> = (t.members.iter().enumerate())
+                .filter(|(r, w)| *r != t.rank && !news::is_dead(**w) && !found.contains_key(w))
+                .map(|(_, w)| *w)
+                .collect();
+            let all_live_in = missing.is_empty();
+            logs::by_member(&found, &t.members).map(|(d, per)| (d, per, all_live_in, missing))
         }) else {
             return;
         };
@@ -219,8 +313,8 @@ fn fill(mut t: Troubled) {
             // Every dead member's part was real: the live ones will all come.
             return;
         }
-        if d.fcode & fcode::NB == 0 && !all_live_in {
-            // A blocking join would wait for a member that is elsewhere.
+        if d.fcode & fcode::NB == 0 && !all_live_in && !(holds_everyone(&t, &d, &missing) && in_agree(t.id, s, &missing)) {
+            // A blocking join would wait for a member that may be elsewhere.
             return;
         }
         if d.fcode & !fcode::NB == fcode::OPAQUE || !all_know(&t.members, me) {

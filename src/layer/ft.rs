@@ -588,7 +588,32 @@ pub fn agree(c: Sim_FT_MPI_Comm, flag: *mut c_int) -> Outcome {
     handles::check_out_ptr(flag, &cr)?;
     refuse_inter(&cr)?;
     let key = start(&cr, What::Agree { flag }, unsafe { *flag }, transport::request_null());
+    let _in = InAgree::mark(cr.id);
     result(&cr, wait(key))
+}
+
+/// While a process waits in `MPIX_Comm_agree` on a communicator, its window says
+/// which ([`window::IN_AGREE`]): it polls there, and cannot leave before every
+/// live member took part, so a fellow member may count on it to join a doomed
+/// blocking collective it skipped (layer::fillin).
+struct InAgree(u64);
+
+impl InAgree {
+    fn mark(id: u64) -> InAgree {
+        let before = news::with(|rt| {
+            let b = rt.win.load(window::IN_AGREE);
+            rt.win.store(window::IN_AGREE, id);
+            rt.win.sync();
+            b
+        });
+        InAgree(before.unwrap_or(0))
+    }
+}
+
+impl Drop for InAgree {
+    fn drop(&mut self) {
+        news::with(|rt| rt.win.store(window::IN_AGREE, self.0));
+    }
 }
 
 /// `MPIX_Comm_iagree`: starts the agreement and returns at once; `*flag` is set

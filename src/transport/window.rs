@@ -41,6 +41,9 @@ pub const REVOKE_HEAD: usize = 2;
 pub const LOG_HEAD: usize = 3;
 /// Deaths the injection policy has granted, job-wide: used in rank 0's region only.
 pub const KILL_TICKETS: usize = 4;
+/// The id of the communicator whose `MPIX_Comm_agree` this process is in (0: none;
+/// layer::ft, read by layer::fillin).
+pub const IN_AGREE: usize = 5;
 pub const DEAD: usize = 8;
 /// Revoke ring slots (triples: value, comm id, check word).
 pub const RING_LEN: usize = 64;

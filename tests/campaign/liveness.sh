@@ -5,8 +5,9 @@
 #
 #   ft_loop        examples/ft_loop.c at 4 ranks (12 iterations), in both forms: the
 #                  default (a rank whose call failed revokes at once) and `late` (it
-#                  goes straight to the agreement); each survivor must print OK.
-#                  (`late blocking` is a known gap: docs/ULFM-DIFFERENCES.md.)
+#                  goes straight to the agreement), and `late blocking` (MPI_Bcast, not
+#                  Ibcast + Wait: two ranks that skip it fill in from the agreement);
+#                  each survivor must print OK.
 #   master_worker  examples/master_worker.cpp at 5 ranks, deaths of ranks 1-4 (its
 #                  fault model: the manager, rank 0, does not die); the manager must
 #                  print "(correct)".
@@ -64,6 +65,7 @@ cd "$out"
 ok='^ft_loop: rank [0-9]+: OK '
 campaign ft_loop "${sel[@]}" --expect-survivors "$ok" -- "$MPIEXEC" -n 4 ./bin/ft_loop 12
 campaign ft_loop_late "${sel[@]}" --expect-survivors "$ok" -- "$MPIEXEC" -n 4 ./bin/ft_loop 12 late
+campaign ft_loop_late_blocking "${sel[@]}" --expect-survivors "$ok" -- "$MPIEXEC" -n 4 ./bin/ft_loop 12 late blocking
 campaign master_worker "${sel[@]}" --ranks 1-4 --expect '\(correct\)$' -- "$MPIEXEC" -n 5 ./bin/master_worker --kill 0
 campaign MPI_Test_ft "${sel[@]}" --expect '^[0-9]+ passed, 0 failed' -- "$MPIEXEC" -n 4 ./bin/MPI_Test_ft --iters 2 --max-exp 1 --loops 4
 campaign ft_loop_pairs --no-single --pairs "$pairs" --time 10 --seed 11 --expect-survivors "$ok" -- "$MPIEXEC" -n 4 ./bin/ft_loop 12
@@ -89,6 +91,12 @@ regression() { # regression NAME ENV... -- ARGS...: every survivor (3, or 2 for 
 if [ "$full" != full ]; then
   for k in 'rank=0@call=10' 'rank=0@call=45' 'rank=3@call=31'; do
     regression "ft_loop late $k" MPIFT_KILL="$k" -- 12 late
+  done
+  # Two ranks skip a blocking MPI_Bcast (its root dead, or its live root is one of
+  # them) and go to the agreement: they hung waiting for each other's entry.
+  regression "ft_loop late blocking, rank 0 kills itself at iteration 3" FT_LOOP_DIE=0,3,2 -- 12 late blocking
+  for k in 'rank=3@call=52' 'rank=1@call=58'; do
+    regression "ft_loop late blocking $k" MPIFT_KILL="$k" -- 12 late blocking
   done
   # A revoker that dies at its next call (the agreement) before its revoke's
   # horizon went out (1 run in 4 hung on MPICH before the dead rank finished it).
