@@ -144,7 +144,7 @@ pub unsafe extern "C" fn Sim_FT_set_kill_policy(rules: *const c_char) -> c_int {
     match std::panic::catch_unwind(|| crate::inject::set_policy(&text)) {
         Ok(Ok(())) => 0,
         Ok(Err(why)) => {
-            eprintln!("MPIFT: Sim_FT_set_kill_policy: {why}");
+            crate::say!("MPIFT: Sim_FT_set_kill_policy: {why}");
             arg
         }
         Err(_) => arg,

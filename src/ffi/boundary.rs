@@ -20,7 +20,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 pub fn run(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
     if !lifecycle::is_active() {
         inject::count_call();
-        eprintln!("MPIFT: {name} called before MPI_Init or after MPI_Finalize");
+        crate::say!("MPIFT: {name} called before MPI_Init or after MPI_Finalize");
         return err::get(unsafe { &err::OTHER });
     }
     inject::decide_kill(name);
@@ -72,7 +72,7 @@ fn handled_inner(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
-            eprintln!("MPIFT: internal error in {name}: {msg}");
+            crate::say!("MPIFT: internal error in {name}: {msg}");
             Failure::on_world(err::get(unsafe { &err::INTERN }))
         }
     };
@@ -119,7 +119,7 @@ impl<T> Fallback for *mut T {
 /// a panic gives the fallback (a null handle).
 pub fn value<T: Fallback>(name: &'static str, f: impl FnOnce() -> T) -> T {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| {
-        eprintln!("MPIFT: internal error in {name}");
+        crate::say!("MPIFT: internal error in {name}");
         T::fallback()
     })
 }

@@ -234,7 +234,7 @@ fn corrupt(op: &'static str, buf: *const c_void, count: c_int, dt: mpi::MPI_Data
     MESSAGES.fetch_add(1, Ordering::Relaxed);
     MESSAGE_BITS.fetch_add(m.min(nbits as u64), Ordering::Relaxed);
     if crate::inject::verbose() >= 3 {
-        eprintln!("MPIFT: rank {}: {op} (tag {tag}): flipped {m} of {nbits} bits on a copy", crate::inject::world_rank());
+        crate::say!("MPIFT: rank {}: {op} (tag {tag}): flipped {m} of {nbits} bits on a copy", crate::inject::world_rank());
     }
     // A copy laid out like the program's buffer: from the lowest to the highest
     // byte the datatype touches over `count` elements.

@@ -58,7 +58,7 @@ pub fn start() {
             "1" | "yes" | "true" => true,
             "" | "0" | "no" | "false" => false,
             other => {
-                eprintln!("MPIFT: MPIFT_EXIT_KILLS=`{other}` is not 0 or 1; exit() stays a real exit");
+                crate::say!("MPIFT: MPIFT_EXIT_KILLS=`{other}` is not 0 or 1; exit() stays a real exit");
                 false
             }
         },

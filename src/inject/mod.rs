@@ -241,7 +241,7 @@ fn grant(cause: Cause) -> bool {
     })
     .unwrap_or(false);
     if verbose() >= 3 || (!ok && verbose() >= 1) {
-        eprintln!(
+        crate::say!(
             "MPIFT: rank {}: {} death {} (max={max}, {want} ticket{})",
             world_rank(),
             cause.name(),
@@ -285,7 +285,7 @@ pub fn die(name: &str, call: u64, cause: Cause) -> ! {
     }
     if verbose() >= 1 {
         let at = if name.is_empty() { format!("after call {call}") } else { format!("at call {call} ({name})") };
-        eprintln!("MPIFT: rank {rank} dies {at}, cause {}, {t:.3} s after MPI_Init", cause.name());
+        crate::say!("MPIFT: rank {rank} dies {at}, cause {}, {t:.3} s after MPI_Init", cause.name());
     }
     trace::died(call, name);
     crate::layer::zombie::kill_me()
@@ -313,7 +313,7 @@ pub fn die_now(cause: Cause) -> ! {
 /// `layer::news` applied the death of these world ranks.
 pub fn on_dead(newly: &[u32]) {
     if verbose() >= 2 && !is_dead() {
-        eprintln!("MPIFT: rank {} learns that rank{} {:?} died", world_rank(), if newly.len() == 1 { "" } else { "s" }, newly);
+        crate::say!("MPIFT: rank {} learns that rank{} {:?} died", world_rank(), if newly.len() == 1 { "" } else { "s" }, newly);
     }
     if NODE_WATCH.load(Ordering::Relaxed) {
         let node = NODE.lock().unwrap();
@@ -473,7 +473,7 @@ fn read_local_settings() {
     if let Ok(v) = std::env::var("MPIFT_VERBOSE") {
         match v.trim().parse::<u8>() {
             Ok(x) if x <= 3 => VERBOSE.store(x, Ordering::Relaxed),
-            _ => eprintln!("MPIFT: MPIFT_VERBOSE=`{v}` is not 0, 1, 2 or 3; using {default}"),
+            _ => crate::say!("MPIFT: MPIFT_VERBOSE=`{v}` is not 0, 1, 2 or 3; using {default}"),
         }
     }
 }
@@ -547,7 +547,7 @@ pub fn start(shadow: mpi::MPI_Comm, me: u32, size: u32, init: &'static str) -> R
     let plan = plan::plan(&policy, me, init_call, p_f, &mut kill_rng);
     bitflip::start(agreed.seed, me, bitflip);
     if me == 0 && verbose() >= 1 && (!agreed.kill.is_empty() || agreed.bitflip.is_some()) {
-        eprintln!(
+        crate::say!(
             "MPIFT: injecting with seed {} ({}){}",
             agreed.seed,
             agreed.seed_from,
@@ -555,7 +555,7 @@ pub fn start(shadow: mpi::MPI_Comm, me: u32, size: u32, init: &'static str) -> R
         );
     }
     if verbose() >= 3 {
-        eprintln!("MPIFT: rank {me}: kill plan {plan:?} (MPI_Init was call {init_call})");
+        crate::say!("MPIFT: rank {me}: kill plan {plan:?} (MPI_Init was call {init_call})");
     }
     trace::start(me as usize, init_call, init);
     *STATE.lock().unwrap() = Some(State {

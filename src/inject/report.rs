@@ -68,7 +68,7 @@ pub fn recovery(function: &'static str, started: Instant, code: c_int) {
     let t_s = started.duration_since(crate::inject::t0()).as_secs_f64();
     let duration_s = started.elapsed().as_secs_f64();
     if crate::inject::verbose() >= 3 {
-        eprintln!(
+        crate::say!(
             "MPIFT: rank {}: {function} took {:.3} ms: {}",
             crate::inject::world_rank(),
             duration_s * 1e3,
@@ -251,12 +251,12 @@ pub fn collect(shadow: mpi::MPI_Comm, n: usize, entry: &str, death: Option<Death
     if let Some(p) = &path {
         match std::fs::write(p, &doc) {
             Ok(()) => wrote = Some(p.clone()),
-            Err(e) => eprintln!("MPIFT: cannot write the report to {p}: {e}"),
+            Err(e) => crate::say!("MPIFT: cannot write the report to {p}: {e}"),
         }
     }
     let active = !h.kill.is_empty() || h.bitflip.is_some();
     if crate::inject::verbose() >= 1 && (active || !deaths.is_empty() || flips > 0 || wrote.is_some()) {
-        eprint!("{}", summary(h, &deaths, Totals { errors, recoveries, flips }, wrote.as_deref()));
+        crate::say_raw(&summary(h, &deaths, Totals { errors, recoveries, flips }, wrote.as_deref()));
     }
 }
 

@@ -130,7 +130,7 @@ impl Trace {
         let path = self.dir.join(format!("calls.{}", self.rank));
         let end = dead.is_none().then(|| crate::inject::t0().elapsed().as_secs_f64());
         if let Err(e) = std::fs::write(&path, self.calls.encode(dead, end)) {
-            eprintln!("MPIFT: rank {}: MPIFT_TRACE: cannot write {}: {e}", self.rank, path.display());
+            crate::say!("MPIFT: rank {}: MPIFT_TRACE: cannot write {}: {e}", self.rank, path.display());
         }
     }
 }
@@ -150,7 +150,7 @@ pub fn start(rank: usize, init_call: u64, init: &'static str) {
     let status = match opened {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("MPIFT: rank {rank}: MPIFT_TRACE: cannot use directory {}: {e}; not tracing", dir.display());
+            crate::say!("MPIFT: rank {rank}: MPIFT_TRACE: cannot use directory {}: {e}; not tracing", dir.display());
             return;
         }
     };

@@ -52,7 +52,7 @@ pub fn raise(name: &str, failure: Failure) -> c_int {
         };
         return failure.code;
     }
-    eprintln!(
+    crate::say!(
         "MPIFT: {name}: {} (error code {}); the communicator's error handler is fatal: aborting",
         error_text(failure.code),
         failure.code

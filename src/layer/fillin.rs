@@ -326,7 +326,7 @@ fn fill(mut t: Troubled) {
             st.filled += 1;
         });
         if news::debug() {
-            eprintln!("MPIFT fill-in {}: comm {:x} #{} f{}", news::world_rank(), t.id, s, d.fcode);
+            crate::say!("MPIFT fill-in {}: comm {:x} #{} f{}", news::world_rank(), t.id, s, d.fcode);
         }
         let who = Who { real: t.real, rank: t.rank, size: t.members.len() };
         if let Joined::Pending(p) = join::join(&who, &d, &per) {

@@ -33,7 +33,7 @@ fn after_init(init: &'static str) -> Outcome {
     transport::serial::set_multithreaded(level == transport::thread_multiple());
     check(news::start().err().unwrap_or(0))?;
     if let Err(stop) = crate::inject::start(news::shadow(), news::world_rank() as u32, news::world_size() as u32, init) {
-        eprintln!("MPIFT: rank {}: MPI_Init: {}", news::world_rank(), stop.why);
+        crate::say!("MPIFT: rank {}: MPI_Init: {}", news::world_rank(), stop.why);
         if !stop.everywhere {
             // Only this rank's own policy is wrong: the others cannot know. Give the
             // launcher time to forward the message first (MPICH's hydra dropped it

@@ -63,7 +63,7 @@ impl LogCache {
             let p = p as usize;
             let (head, got) = news::read_log(p, self.after[p]);
             if news::debug() && head != self.after[p] {
-                eprintln!("MPIFT logs: rank {} head {} -> {} ({} parsed)", p, self.after[p], head, got.len());
+                crate::say!("MPIFT logs: rank {} head {} -> {} ({} parsed)", p, self.after[p], head, got.len());
             }
             self.after[p] = self.take(p, head, got);
         }
@@ -132,7 +132,7 @@ impl LogCache {
         let mine = if got.is_empty() { Default::default() } else { crate::layer::comm::entered_counts() };
         for e in got {
             if news::debug() {
-                eprintln!("MPIFT logs: from {} comm {:x} #{} f{} state {}", p, e.comm, e.seq, e.desc.fcode, e.state);
+                crate::say!("MPIFT logs: from {} comm {:x} #{} f{} state {}", p, e.comm, e.seq, e.desc.fcode, e.state);
             }
             match e.state {
                 window::ENTERED if mine.get(&e.comm).is_some_and(|s| e.seq <= *s) => {}

@@ -55,12 +55,12 @@ pub fn kill_me() -> ! {
     std::thread::sleep(news::timeout());
     let news_out = announce(&sent);
     if crate::inject::verbose() >= 3 {
-        eprintln!("MPIFT: rank {}: dead; telling every process, serving", news::world_rank());
+        crate::say!("MPIFT: rank {}: dead; telling every process, serving", news::world_rank());
     }
     serve(comms, &mut own, news_out);
     crate::inject::trace::dead_done();
     if crate::inject::verbose() >= 3 {
-        eprintln!("MPIFT: rank {}: every live rank is finalizing; dead rank finalizes", news::world_rank());
+        crate::say!("MPIFT: rank {}: every live rank is finalizing; dead rank finalizes", news::world_rank());
     }
     crate::inject::finalize();
     news::stop();
@@ -216,7 +216,7 @@ fn next_join(c: &mut ZComm, told: &[bool]) -> Option<Joined> {
     let (d, per) = logs::with(|cache| {
         let found = cache.get(c.id, s);
         if news::debug() {
-            eprintln!("MPIFT zombie {}: comm {:x} waits for #{} found {:?}", news::world_rank(), c.id, s, found.map(|f| f.keys().collect::<Vec<_>>()));
+            crate::say!("MPIFT zombie {}: comm {:x} waits for #{} found {:?}", news::world_rank(), c.id, s, found.map(|f| f.keys().collect::<Vec<_>>()));
         }
         let found = found?;
         // Every member not known dead must have logged it: then nobody in it waits
@@ -231,7 +231,7 @@ fn next_join(c: &mut ZComm, told: &[bool]) -> Option<Joined> {
     let who = Who { real: c.real, rank: c.rank, size: c.members.len() };
     let j = join::join(&who, &d, &per);
     if matches!(j, Joined::Unsupported) && d.fcode & !fcode::NB != fcode::OPAQUE {
-        eprintln!("MPIFT: dead rank cannot join collective {} on a communicator", d.fcode);
+        crate::say!("MPIFT: dead rank cannot join collective {} on a communicator", d.fcode);
     }
     c.seq = s;
     logs::with(|cache| cache.prune(c.id, s));
