@@ -18,7 +18,7 @@
 //! 4. sends its part of the run report (src/inject/report.rs) with the others,
 //!    frees the window with them, finalizes, and exits with status 0.
 
-use crate::layer::describe::fcode;
+use crate::layer::describe::{fcode, Desc};
 use crate::layer::join::{self, Joined, Pending, Who};
 use crate::layer::{comm, ft, logs, news, request};
 use crate::transport::script::{self, Scripts, Update};
@@ -165,15 +165,7 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>, mut news_out: S
         // Collectives to join.
         // New log entries keep the loop quick (the reads take a few rounds).
         busy |= logs::with(|cache| cache.poll_async(&everyone));
-        for c in comms.iter_mut() {
-            while let Some(j) = next_join(c, &told) {
-                busy = true;
-                match j {
-                    Joined::Pending(p) => pending.push(p),
-                    Joined::Done | Joined::Unsupported => {}
-                }
-            }
-        }
+        busy |= join_ready(&mut comms, &told, &mut pending);
         if all_live_finalizing(me, n)
             && pending.is_empty()
             && news_out.done()
@@ -203,17 +195,40 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>, mut news_out: S
     }
 }
 
-/// The next collective this dead rank must join on `c`, joined; None if not yet.
+/// A collective this dead rank can join now: the descriptor, the members' real
+/// entries and their log numbers.
+type Ready = (Desc, Vec<Option<Desc>>, std::collections::HashMap<u32, u64>);
+
+/// Joins the collectives ready on any of `comms`, one at a time, each time the one
+/// the live members entered first ([`logs::first_in_order`]): two dead ranks
+/// joining two of them in different orders would each hold the other's first one.
+fn join_ready(comms: &mut [ZComm], told: &[bool], pending: &mut Vec<Pending>) -> bool {
+    let mut busy = false;
+    loop {
+        let mut ready: Vec<(usize, Ready)> = comms.iter().enumerate().filter_map(|(i, c)| next_ready(c, told).map(|r| (i, r))).collect();
+        if ready.is_empty() {
+            return busy;
+        }
+        let k = logs::first_in_order(&ready.iter().map(|(_, r)| &r.2).collect::<Vec<_>>());
+        let (i, (d, per, _)) = ready.swap_remove(k);
+        busy = true;
+        if let Joined::Pending(p) = join_next(&mut comms[i], &d, &per) {
+            pending.push(p);
+        }
+    }
+}
+
+/// The next collective this dead rank must join on `c`, if it can now.
 /// Never before every member has this death's news (`told`): a member released by
 /// the dummy contribution must see the death when its call returns, and report
 /// `MPI_ERR_PROC_FAILED` rather than success with dummy data. A member that logged
 /// the collective is inside MPI, so its news lands promptly.
-fn next_join(c: &mut ZComm, told: &[bool]) -> Option<Joined> {
+fn next_ready(c: &ZComm, told: &[bool]) -> Option<Ready> {
     if c.members.iter().any(|w| !told[*w as usize]) {
         return None;
     }
     let s = c.seq + 1;
-    let (d, per) = logs::with(|cache| {
+    logs::with(|cache| {
         let found = cache.get(c.id, s);
         if news::debug() {
             crate::say!("MPIFT zombie {}: comm {:x} waits for #{} found {:?}", news::world_rank(), c.id, s, found.map(|f| f.keys().collect::<Vec<_>>()));
@@ -226,16 +241,22 @@ fn next_join(c: &mut ZComm, told: &[bool]) -> Option<Joined> {
                 return None;
             }
         }
-        logs::by_member(found, &c.members)
-    })?;
+        let (d, per) = logs::by_member(found, &c.members)?;
+        Some((d, per, cache.stamps(c.id, s).cloned().unwrap_or_default()))
+    })
+}
+
+/// Joins `c`'s next collective, `d` (from [`next_ready`]).
+fn join_next(c: &mut ZComm, d: &Desc, per: &[Option<Desc>]) -> Joined {
+    let s = c.seq + 1;
     let who = Who { real: c.real, rank: c.rank, size: c.members.len() };
-    let j = join::join(&who, &d, &per);
+    let j = join::join(&who, d, per);
     if matches!(j, Joined::Unsupported) && d.fcode & !fcode::NB != fcode::OPAQUE {
         crate::say!("MPIFT: dead rank cannot join collective {} on a communicator", d.fcode);
     }
     c.seq = s;
     logs::with(|cache| cache.prune(c.id, s));
-    Some(j)
+    j
 }
 
 /// Communicators made after this rank died (a shrink it had started alive,

@@ -98,6 +98,19 @@ if [ "$full" != full ]; then
   for k in 'rank=3@call=52' 'rank=1@call=58'; do
     regression "ft_loop late blocking $k" MPIFT_KILL="$k" -- 12 late blocking
   done
+  # Two dead ranks (MPI_Test's victim and an injected one) joined two collectives
+  # on different communicators in different orders: each held the other's (1 run
+  # in 6 hung on Open MPI). 5 runs; the summary must say 0 failed.
+  n=0
+  for i in 1 2 3 4 5; do
+    o=$(MPIFT_KILL='rank=1@call=124' MPIFT_VERBOSE=0 timeout -k 5 60 "$MPIEXEC" -n 4 ./bin/MPI_Test_ft --iters 2 --max-exp 1 --loops 4 2>&1) &&
+      grep -qE '^[0-9]+ passed, 0 failed' <<< "$o" && n=$((n + 1))
+  done
+  if [ "$n" = 5 ]; then
+    passed=$((passed + 1)); echo "PASS $mpi: MPI_Test_ft, two dead ranks join in the same order: 5 of 5 runs"
+  else
+    failed=$((failed + 1)); echo "FAIL $mpi: MPI_Test_ft, two dead ranks join in the same order: $n of 5 runs"
+  fi
   # A revoker that dies at its next call (the agreement) before its revoke's
   # horizon went out (1 run in 4 hung on MPICH before the dead rank finished it).
   for i in 1 2 3; do
