@@ -181,8 +181,13 @@ pub fn poll() {
         return;
     }
     let me = news::world_rank() as u32;
+    // Dead members too: the real entry a fill-in takes its counts from may be in
+    // the log of a member that entered the collective and then died (the live
+    // ones that skipped it log dummy entries, which carry none: logs::by_member).
+    // A dead rank's log no longer changes, so after one full read only its head
+    // is read again.
     let mut ranks: Vec<u32> = troubled.iter().flat_map(|t| t.members.iter().copied()).collect();
-    ranks.retain(|w| *w != me && !news::is_dead(*w));
+    ranks.retain(|w| *w != me);
     ranks.sort_unstable();
     ranks.dedup();
     logs::with(|cache| cache.poll_async(&ranks));

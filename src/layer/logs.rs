@@ -207,6 +207,15 @@ impl LogCache {
 
 /// The descriptor to act on and the per-member real entries (None for members
 /// without a real entry: dead, or catching up), from entries keyed by world rank.
+///
+/// The descriptor comes from a real entry: a [`DUMMY`] entry only says "I am in
+/// this collective" (its counts, root, type and op are zero), so one built from
+/// dummies alone would join with other arguments than the members that entered
+/// for real (an `MPI_Ibcast` with count 0 from the root sends nothing, and the
+/// other members wait in it for ever). With dummies only, None: the caller reads
+/// the logs again until a real entry arrives (every dummy entry was written by a
+/// rank that had read one). Only collectives whose join reads nothing but the
+/// function ([`fcode_only`]) go on from a dummy entry.
 pub fn by_member(found: &HashMap<u32, Desc>, members: &[u32]) -> Option<(Desc, Vec<Option<Desc>>)> {
     let mut any = None;
     let per: Vec<Option<Desc>> = members
@@ -221,9 +230,17 @@ pub fn by_member(found: &HashMap<u32, Desc>, members: &[u32]) -> Option<(Desc, V
         })
         .collect();
     let any = any.or_else(|| {
-        found.values().next().map(|d| Desc { fcode: d.fcode & !DUMMY, ..d.clone() })
+        found.values().map(|d| Desc { fcode: d.fcode & !DUMMY, ..d.clone() }).find(|d| fcode_only(d.fcode))
     })?;
     Some((any, per))
+}
+
+/// Collectives a dummy joins from the function code alone (layer::join reads no
+/// count, root, type, op or list for them): a barrier, and the constructors it
+/// joins as `MPI_UNDEFINED` / a duplicate it frees.
+pub fn fcode_only(f: u32) -> bool {
+    use crate::layer::describe::fcode;
+    matches!(f & !fcode::NB & !DUMMY, fcode::BARRIER | fcode::COMM_DUP | fcode::COMM_SPLIT | fcode::COMM_SPLIT_TYPE)
 }
 
 /// Per dead world rank: the collectives (communicator id, number) its log shows it
@@ -262,8 +279,46 @@ pub fn first_in_order(ready: &[&HashMap<u32, u64>]) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::first_in_order;
-    use std::collections::HashMap;
+    use super::*;
+    use crate::layer::describe::{fcode, Spec};
+
+    fn real_bcast() -> Desc {
+        Desc { fcode: fcode::BCAST | fcode::NB, root: 2, send: Spec { count: 1, ty: 14 }, recv: Spec { count: 1, ty: 14 }, ..Desc::default() }
+    }
+
+    fn dummy(f: u32) -> Desc {
+        // What a catching-up or filling-in rank logs (layer::revoke, layer::fillin).
+        Desc { fcode: f | DUMMY, ..Desc::default() }
+    }
+
+    #[test]
+    fn dummy_entries_alone_give_no_descriptor() {
+        let members = [0, 1, 2, 3];
+        // Only another catching-up rank's entry is here: its zero counts and root
+        // must not be joined with (the hang of ft_loop with deaths at calls 52/54).
+        let found: HashMap<u32, Desc> = [(2, dummy(fcode::BCAST | fcode::NB))].into();
+        assert!(by_member(&found, &members).is_none());
+        // Once the real entry of the member that entered it is read, that one counts.
+        let found: HashMap<u32, Desc> = [(2, dummy(fcode::BCAST | fcode::NB)), (1, real_bcast())].into();
+        let (d, per) = by_member(&found, &members).expect("a real entry");
+        assert_eq!((d.fcode, d.root, d.send), (fcode::BCAST | fcode::NB, 2, Spec { count: 1, ty: 14 }));
+        assert!(per[1].is_some() && per[0].is_none() && per[2].is_none() && per[3].is_none());
+    }
+
+    #[test]
+    fn function_only_collectives_go_on_from_a_dummy() {
+        let members = [0, 1, 2];
+        for f in [fcode::BARRIER, fcode::BARRIER | fcode::NB, fcode::COMM_DUP, fcode::COMM_SPLIT, fcode::COMM_SPLIT_TYPE] {
+            let found: HashMap<u32, Desc> = [(1, dummy(f))].into();
+            let (d, per) = by_member(&found, &members).expect("needs no counts");
+            assert_eq!(d.fcode, f);
+            assert!(per.iter().all(|e| e.is_none()));
+        }
+        for f in [fcode::ALLREDUCE, fcode::REDUCE | fcode::NB, fcode::ALLGATHERV, fcode::COMM_CREATE, fcode::CART_CREATE] {
+            let found: HashMap<u32, Desc> = [(1, dummy(f))].into();
+            assert!(by_member(&found, &members).is_none(), "f{f} needs a real entry");
+        }
+    }
 
     fn st(v: &[(u32, u64)]) -> HashMap<u32, u64> {
         v.iter().copied().collect()

@@ -312,12 +312,16 @@ fn join_next(cr: &CommRef, s: u64) -> Outcome {
     let mut idle = Idle::new();
     let (d, per) = loop {
         // The revoke job usually kept the descriptor already (layer::revoke's
-        // reads); read the members' logs only if not.
+        // reads); read the members' logs only if not. An entry of another rank
+        // that catches up (a dummy) is not one: it has no counts (logs::by_member),
+        // so read on until a member's real entry is here.
         let got = logs::with(|cache| {
-            if cache.get(cr.id, s).is_none() {
-                cache.poll(&others);
+            let known = |cache: &logs::LogCache| cache.get(cr.id, s).and_then(|f| logs::by_member(f, &members));
+            if let Some(x) = known(cache) {
+                return Some(x);
             }
-            cache.get(cr.id, s).and_then(|f| logs::by_member(f, &members))
+            cache.poll(&others);
+            known(cache)
         });
         if let Some(x) = got {
             break x;
