@@ -334,6 +334,7 @@ fn join_next(cr: &CommRef, s: u64) -> Outcome {
     comm::update(cr.handle, |st| st.seq = s);
     let who = Who { real: cr.real, rank, size: members.len() };
     if let Joined::Pending(mut p) = join::join(&who, &d, &per) {
+        // SAFETY: the join's own request, waited for once; `p` keeps its buffers.
         unsafe { mpi::MPI_Wait(&mut p.req, transport::status_ignore()) };
     }
     logs::with(|cache| cache.prune(cr.id, s));
