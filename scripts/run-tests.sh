@@ -214,7 +214,7 @@ for mpi in "${mpis[@]}"; do
   # Fault injection: one case per rule type, seeds, bit flips, legacy mapping.
   t "$mpi: fault injection (tests/inject/run.sh)" tests/inject/run.sh "$mpi"
   # Kill-point campaigns (docs/CAMPAIGN.md): the runner end to end, then sampled
-  # campaigns of ft_loop, master_worker and two-death points, 0 HANG/CRASH/WRONG
+  # campaigns of ft_loop, master_worker, MPI_Test_ft and two-death points, 0 HANG/CRASH/WRONG
   # (`make campaign`: every kill point).
   if [ "$mpi" != ompi5 ]; then
     t "$mpi: mpift-campaign end to end (tests/campaign/run.sh)" tests/campaign/run.sh "$mpi"
