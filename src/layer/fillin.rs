@@ -130,7 +130,7 @@ pub fn settle() {
     if let Some(a) = AGREE_READS.lock().unwrap().as_mut() {
         for f in a.flight.iter_mut() {
             // SAFETY: a request of ours, waited for once.
-            unsafe { mpi::MPI_Wait(&mut f.3, crate::transport::status_ignore()) };
+            unsafe { mpi::MPI_Wait(&mut f.req, crate::transport::status_ignore()) };
         }
         a.flight.clear();
     }
@@ -242,8 +242,16 @@ fn holds_everyone(t: &Troubled, d: &Desc, missing: &[u32]) -> bool {
 /// a read counts only for the collective it was started for.
 #[derive(Default)]
 struct AgreeReads {
-    flight: Vec<(u32, u64, u64, mpi::MPI_Request, Box<[u64; 1]>)>,
+    flight: Vec<AgreeRead>,
+    /// (member, comm id, seq) whose read found the member in that agreement.
     seen: std::collections::HashSet<(u32, u64, u64)>,
+}
+
+struct AgreeRead {
+    /// (member, comm id, seq) it was started for.
+    key: (u32, u64, u64),
+    req: mpi::MPI_Request,
+    buf: Box<[u64; 1]>,
 }
 
 // Requests and buffers are only touched by the thread that calls MPI.
@@ -263,26 +271,27 @@ fn in_agree(id: u64, seq: u64, missing: &[u32]) -> bool {
     let a = g.get_or_insert_with(AgreeReads::default);
     let mut next = Vec::new();
     for mut f in std::mem::take(&mut a.flight) {
-        if !crate::transport::test_done(&mut f.3) {
+        if !crate::transport::test_done(&mut f.req) {
             next.push(f);
-        } else if f.4[0] == f.1 {
-            a.seen.insert((f.0, f.1, f.2));
+        } else if f.buf[0] == f.key.1 {
+            a.seen.insert(f.key);
         }
     }
     a.flight = next;
     a.seen.retain(|(_, i, s)| *i != id || *s >= seq);
     let mut all = true;
     for &p in missing {
-        if a.seen.contains(&(p, id, seq)) {
+        let key = (p, id, seq);
+        if a.seen.contains(&key) {
             continue;
         }
         all = false;
-        if a.flight.iter().any(|f| (f.0, f.1, f.2) == (p, id, seq)) {
+        if a.flight.iter().any(|f| f.key == key) {
             continue;
         }
         let mut buf = Box::new([0u64; 1]);
         if let Some(req) = news::with(|rt| rt.win.rget(p as usize, window::IN_AGREE, &mut buf[..])) {
-            a.flight.push((p, id, seq, req, buf));
+            a.flight.push(AgreeRead { key, req, buf });
         }
     }
     all
@@ -293,7 +302,7 @@ fn fill(mut t: Troubled) {
     let me = news::world_rank() as u32;
     loop {
         let s = t.seq + 1;
-        let Some((d, per, all_live_in, missing)) = logs::with(|cache| {
+        let Some((d, per, missing)) = logs::with(|cache| {
             // Only this communicator's members: the parts of an MPI_Comm_split share
             // its id (each process is in one of them), so others' entries are here too.
             let found: std::collections::HashMap<u32, Desc> = cache
@@ -309,8 +318,7 @@ fn fill(mut t: Troubled) {
                 .filter(|(r, w)| *r != t.rank && !news::is_dead(**w) && !found.contains_key(w))
                 .map(|(_, w)| *w)
                 .collect();
-            let all_live_in = missing.is_empty();
-            logs::by_member(&found, &t.members).map(|(d, per)| (d, per, all_live_in, missing))
+            logs::by_member(&found, &t.members).map(|(d, per)| (d, per, missing))
         }) else {
             return;
         };
@@ -318,7 +326,7 @@ fn fill(mut t: Troubled) {
             // Every dead member's part was real: the live ones will all come.
             return;
         }
-        if d.fcode & fcode::NB == 0 && !all_live_in && !(holds_everyone(&t, &d, &missing) && in_agree(t.id, s, &missing)) {
+        if d.fcode & fcode::NB == 0 && !missing.is_empty() && !(holds_everyone(&t, &d, &missing) && in_agree(t.id, s, &missing)) {
             // A blocking join would wait for a member that may be elsewhere.
             return;
         }

@@ -139,10 +139,7 @@ impl LogCache {
             }
             match e.state {
                 window::ENTERED if mine.get(&e.comm).is_some_and(|s| e.seq <= *s) => {}
-                window::ENTERED => {
-                    self.stamps.entry((e.comm, e.seq)).or_default().insert(p as u32, e.stamp);
-                    self.entries.entry((e.comm, e.seq)).or_default().insert(p as u32, e.desc);
-                }
+                window::ENTERED => self.keep(p, e),
                 window::PENDING => upto = upto.min(e.stamp - 1),
                 _ => {}
             }
@@ -154,9 +151,14 @@ impl LogCache {
     /// revoke job), without moving how far its log was polled.
     pub fn keep_entered(&mut self, p: usize, got: Vec<news::Entry>) {
         for e in got.into_iter().filter(|e| e.state == window::ENTERED) {
-            self.stamps.entry((e.comm, e.seq)).or_default().insert(p as u32, e.stamp);
-            self.entries.entry((e.comm, e.seq)).or_default().insert(p as u32, e.desc);
+            self.keep(p, e);
         }
+    }
+
+    /// Keeps world rank `p`'s entered entry `e`: its descriptor and its number.
+    fn keep(&mut self, p: usize, e: news::Entry) {
+        self.stamps.entry((e.comm, e.seq)).or_default().insert(p as u32, e.stamp);
+        self.entries.entry((e.comm, e.seq)).or_default().insert(p as u32, e.desc);
     }
 
     /// Whether world rank `p` had entered `MPI_Finalize` when
