@@ -70,6 +70,7 @@
 #define HAVE_FAILURES 0
 #endif
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -365,9 +366,8 @@ bool victims_ready(MPI_Comm comm, const std::vector<int> &victims)
 {
     const int tag = 4242, here_tag = 4243;
     int me = comm_rank(comm), n = comm_size(comm), token = 0;
-    bool victim = false;
-    for (int v : victims) victim = victim || v == me;
-    if (!victim) {
+    auto is_victim = [&](int r) { return std::find(victims.begin(), victims.end(), r) != victims.end(); };
+    if (!is_victim(me)) {
         for (int v : victims) {
             int here = 0;
             if (MPI_Recv(&here, 1, MPI_INT, v, here_tag, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
@@ -380,9 +380,7 @@ bool victims_ready(MPI_Comm comm, const std::vector<int> &victims)
     std::vector<MPI_Request> rq;
     std::vector<int> in(n);
     for (int r = 0; r < n; ++r) {
-        bool fellow = false;
-        for (int v : victims) fellow = fellow || v == r;
-        if (fellow) continue;
+        if (is_victim(r)) continue;
         rq.emplace_back();
         MPI_Isend(&token, 1, MPI_INT, r, here_tag, comm, &rq.back());
     }
@@ -407,14 +405,15 @@ void kill_point(MPI_Comm comm, const std::vector<int> &victims)
     planned_deaths += (int)victims.size();
 }
 
-// After a test made communicators from `live`: whether every survivor has all of its own
-// (agreed). A death during the creation may fail it at some ranks only; then everybody
-// gives up on them (ULFM's recipe), instead of some waiting on them for the others.
-bool made_everywhere(const std::vector<MPI_Comm> &made)
+// After communicators were made from `parent` (default `live`): whether every survivor
+// has all of its own (agreed). A death during the creation may fail it at some ranks
+// only; then everybody gives up on them (ULFM's recipe), instead of some waiting on them
+// for the others.
+bool made_everywhere(const std::vector<MPI_Comm> &made, MPI_Comm parent = MPI_COMM_NULL)
 {
     int flag = 1;
     for (MPI_Comm c : made) flag = flag && c != MPI_COMM_NULL;
-    MPIX_Comm_agree(live, &flag); // PROC_FAILED still agrees on the flag
+    MPIX_Comm_agree(parent == MPI_COMM_NULL ? live : parent, &flag); // PROC_FAILED still agrees on the flag
     return flag != 0;
 }
 
@@ -864,9 +863,7 @@ int main(int argc, char **argv)
     // A death during these creations (injected from outside) may fail them at some
     // ranks only: then the tests run on the survivors (the shrunk world), without `all`
     // and `rev`, and the failure tests skip.
-    int made = live != MPI_COMM_NULL && all != MPI_COMM_NULL && rev != MPI_COMM_NULL;
-    MPIX_Comm_agree(MPI_COMM_WORLD, &made);
-    if (!made) {
+    if (!made_everywhere({live, all, rev}, MPI_COMM_WORLD)) {
         for (MPI_Comm *c : {&live, &all, &rev})
             if (*c != MPI_COMM_NULL) MPI_Comm_free(c);
         MPIX_Comm_shrink(MPI_COMM_WORLD, &live);
