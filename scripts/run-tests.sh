@@ -177,9 +177,11 @@ for mpi in "${mpis[@]}"; do
     ULFM_CFLAGS="$FT" ULFM_TIMEOUT="${MPIFT_TEST_TIMEOUT:-180}" \
     ULFM_LIBS="$lib -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc" tests/ulfm/run.sh "$MPICC" "$MPIEXEC" 4
 
-  # MPICH's own ULFM tests, unchanged (tests/mpich-ft): the ones real ULFM passes.
+  # MPICH's own ULFM tests, unchanged (tests/mpich-ft): the ones real ULFM passes,
+  # with their testlist's environment as MPICH's runtests passes it
+  # (MPIR_CVAR_ENABLE_FT=1, which MPIFT switches off in the host: layer::lifecycle).
   if [ "$mpi" = mpich ] || [ "$mpi" = openmpi ]; then
-    t "$mpi: MPICH test/mpi/ft, 3 runs each (tests/mpich-ft)" env MFT_WORK="$work/mpich-ft" \
+    t "$mpi: MPICH test/mpi/ft, 3 runs each (tests/mpich-ft)" env MFT_WORK="$work/mpich-ft" MFT_TESTLIST_ENV=1 \
       MFT_SRC_CACHE="${MPIFT_CACHE:-${HOME:-/tmp}/.cache/mpift}/mpich-src" \
       MFT_ONLY="$(grep -v '^#' tests/mpich-ft/must-pass.txt | tr '\n' ' ')" tests/mpich-ft/run.sh "$mpi"
   fi

@@ -8,11 +8,14 @@
 //! - [`topology`]: who forwards to whom (Binomial Graph, k-ary tree), computed over
 //!   the ranks a node believes alive, so it heals as failures become known.
 //! - [`failures`]: known vs acknowledged failures of a communicator (ULFM ack rules).
+//! - [`dissem`]: MPIFT's own barrier (dissemination, stamped messages), which a
+//!   revoke can interrupt at any member.
 //! - [`rbcast`]: the reliable broadcast that revoke and failure propagation are thin
 //!   clients of (as in Open MPI's ULFM, `ompi/communicator/ft`).
 
 pub mod agree;
 pub mod colljoin;
+pub mod dissem;
 pub mod failures;
 pub mod ftagree;
 pub mod rbcast;
