@@ -1357,7 +1357,7 @@ int Sim_FT_MPI_Grequest_start(MPI_Grequest_query_function *query_fn,
 int Sim_FT_MPI_Grequest_complete(Sim_FT_MPI_Request request);
 
 /*
- Redirected `MPI_Barrier`: blocking collective operation.
+ Redirected `MPI_Barrier`: implemented by MPIFT.
  */
 int Sim_FT_MPI_Barrier(Sim_FT_MPI_Comm comm);
 

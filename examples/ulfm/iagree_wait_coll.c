@@ -6,10 +6,12 @@
  * MPI_Allreduce(D). Results: SUCCESS, the bitwise AND, and the collectives'.
  * Needs np >= 2 (np <= 30).
  *
- * MPIFT: a rank inside a real blocking collective advances nothing, so this
- * needs blocking collectives run as their non-blocking forms, which the program
- * asks for before MPI_Init (MPIFT_COLLECTIVES=nonblocking, read from rank 0's
- * environment; docs/CONFIGURATION.md). Real ULFM ignores the variable. */
+ * MPIFT: its own MPI_Barrier serves while it waits (the Barrier round passes in
+ * the default mode), but a rank inside the host MPI's blocking MPI_Allreduce
+ * advances nothing, so this still needs blocking collectives run as their
+ * non-blocking forms, which the program asks for before MPI_Init
+ * (MPIFT_COLLECTIVES=nonblocking, read from rank 0's environment;
+ * docs/CONFIGURATION.md). Real ULFM ignores the variable. */
 #include "ulfm_common.h"
 
 int main(int argc, char **argv)

@@ -8,10 +8,9 @@
  * MPI_Barrier(B) with SUCCESS. Needs np >= 2; the ranks must share a file system
  * (one host).
  *
- * MPIFT: the barrier must not wait for the computing ranks, which needs blocking
- * collectives run as their non-blocking forms; the program asks for it before
- * MPI_Init (MPIFT_COLLECTIVES=nonblocking, read from rank 0's environment;
- * docs/CONFIGURATION.md). Real ULFM ignores the variable. */
+ * MPIFT: its own MPI_Barrier (layer::barrier) leaves as soon as rank 0 learns
+ * of the revoke (the revoker's hint message), without waiting for the computing
+ * ranks, which a host MPI's blocking barrier would need (issue 19). */
 #include "ulfm_common.h"
 #include <unistd.h>
 
@@ -38,7 +37,6 @@ int main(int argc, char **argv)
     MPI_Comm a, b;
     FILE *f;
 
-    setenv("MPIFT_COLLECTIVES", "nonblocking", 1);
     u_init(&argc, &argv, 1);
     id = (long)getpid();
     MPI_Bcast(&id, 1, MPI_LONG, 0, MPI_COMM_WORLD);

@@ -4,11 +4,12 @@
  * after the revoke no operation on A blocks, so rank 0's barrier returns REVOKED,
  * rank 0 joins B, and everybody leaves B with SUCCESS. Three rounds, a fresh A
  * each. Needs np >= 2.
+ * With INSIDE_IBARRIER (revoke_release_inside_ibarrier.c) rank 0 waits in
+ * MPI_Wait on an MPI_Ibarrier(A) instead.
  *
- * MPIFT: a rank inside a real blocking MPI_Barrier(B) cannot join A for rank 0,
- * so this needs blocking collectives run as their non-blocking forms, which the
- * program asks for before MPI_Init (MPIFT_COLLECTIVES=nonblocking, read from
- * rank 0's environment; docs/CONFIGURATION.md). Real ULFM ignores the variable. */
+ * MPIFT: its own MPI_Barrier (layer::barrier) leaves by itself once A is
+ * revoked, and the others' wait in MPI_Barrier(B) keeps MPIFT's service running;
+ * inside a host MPI's blocking barrier neither could happen (issue 19). */
 #include "ulfm_common.h"
 
 #ifndef ROUNDS
@@ -20,7 +21,6 @@ int main(int argc, char **argv)
     int round, rc;
     MPI_Comm a, b;
 
-    setenv("MPIFT_COLLECTIVES", "nonblocking", 1);
     u_init(&argc, &argv, 1);
     MPI_Comm_dup(MPI_COMM_WORLD, &b);
     MPI_Comm_set_errhandler(b, MPI_ERRORS_RETURN);
@@ -29,7 +29,14 @@ int main(int argc, char **argv)
         MPI_Comm_set_errhandler(a, MPI_ERRORS_RETURN);
         MPI_Barrier(b); /* A exists everywhere before anybody revokes it */
         if (u_rank == 0) {
+#ifdef INSIDE_IBARRIER
+            MPI_Request req;
+            rc = MPI_Ibarrier(a, &req);
+            CHECK_RC("Ibarrier(A)", rc, MPI_SUCCESS);
+            rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+#else
             rc = MPI_Barrier(a);
+#endif
             CHECK_RC("Barrier(A)", rc, MPIX_ERR_REVOKED);
         } else if (u_rank == 1) {
             u_sleep_ms(200); /* rank 0 in Barrier(A), the others in Barrier(B) */

@@ -357,18 +357,28 @@ struct Agreed {
     /// `MPIFT_COLLECTIVES=nonblocking`: blocking collectives run as their
     /// non-blocking forms plus MPIFT's wait (layer::hooks).
     nb_colls: bool,
+    /// `MPIFT_BARRIER=host`: `MPI_Barrier` is the host's, not MPIFT's own
+    /// (layer::barrier).
+    host_barrier: bool,
 }
 
 /// Rank 0 reads its environment (and `MPIFT_KILL_FILE`).
 fn read_environment() -> Agreed {
     let requested = crate::layer::ft::requested_fanout();
     let fanout = if requested > 0 { requested } else { crate::layer::ft::DEFAULT_FANOUT };
-    let mut a = Agreed { seed: 0, seed_from: "chosen", kill: String::new(), bitflip: None, error: None, fanout, nb_colls: false };
+    let mut a = Agreed { seed: 0, seed_from: "chosen", kill: String::new(), bitflip: None, error: None, fanout, nb_colls: false, host_barrier: false };
     if let Some(v) = std::env::var("MPIFT_COLLECTIVES").ok().filter(|v| !v.trim().is_empty()) {
         match v.trim() {
             "blocking" => a.nb_colls = false,
             "nonblocking" => a.nb_colls = true,
             t => a.error = Some(format!("invalid MPIFT_COLLECTIVES: bad token `{t}`: expected `blocking` or `nonblocking`")),
+        }
+    }
+    if let Some(v) = std::env::var("MPIFT_BARRIER").ok().filter(|v| !v.trim().is_empty()) {
+        match v.trim() {
+            "own" => a.host_barrier = false,
+            "host" => a.host_barrier = true,
+            t => a.error = Some(format!("invalid MPIFT_BARRIER: bad token `{t}`: expected `own` or `host`")),
         }
     }
     if let Some(v) = std::env::var("MPIFT_TREE_FANOUT").ok().filter(|v| !v.trim().is_empty()) {
@@ -420,7 +430,7 @@ fn agree(comm: mpi::MPI_Comm, me: u32) -> Agreed {
             a.kill,
             a.bitflip.as_deref().unwrap_or("\u{1}"),
             a.fanout,
-            a.nb_colls as u8,
+            a.nb_colls as u8 | (a.host_barrier as u8) << 1,
             a.error.as_deref().unwrap_or("")
         )
     } else {
@@ -442,7 +452,8 @@ fn agree(comm: mpi::MPI_Comm, me: u32) -> Agreed {
         kill: get(2).to_string(),
         bitflip: Some(get(3).to_string()).filter(|b| b != "\u{1}"),
         fanout: get(4).parse().unwrap_or(crate::layer::ft::DEFAULT_FANOUT),
-        nb_colls: get(5) == "1",
+        nb_colls: get(5).parse::<u8>().unwrap_or(0) & 1 != 0,
+        host_barrier: get(5).parse::<u8>().unwrap_or(0) & 2 != 0,
         error: Some(get(6).to_string()).filter(|e| !e.is_empty()),
     }
 }
@@ -524,6 +535,7 @@ pub fn start(shadow: mpi::MPI_Comm, me: u32, size: u32, init: &'static str) -> R
     }
     crate::layer::ft::set_fanout(agreed.fanout);
     crate::layer::hooks::set_nonblocking_colls(agreed.nb_colls);
+    crate::layer::barrier::set_own(!agreed.host_barrier);
     let bitflip = match &agreed.bitflip {
         Some(text) => Some(policy::parse_bitflip(text).map_err(|e| format!("invalid MPIFT_BITFLIP: {e}"))?),
         None => None,

@@ -38,11 +38,16 @@ struct PendingBuffers(Vec<Vec<u8>>, Vec<Vec<c_int>>, Vec<Vec<mpi::MPI_Datatype>>
 // Only touched (dropped) by the thread that calls MPI.
 unsafe impl Send for PendingBuffers {}
 
-/// The communicator a dummy joins on, from the joiner's point of view.
-pub struct Who {
+/// The communicator a dummy joins on, from the joiner's point of view, and the
+/// collective's number there.
+pub struct Who<'a> {
     pub real: mpi::MPI_Comm,
     pub rank: usize,
     pub size: usize,
+    /// Job-wide id and world ranks of the members (MPIFT's own barrier).
+    pub id: u64,
+    pub members: &'a [u32],
+    pub seq: u64,
 }
 
 /// Outcome of a join: done (blocking), pending (non-blocking), or impossible.
@@ -120,6 +125,9 @@ pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>]) -> Joined {
     }
     let e0 = any(entries).cloned().unwrap_or_else(|| d.clone());
     match f {
+        fcode::BARRIER if !nb && crate::layer::barrier::own() => {
+            crate::layer::barrier::join(who.id, who.seq, me, who.members);
+        }
         fcode::BARRIER => call!(mpi::MPI_Barrier(c), mpi::MPI_Ibarrier(c, r)),
         fcode::BCAST => {
             let (t, m) = dt(e0.send.ty);

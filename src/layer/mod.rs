@@ -5,6 +5,7 @@
 //! runs around the real MPI call, and the [`service`] every call runs first once
 //! something went wrong.
 
+pub mod barrier;
 pub mod comm;
 pub mod comm_ctor;
 pub mod complete;

@@ -249,7 +249,7 @@ fn next_ready(c: &ZComm, told: &[bool]) -> Option<Ready> {
 /// Joins `c`'s next collective, `d` (from [`next_ready`]).
 fn join_next(c: &mut ZComm, d: &Desc, per: &[Option<Desc>]) -> Joined {
     let s = c.seq + 1;
-    let who = Who { real: c.real, rank: c.rank, size: c.members.len() };
+    let who = Who { real: c.real, rank: c.rank, size: c.members.len(), id: c.id, members: &c.members, seq: s };
     let j = join::join(&who, d, per);
     if matches!(j, Joined::Unsupported) && d.fcode & !fcode::NB != fcode::OPAQUE {
         crate::say!("MPIFT: dead rank cannot join collective {} on a communicator", d.fcode);

@@ -67,6 +67,10 @@ pub struct Mailbox {
 }
 
 impl Mailbox {
+    pub const fn new() -> Mailbox {
+        Mailbox { kept: Vec::new() }
+    }
+
     /// A message from `from` with stamp `want` arrived earlier: taken.
     pub fn take(&mut self, from: u32, want: Stamp) -> bool {
         match self.kept.iter().position(|k| *k == (from, want)) {
