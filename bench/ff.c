@@ -6,6 +6,7 @@
  *   3  the same with MPI_Isend / MPI_Irecv + MPI_Wait
  *   4  MPI_Bcast from rank 0
  *   5  tests 1 and 2 alternately (one Allreduce, then one Send/Recv, per iteration)
+ *   6  MPI_Barrier (not one of the thesis's; the size is ignored: use --exps 0)
  *
  * Each test runs `iters` (128) iterations per size, sizes 4^0 .. 4^max_exp ints
  * (default 1 .. 2^20), on MPI_COMM_WORLD, after an untimed warm-up of the same
@@ -124,6 +125,9 @@ static int step(int t, int *in, int *out, int count)
     case 4:
         MPI_Bcast(in, count, MPI_INT, 0, MPI_COMM_WORLD);
         return 1;
+    case 6:
+        MPI_Barrier(MPI_COMM_WORLD);
+        return 1;
     default:
         MPI_Allreduce(in, out, count, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         p2p(in, count, 0);
@@ -197,7 +201,7 @@ int main(int argc, char **argv)
 
     for (const char *p = tests; *p; p++) {
         int t = *p - '0';
-        if (t < 1 || t > 5) continue;
+        if (t < 1 || t > 6) continue;
         for (int k = 0; k < ne; k++) {
             int count = 1 << (2 * es[k]), nblocks = count <= 4096 ? blocks : 1;
             /* Warm-up, untimed: a whole block for small sizes (the first block after a

@@ -8,6 +8,9 @@
  * MPI_Barrier(B) with SUCCESS. Needs np >= 2; the ranks must share a file system
  * (one host).
  *
+ * With COMPUTING_IBARRIER (revoke_release_computing_ibarrier.c) rank 0 waits in
+ * MPI_Wait on an MPI_Ibarrier(A) instead.
+ *
  * MPIFT: its own MPI_Barrier (layer::barrier) leaves as soon as rank 0 learns
  * of the revoke (the revoker's hint message), without waiting for the computing
  * ranks, which a host MPI's blocking barrier would need (issue 19). */
@@ -47,7 +50,14 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(a, MPI_ERRORS_RETURN);
     MPI_Barrier(b); /* A exists everywhere before anybody revokes it */
     if (u_rank == 0) {
+#ifdef COMPUTING_IBARRIER
+        MPI_Request req;
+        rc = MPI_Ibarrier(a, &req);
+        CHECK_RC("Ibarrier(A)", rc, MPI_SUCCESS);
+        rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+#else
         rc = MPI_Barrier(a);
+#endif
         CHECK_RC("Barrier(A)", rc, MPIX_ERR_REVOKED);
         f = fopen(path, "w");
         CHECK(f != NULL, "cannot create %s", path);

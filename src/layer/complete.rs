@@ -325,8 +325,18 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
     // Made when first needed: reading the clock costs the failure-free wait.
     let mut idle: Option<Idle> = None;
     loop {
-        let _ = service::run_in_wait();
-        if let Some((code, mut act)) = verdict(st) {
+        // A verdict known already (a revoke hint came with the last wake-up) is
+        // given before the service, which by default waits for the revoke's
+        // horizon (with MPICH, for members computing outside MPI): the program's
+        // next MPI call waits for it at its entry (service::run), so returning
+        // first lets nothing this rank does through MPI run ahead of the revoke
+        // (revoke_release_computing_ibarrier). Failure-free, verdict is one load.
+        let mut known = verdict(st);
+        if known.is_none() {
+            let _ = service::run_in_wait();
+            known = verdict(st);
+        }
+        if let Some((code, mut act)) = known {
             let mut flag = 0;
             unsafe { mpi::MPI_Test(real, &mut flag, status) };
             if flag != 0 {
