@@ -159,6 +159,8 @@ for mpi in "${mpis[@]}"; do
   done
   t "$mpi: MPI_Test_ft with MPIFT_COLLECTIVES=nonblocking -n 4" env MPIFT_COLLECTIVES=nonblocking \
     timeout -k 10 "${MPIFT_TEST_TIMEOUT:-180}" "$MPIEXEC" -n 4 "build-out/$mpi/MPI_Test_ft" $test_args
+  t "$mpi: MPI_Test_ft with the host's barrier (MPIFT_BARRIER=host) -n 4" env MPIFT_BARRIER=host \
+    timeout -k 10 "${MPIFT_TEST_TIMEOUT:-180}" "$MPIEXEC" -n 4 "build-out/$mpi/MPI_Test_ft" $test_args
   # One program per ULFM call and failure case, outcomes as on Open MPI 5 ULFM
   # (docs/ULFM-DIFFERENCES.md); each run under its own timeout.
   t "$mpi: examples/ulfm -n 4" env ULFM_CFLAGS="$FT" ULFM_TIMEOUT="${MPIFT_TEST_TIMEOUT:-180}" \

@@ -41,16 +41,33 @@ pub fn own() -> bool {
     OWN.load(Ordering::Relaxed)
 }
 
-/// Stamps that arrived before their barrier, and sends not yet complete (their
-/// buffers live until MPI is done with them).
+/// Send buffers: a ring of slots in static memory, so a send's buffer stays put
+/// until MPI is done with it, without an allocation per message. A slot is
+/// reused once its send completed (16-byte sends complete at once on both MPIs:
+/// they go eagerly); one still pending is skipped.
+const SLOTS: usize = 64;
+
+/// Stamps that arrived before their barrier, and the send ring.
 struct State {
     mailbox: Mailbox,
-    sends: Vec<(mpi::MPI_Request, Box<[u64; 2]>)>,
+    bufs: [[u64; 2]; SLOTS],
+    reqs: [mpi::MPI_Request; SLOTS],
+    /// Bit i: `reqs[i]` holds a request (until then it is not a valid handle:
+    /// the host's `MPI_REQUEST_NULL` is not known at compile time).
+    used: u64,
+    next: usize,
 }
 // Only the thread that calls MPI touches it (transport::serial).
 unsafe impl Send for State {}
 
-static STATE: Serial<State> = Serial::new(State { mailbox: Mailbox::new(), sends: Vec::new() });
+static STATE: Serial<State> = Serial::new(State {
+    mailbox: Mailbox::new(),
+    bufs: [[0; 2]; SLOTS],
+    // SAFETY: placeholders, never passed to MPI before `used` marks them.
+    reqs: unsafe { std::mem::zeroed() },
+    used: 0,
+    next: 0,
+});
 
 /// How a barrier ended at this member.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,33 +87,48 @@ fn revoked_id(id: u64) -> bool {
     r
 }
 
-/// Drops finished sends (their buffers with them).
-fn reap_sends() {
-    STATE.lock().sends.retain_mut(|(req, _)| !transport::test_done(req));
-}
-
+/// Sends `stamp` to world rank `to` from the next free slot of the ring.
 fn isend(stamp: Stamp, to: u32) {
-    let buf = Box::new(stamp.words());
-    let mut req = transport::request_null();
-    // SAFETY: `buf` is heap memory kept in STATE until the send completes.
-    unsafe {
-        mpi::MPI_Isend(buf.as_ptr() as *const c_void, 2, transport::dt_uint64(), to as c_int, TAG_BARRIER, news::shadow(), &mut req)
+    let mut guard = STATE.lock();
+    let st = &mut *guard;
+    let mut tries = 0;
+    let i = loop {
+        let i = st.next;
+        st.next = (st.next + 1) % SLOTS;
+        if st.used & (1 << i) == 0 || transport::test_done(&mut st.reqs[i]) {
+            break i;
+        }
+        tries += 1;
+        if tries == SLOTS {
+            // Every slot still sending (partners out of MPI for long, 64 stamps
+            // pending): wait for this one.
+            // SAFETY: a live send request of ours.
+            unsafe { mpi::MPI_Wait(&mut st.reqs[i], transport::status_ignore()) };
+            break i;
+        }
     };
-    STATE.lock().sends.push((req, buf));
+    st.used |= 1 << i;
+    st.bufs[i] = stamp.words();
+    // SAFETY: the slot's buffer is static memory, not written again until this
+    // send completed (checked above when the ring comes back to it).
+    unsafe {
+        mpi::MPI_Isend(st.bufs[i].as_ptr() as *const c_void, 2, transport::dt_uint64(), to as c_int, TAG_BARRIER, news::shadow(), &mut st.reqs[i])
+    };
 }
 
-/// A posted receive of one stamp.
+/// A posted receive of one stamp. Its buffer is the caller's (on its stack, not
+/// moved while the receive is posted).
 struct Recv {
     req: mpi::MPI_Request,
-    buf: Box<[u64; 2]>,
 }
 
 impl Recv {
-    fn post(from: u32) -> Recv {
-        let mut r = Recv { req: transport::request_null(), buf: Box::new([0; 2]) };
-        // SAFETY: `buf` lives in `r`, which is completed or cancelled before it is dropped.
+    fn post(from: u32, buf: &mut [u64; 2]) -> Recv {
+        let mut r = Recv { req: transport::request_null() };
+        // SAFETY: `buf` outlives the receive: it is completed or cancelled (and
+        // waited for) before the caller's frame ends.
         unsafe {
-            mpi::MPI_Irecv(r.buf.as_mut_ptr() as *mut c_void, 2, transport::dt_uint64(), from as c_int, TAG_BARRIER, news::shadow(), &mut r.req)
+            mpi::MPI_Irecv(buf.as_mut_ptr() as *mut c_void, 2, transport::dt_uint64(), from as c_int, TAG_BARRIER, news::shadow(), &mut r.req)
         };
         r
     }
@@ -105,7 +137,7 @@ impl Recv {
     /// matched the receive, that stamp is sorted like any other (it may be another
     /// communicator's barrier that the sender is already in: found by
     /// revoke_release_computing on MPICH, where dropping it hung that barrier).
-    fn cancel(mut self, from: u32, want: Stamp) {
+    fn cancel(mut self, buf: &[u64; 2], from: u32, want: Stamp) {
         let mut status: mpi::MPI_Status = unsafe { std::mem::zeroed() };
         let mut cancelled: c_int = 0;
         // SAFETY: our own pending receive; waited for once after the cancel.
@@ -115,7 +147,7 @@ impl Recv {
             mpi::MPI_Test_cancelled(&status, &mut cancelled);
         }
         if cancelled == 0 {
-            let got = Stamp::from_words(*self.buf);
+            let got = Stamp::from_words(*buf);
             // The abandoned barrier's own stamp sorts as Mine and is dropped.
             let _ = STATE.lock().mailbox.sort(from, got, want, revoked_id);
         }
@@ -134,9 +166,11 @@ enum Waiter {
     Join,
 }
 
-/// Waits for `r` (the stamp `want` from `from`); false: the communicator was
-/// revoked (the receive is cancelled).
-fn wait_stamp(mut r: Recv, from: u32, want: Stamp, how: Waiter) -> bool {
+/// Receives the stamp `want` from `from`; false: the communicator was revoked
+/// (the receive is cancelled).
+fn wait_stamp(from: u32, want: Stamp, how: Waiter) -> bool {
+    let mut buf = [0u64; 2];
+    let mut r = Recv::post(from, &mut buf);
     let mut idle: Option<crate::layer::revoke::Idle> = None;
     loop {
         let revoked = match how {
@@ -161,7 +195,7 @@ fn wait_stamp(mut r: Recv, from: u32, want: Stamp, how: Waiter) -> bool {
             }
         };
         if revoked {
-            r.cancel(from, want);
+            r.cancel(&buf, from, want);
             return false;
         }
         let arrived = if how == Waiter::Join || ft::running() {
@@ -188,31 +222,30 @@ fn wait_stamp(mut r: Recv, from: u32, want: Stamp, how: Waiter) -> bool {
         if !arrived {
             continue;
         }
-        let got = Stamp::from_words(*r.buf);
+        let got = Stamp::from_words(buf);
         let sorted = STATE.lock().mailbox.sort(from, got, want, revoked_id);
         if sorted == Sorted::Mine {
             return true;
         }
-        r = Recv::post(from);
+        r = Recv::post(from, &mut buf);
     }
 }
 
 /// Runs barrier number `seq` of communicator `id` as member `me` of `n`, where
-/// `member(r)` is the world rank of member r.
-fn run(id: u64, seq: u64, me: usize, n: usize, member: &dyn Fn(usize) -> u32, how: Waiter) -> Ended {
+/// `pair(to, from)` gives the world ranks of members `to` and `from`.
+fn run(id: u64, seq: u64, me: usize, n: usize, pair: &dyn Fn(usize, usize) -> (u32, u32), how: Waiter) -> Ended {
     let want = Stamp { id, seq };
     if news::debug() {
         crate::say!("MPIFT barrier {}: comm {:x} #{} enters", news::world_rank(), id, seq);
     }
-    reap_sends();
     for d in rounds(n) {
         let (to, from) = partners(me, n, d);
-        let (to, from) = (member(to), member(from));
+        let (to, from) = pair(to, from);
         isend(want, to);
         if STATE.lock().mailbox.take(from, want) {
             continue;
         }
-        if !wait_stamp(Recv::post(from), from, want, how) {
+        if !wait_stamp(from, want, how) {
             if news::debug() {
                 crate::say!("MPIFT barrier {}: comm {:x} #{} revoked, leaves", news::world_rank(), id, seq);
             }
@@ -220,7 +253,6 @@ fn run(id: u64, seq: u64, me: usize, n: usize, member: &dyn Fn(usize) -> u32, ho
             return Ended::Revoked;
         }
     }
-    reap_sends();
     if news::debug() {
         crate::say!("MPIFT barrier {}: comm {:x} #{} done", news::world_rank(), id, seq);
     }
@@ -233,7 +265,7 @@ pub fn join(id: u64, seq: u64, me: usize, members: &[u32]) {
         // Its members leave by themselves (a catch-up owes nothing here).
         return;
     }
-    let _ = run(id, seq, me, members.len(), &|r| members[r], Waiter::Join);
+    let _ = run(id, seq, me, members.len(), &|t, f| (members[t], members[f]), Waiter::Join);
 }
 
 /// `MPI_Barrier`.
@@ -255,9 +287,9 @@ pub fn barrier(comm: Sim_FT_MPI_Comm) -> Outcome {
         return hooks::coll_leave(&c, rc);
     }
     let h = c.handle;
-    // The members are read per round: no copy of the list on the failure-free path.
-    let member = |r: usize| comm::read(h, |s| s.members[r]).unwrap_or(0);
-    match run(c.id, seq, c.rank as usize, c.size as usize, &member, Waiter::Program(h)) {
+    // The partners are read per round: no copy of the list on the failure-free path.
+    let pair = |t: usize, f: usize| comm::read(h, |s| (s.members[t], s.members[f])).unwrap_or((0, 0));
+    match run(c.id, seq, c.rank as usize, c.size as usize, &pair, Waiter::Program(h)) {
         Ended::Done => hooks::coll_leave(&c, 0),
         Ended::Revoked => Err(Failure::on(c.handle, SIM_FT_ERR_REVOKED)),
     }

@@ -187,7 +187,7 @@ result "same seed, same deaths at the same calls; another seed, other deaths"
 for bad in 'MPIFT_KILL=rank=2@cal=50|rank=2@cal=50' 'MPIFT_KILL=rank=1@call=5;rate=1.5|rate=1.5' \
            'MPIFT_KILL=rank=7@call=9|rank=7@call=9' 'MPIFT_KILL=node=rack|node=rack' \
            'MPIFT_SEED=12ab|12ab' 'MPIFT_BITFLIP=p=0.1;op=recv|op=recv' 'MPIFT_TREE_FANOUT=0|0' \
-           'MPIFT_COLLECTIVES=live|live'; do
+           'MPIFT_COLLECTIVES=live|live' 'MPIFT_BARRIER=mine|mine'; do
   assign=${bad%|*} token=${bad#*|}
   export "${assign?}"
   launch 3 ./victim --iters 5
