@@ -513,19 +513,23 @@ pub fn start(shadow: mpi::MPI_Comm, me: u32, size: u32, init: &'static str) -> R
     INIT_THREAD.with(|t| t.set(true));
     read_local_settings();
     let agreed = agree(shadow, me);
-    let mut hosts = vec![0u64; size as usize];
-    let mine = [host_id()];
+    // Per rank: its host, and whether it runs at MPI_THREAD_MULTIPLE (each rank
+    // asks for its own level; MPIFT's own barrier is used only if none does).
+    let mut both = vec![0u64; 2 * size as usize];
+    let mine = [host_id(), transport::serial::multithreaded() as u64];
     unsafe {
         mpi::MPI_Allgather(
             mine.as_ptr() as *const c_void,
-            1,
+            2,
             transport::dt_uint64(),
-            hosts.as_mut_ptr() as *mut c_void,
-            1,
+            both.as_mut_ptr() as *mut c_void,
+            2,
             transport::dt_uint64(),
             shadow,
         );
     }
+    let hosts: Vec<u64> = both.iter().step_by(2).copied().collect();
+    let any_multithreaded = both.iter().skip(1).step_by(2).any(|m| *m != 0);
     // Two broadcasts in agree(), one allgather here (accounting, transport::stats).
     for _ in 0..3 {
         transport::stats::bump(&transport::stats::INIT_COLLECTIVES);
@@ -535,7 +539,9 @@ pub fn start(shadow: mpi::MPI_Comm, me: u32, size: u32, init: &'static str) -> R
     }
     crate::layer::ft::set_fanout(agreed.fanout);
     crate::layer::hooks::set_nonblocking_colls(agreed.nb_colls);
-    crate::layer::barrier::set_own(!agreed.host_barrier);
+    // The own barrier's stamps share one channel per pair of processes: two threads
+    // in barriers on different communicators could take each other's stamp.
+    crate::layer::barrier::set_own(!agreed.host_barrier && !any_multithreaded);
     let bitflip = match &agreed.bitflip {
         Some(text) => Some(policy::parse_bitflip(text).map_err(|e| format!("invalid MPIFT_BITFLIP: {e}"))?),
         None => None,

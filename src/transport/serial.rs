@@ -28,6 +28,11 @@ pub fn set_multithreaded(on: bool) {
     MULTI.store(on, Ordering::SeqCst);
 }
 
+/// Whether [`set_multithreaded`] turned real locking on.
+pub fn multithreaded() -> bool {
+    MULTI.load(Ordering::Relaxed)
+}
+
 pub struct Serial<T> {
     value: UnsafeCell<T>,
     held: AtomicBool,
