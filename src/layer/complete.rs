@@ -349,7 +349,7 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
             }
             return apply(st, real, status, code, act);
         }
-        if ft::running() || awaits_dead(st) {
+        if ft::running() || awaits_dead(st) || crate::layer::fillin::wanted() {
             // An agreement this rank takes part in advances only while it polls
             // (nothing wakes a blocked MPI_Waitany for it); so does the grace of a
             // receive from a dead rank.
@@ -524,7 +524,9 @@ impl Batch {
     /// nothing in MPI completes or wakes it, so waits poll (testing everything,
     /// advancing the agreements) instead of blocking in MPI.
     fn polls(&self) -> bool {
-        ft::running() || self.pending().iter().any(|i| self.states[*i].is_some_and(|st| st.ft != 0 || awaits_dead(&st)))
+        ft::running()
+            || crate::layer::fillin::wanted()
+            || self.pending().iter().any(|i| self.states[*i].is_some_and(|st| st.ft != 0 || awaits_dead(&st)))
     }
 
     /// Tests every pending request once; the indices completed.

@@ -31,12 +31,20 @@
 //! returns `MPI_ERR_PROC_FAILED` without entering ([`claim`]), so the rank's
 //! numbering stays that of the others whether it skipped the collective or was
 //! only late for it (the outcome is the same either way).
+//!
+//! A rank blocked in a wait reads no logs until something wakes it. So a member
+//! that enters a doomed collective wakes the other live members
+//! (layer::hooks::coll_enter), and a woken wait polls instead of blocking until
+//! its log reads started after the wake-up are in and each fill-in they show is
+//! done or waits for a member's entry, which wakes it again (news::woken,
+//! [`wanted`]).
 
 use crate::ffi::handles::Sim_FT_MPI_Comm;
 use crate::layer::describe::{fcode, Desc};
 use crate::layer::join::{self, Joined, Who};
 use crate::layer::{comm, complete, hooks, logs, news};
 use crate::transport::{mpi, window};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -45,6 +53,32 @@ use std::time::{Duration, Instant};
 const POLL_EVERY: Duration = Duration::from_millis(1);
 
 static LAST_POLL: Mutex<Option<Instant>> = Mutex::new(None);
+
+/// After a wake-up: per member of a communicator with a dead member, the log read
+/// cycle that must be in before a wait may block again (layer::logs).
+static FRESH: Mutex<Option<Vec<(u32, u64)>>> = Mutex::new(None);
+
+/// The last [`poll`] stopped at a fill-in that waits for reads of this rank's own
+/// (news checks, agreement reads), not for another member's entry.
+static BLOCKED: AtomicBool = AtomicBool::new(false);
+
+/// A wait must poll (test its requests, run the service) rather than block in
+/// MPI: a fill-in may be owed that nothing would wake it for. After a wake
+/// message (news, or a member entered a doomed collective), until the logs read
+/// next were read after it.
+pub fn wanted() -> bool {
+    !comm::calm() && (news::woken() || BLOCKED.load(Ordering::Relaxed) || FRESH.lock().unwrap().is_some())
+}
+
+/// The other members of `troubled`, as world ranks, each once.
+fn member_ranks(troubled: &[Troubled]) -> Vec<u32> {
+    let me = news::world_rank() as u32;
+    let mut ranks: Vec<u32> = troubled.iter().flat_map(|t| t.members.iter().copied()).collect();
+    ranks.retain(|w| *w != me);
+    ranks.sort_unstable();
+    ranks.dedup();
+    ranks
+}
 
 /// Which live members are known here to have which death's news, and the RMA
 /// steps in flight to find out: per (member, dead rank), read the member's dead
@@ -178,21 +212,30 @@ pub fn poll() {
     }
     let troubled = troubled();
     if troubled.is_empty() {
+        news::take_woken();
+        *FRESH.lock().unwrap() = None;
+        BLOCKED.store(false, Ordering::Relaxed);
         return;
     }
-    let me = news::world_rank() as u32;
     // Dead members too: the real entry a fill-in takes its counts from may be in
     // the log of a member that entered the collective and then died (the live
     // ones that skipped it log dummy entries, which carry none: logs::by_member).
     // A dead rank's log no longer changes, so after one full read only its head
     // is read again.
-    let mut ranks: Vec<u32> = troubled.iter().flat_map(|t| t.members.iter().copied()).collect();
-    ranks.retain(|w| *w != me);
-    ranks.sort_unstable();
-    ranks.dedup();
+    let ranks = member_ranks(&troubled);
+    if news::take_woken() {
+        // Reads in flight may predate the reason for the wake-up: wait for the next.
+        *FRESH.lock().unwrap() = Some(logs::with(|cache| cache.next_cycles(&ranks)));
+    }
     logs::with(|cache| cache.poll_async(&ranks));
+    let mut blocked = false;
     for t in troubled {
-        fill(t);
+        blocked |= fill(t);
+    }
+    BLOCKED.store(blocked, Ordering::Relaxed);
+    let mut fresh = FRESH.lock().unwrap();
+    if fresh.as_ref().is_some_and(|need| logs::with(|cache| cache.cycles_done(need))) {
+        *fresh = None;
     }
 }
 
@@ -298,7 +341,8 @@ fn in_agree(id: u64, seq: u64, missing: &[u32]) -> bool {
 }
 
 /// Fills in, in order, for the doomed collectives on `t` the others entered.
-fn fill(mut t: Troubled) {
+/// True when it stopped at one that waits for reads of this rank's own.
+fn fill(mut t: Troubled) -> bool {
     let me = news::world_rank() as u32;
     loop {
         let s = t.seq + 1;
@@ -320,18 +364,25 @@ fn fill(mut t: Troubled) {
                 .collect();
             logs::by_member(&found, &t.members).map(|(d, per)| (d, per, missing))
         }) else {
-            return;
+            return false;
         };
         if hooks::all_dead_entered_seq(t.handle, s) {
             // Every dead member's part was real: the live ones will all come.
-            return;
+            return false;
         }
-        if d.fcode & fcode::NB == 0 && !missing.is_empty() && !(holds_everyone(&t, &d, &missing) && in_agree(t.id, s, &missing)) {
-            // A blocking join would wait for a member that may be elsewhere.
-            return;
+        if d.fcode & fcode::NB == 0 && !missing.is_empty() {
+            // A blocking join would wait for a member that may be elsewhere. Its
+            // entry wakes this rank; a member held in an agreement does not.
+            let holds = holds_everyone(&t, &d, &missing);
+            if !(holds && in_agree(t.id, s, &missing)) {
+                return holds;
+            }
         }
-        if d.fcode & !fcode::NB == fcode::OPAQUE || !all_know(&t.members, me) {
-            return;
+        if d.fcode & !fcode::NB == fcode::OPAQUE {
+            return false;
+        }
+        if !all_know(&t.members, me) {
+            return true;
         }
         news::log_entered(t.id, s, &Desc { fcode: d.fcode | logs::DUMMY, ..Desc::default() });
         comm::update(t.handle, |st| {

@@ -98,9 +98,13 @@ pub fn coll_enter(c: &CommRef, d: &Desc) -> Result<u64, Failure> {
         let Some(seq) = log_entry(c, d, true) else {
             return Err(refused(c));
         };
-        // Failure-free: one load of the news counter, nothing new.
+        // Failure-free: one load of the news counter, nothing new (and one
+        // more, for the calm flag).
         if !news::refresh() {
             news::mark_last();
+            if !comm::calm() {
+                wake_members(c, seq);
+            }
             return Ok(seq);
         }
         let revoked = comm::read(c.handle, |s| s.revoked).unwrap_or(false);
@@ -108,6 +112,7 @@ pub fn coll_enter(c: &CommRef, d: &Desc) -> Result<u64, Failure> {
             // A death (or news that changes nothing here): enter anyway, the dead
             // rank joins (GUIDE, "Measured facts").
             news::mark_last();
+            wake_members(c, seq);
             return Ok(seq);
         }
         news::retract_last();
@@ -116,6 +121,24 @@ pub fn coll_enter(c: &CommRef, d: &Desc) -> Result<u64, Failure> {
             return Err(refused(c));
         }
         revoke::catch_up_owed()?;
+    }
+}
+
+/// Entering collective `seq` of `c`, which a dead member did not enter for real
+/// (it can only fail): wakes the other live members, so that one waiting in MPI
+/// for something else joins it for its part at once (layer::fillin: a blocked
+/// wait reads no logs until woken). One message per member, only on a
+/// communicator with a known dead member.
+fn wake_members(c: &CommRef, seq: u64) {
+    let Some((doomed, members)) = comm::read(c.handle, |s| (s.has_failed() && !s.inter, s.members.clone())) else {
+        return;
+    };
+    if !doomed || all_dead_entered_seq(c.handle, seq) {
+        return;
+    }
+    let me = news::world_rank() as u32;
+    for w in members.into_iter().filter(|w| *w != me && !news::is_dead(*w)) {
+        news::wake(w as usize);
     }
 }
 

@@ -26,6 +26,10 @@ pub struct LogCache {
     fetch: Vec<Fetch>,
     /// Per world rank: its `FINALIZING` word was set when last read.
     finalizing: Vec<bool>,
+    /// Per world rank: read cycles (head, then new entries) started, and the
+    /// number of the last one finished (layer::fillin waits for a cycle that
+    /// started after a wake-up).
+    cycles: Vec<(u64, u64)>,
 }
 
 /// A non-blocking read of one process's log (see [`LogCache::poll_async`]).
@@ -72,6 +76,18 @@ impl LogCache {
         }
     }
 
+    /// Per rank: the number the next read cycle of [`LogCache::poll_async`] will
+    /// have (a cycle in flight now may have read the log before the caller's
+    /// reason to look).
+    pub fn next_cycles(&self, ranks: &[u32]) -> Vec<(u32, u64)> {
+        ranks.iter().map(|p| (*p, self.cycles.get(*p as usize).map_or(0, |c| c.0) + 1)).collect()
+    }
+
+    /// Every rank in `need` finished a read cycle numbered at least as given.
+    pub fn cycles_done(&self, need: &[(u32, u64)]) -> bool {
+        need.iter().all(|(p, c)| self.cycles.get(*p as usize).is_some_and(|x| x.1 >= *c))
+    }
+
     /// Like [`LogCache::poll`], but never waits: each call advances, per rank, a
     /// read started by an earlier call (`MPI_Rget` + `MPI_Test`). For a dead rank,
     /// which sleeps between polls: with MPICH, RMA to a process computing outside
@@ -84,6 +100,7 @@ impl LogCache {
         self.after.resize(n.max(self.after.len()), 0);
         self.fetch.resize_with(n, Fetch::default);
         self.finalizing.resize(n, false);
+        self.cycles.resize(n, (0, 0));
         for &p in ranks {
             let p = p as usize;
             loop {
@@ -92,6 +109,7 @@ impl LogCache {
                         let mut b = Box::new([0u64; 3]);
                         let Some(r) = news::with(|rt| rt.win.rget(p, window::FINALIZING, &mut b[..])) else { return news };
                         self.fetch[p] = Fetch::Head(r, b);
+                        self.cycles[p].0 += 1;
                     }
                     Fetch::Head(mut r, b) => {
                         if !transport::test_done(&mut r) {
@@ -101,6 +119,7 @@ impl LogCache {
                         self.finalizing[p] = b[0] != 0;
                         let head = b[2];
                         if head <= self.after[p] {
+                            self.cycles[p].1 = self.cycles[p].0;
                             break; // Idle: a new read starts next time
                         }
                         let Some(reads) = news::start_log_reads(p, self.after[p], head) else { return news };
@@ -115,6 +134,7 @@ impl LogCache {
                         news = true;
                         let Some(got) = news::parse_log_reads(&reads) else { return news };
                         self.after[p] = self.take(p, head, got);
+                        self.cycles[p].1 = self.cycles[p].0;
                         break;
                     }
                 }

@@ -145,11 +145,26 @@ pub fn stop() {
 pub fn wake_request() -> mpi::MPI_Request {
     with(|rt| rt.wake_req).unwrap_or_else(transport::request_null)
 }
+/// A wake message arrived since [`take_woken`] last ran (layer::fillin: a wait
+/// then reads the others' logs before it blocks again).
+static WOKEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether a wake message arrived since the last call; clears it.
+pub fn take_woken() -> bool {
+    WOKEN.swap(false, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// A wake message arrived since [`take_woken`] last ran.
+pub fn woken() -> bool {
+    WOKEN.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// The wake request completed: re-arm it (the news itself is in the window;
 /// a wake may carry a revoke hint, [`hint_revoke`]).
 pub fn rearm_wake(req: mpi::MPI_Request) {
     let hint = with(|rt| {
         rt.wake_req = req;
+        WOKEN.store(true, std::sync::atomic::Ordering::Relaxed);
         let hint = take_hint(rt);
         unsafe { mpi::MPI_Start(&mut rt.wake_req) };
         hint
@@ -167,6 +182,7 @@ pub fn drain_wakes() {
         if flag == 0 {
             break;
         }
+        WOKEN.store(true, std::sync::atomic::Ordering::Relaxed);
         hints.extend(take_hint(rt));
         unsafe { mpi::MPI_Start(&mut rt.wake_req) };
     });

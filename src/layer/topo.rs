@@ -351,8 +351,16 @@ fn join_neighbor(who: &Who, f: u32, nb: bool, entries: &[Option<Desc>]) -> Joine
         .map(|k| live(adj.ins[k]).map_or(0, |e| amount_for(&e.peer_types, me, occurrence(&adj.ins, k))))
         .collect();
     // The datatypes: a live out-neighbor's receive type, a live in-neighbor's send type.
-    let out_spec = adj.outs.iter().find_map(|j| live(*j)).map(|e| e.recv);
-    let in_spec = adj.ins.iter().find_map(|i| live(*i)).map(|e| e.send);
+    let mut out_spec = adj.outs.iter().find_map(|j| live(*j)).map(|e| e.recv);
+    let mut in_spec = adj.ins.iter().find_map(|i| live(*i)).map(|e| e.send);
+    if uniform {
+        // One signature both ways: Open MPI refuses (MPI_ERR_TRUNCATE, before
+        // sending anything) a uniform neighborhood collective whose send and
+        // receive sizes differ, and a rank whose neighbors on one side are all
+        // dead has no count for that side (the live ones use one size anyway).
+        out_spec = out_spec.or(in_spec);
+        in_spec = in_spec.or(out_spec);
+    }
     let (st, sm) = describe::type_for(out_spec.map_or(0, |s| s.ty));
     let (rt, rm) = describe::type_for(in_spec.map_or(0, |s| s.ty));
     let (sty, rty) = (out_spec.map_or(0, |s| s.ty), in_spec.map_or(0, |s| s.ty));
@@ -363,7 +371,8 @@ fn join_neighbor(who: &Who, f: u32, nb: bool, entries: &[Option<Desc>]) -> Joine
     let mut bufs: Vec<Vec<u8>> = Vec::new();
     let mut ints: Vec<Vec<c_int>> = Vec::new();
     let mut types: Vec<Vec<MPI_Datatype>> = Vec::new();
-    unsafe {
+    // SAFETY: buffers, counts and types outlive the call (kept in the Pending).
+    let code = unsafe {
         match f {
             fcode::NEIGHBOR_ALLGATHER | fcode::NEIGHBOR_ALLTOALL => {
                 let sc = out_spec.map_or(0, |s| s.count);
@@ -373,13 +382,14 @@ fn join_neighbor(who: &Who, f: u32, nb: bool, entries: &[Option<Desc>]) -> Joine
                 let mut rb = vec![0u8; describe::bytes_for(rc * nin, rty).max(8)];
                 let (sp, rp) = (sb.as_mut_ptr() as P, rb.as_mut_ptr() as M);
                 let (sc, rc) = (sc * sm, rc * rm);
-                match (f == fcode::NEIGHBOR_ALLGATHER, nb) {
+                let code = match (f == fcode::NEIGHBOR_ALLGATHER, nb) {
                     (true, false) => mpi::MPI_Neighbor_allgather(sp, sc, st, rp, rc, rt, c),
                     (true, true) => mpi::MPI_Ineighbor_allgather(sp, sc, st, rp, rc, rt, c, r),
                     (false, false) => mpi::MPI_Neighbor_alltoall(sp, sc, st, rp, rc, rt, c),
                     (false, true) => mpi::MPI_Ineighbor_alltoall(sp, sc, st, rp, rc, rt, c, r),
                 };
                 bufs.extend([sb, rb]);
+                code
             }
             fcode::NEIGHBOR_ALLGATHERV => {
                 // Our one send count: what the live out-neighbors expect (they agree).
@@ -390,13 +400,14 @@ fn join_neighbor(who: &Who, f: u32, nb: bool, entries: &[Option<Desc>]) -> Joine
                 let mut sb = vec![0u8; describe::bytes_for(sc, sty).max(8)];
                 let mut rb = vec![0u8; describe::bytes_for(total, rty).max(8)];
                 let (sp, rp) = (sb.as_mut_ptr() as P, rb.as_mut_ptr() as M);
-                if nb {
-                    mpi::MPI_Ineighbor_allgatherv(sp, sc * sm, st, rp, rcs.as_ptr(), displs.as_ptr(), rt, c, r);
+                let code = if nb {
+                    mpi::MPI_Ineighbor_allgatherv(sp, sc * sm, st, rp, rcs.as_ptr(), displs.as_ptr(), rt, c, r)
                 } else {
-                    mpi::MPI_Neighbor_allgatherv(sp, sc * sm, st, rp, rcs.as_ptr(), displs.as_ptr(), rt, c);
-                }
+                    mpi::MPI_Neighbor_allgatherv(sp, sc * sm, st, rp, rcs.as_ptr(), displs.as_ptr(), rt, c)
+                };
                 bufs.extend([sb, rb]);
                 ints.extend([rcs, displs]);
+                code
             }
             fcode::NEIGHBOR_ALLTOALLV => {
                 let scs: Vec<c_int> = send_amt.iter().map(|a| a * sm).collect();
@@ -406,13 +417,14 @@ fn join_neighbor(who: &Who, f: u32, nb: bool, entries: &[Option<Desc>]) -> Joine
                 let mut rb = vec![0u8; describe::bytes_for(recv_amt.iter().sum(), rty).max(8)];
                 let (sp, rp) = (sb.as_mut_ptr() as P, rb.as_mut_ptr() as M);
                 let (a, b, x, y) = (scs.as_ptr(), sd.as_ptr(), rcs.as_ptr(), rd.as_ptr());
-                if nb {
-                    mpi::MPI_Ineighbor_alltoallv(sp, a, b, st, rp, x, y, rt, c, r);
+                let code = if nb {
+                    mpi::MPI_Ineighbor_alltoallv(sp, a, b, st, rp, x, y, rt, c, r)
                 } else {
-                    mpi::MPI_Neighbor_alltoallv(sp, a, b, st, rp, x, y, rt, c);
-                }
+                    mpi::MPI_Neighbor_alltoallv(sp, a, b, st, rp, x, y, rt, c)
+                };
                 bufs.extend([sb, rb]);
                 ints.extend([scs, sd, rcs, rd]);
+                code
             }
             fcode::NEIGHBOR_ALLTOALLW => {
                 // Amounts are bytes.
@@ -428,17 +440,22 @@ fn join_neighbor(who: &Who, f: u32, nb: bool, entries: &[Option<Desc>]) -> Joine
                 let mut sb = vec![0u8; (scs.iter().sum::<i32>().max(0) as usize).max(8)];
                 let mut rb = vec![0u8; (rcs.iter().sum::<i32>().max(0) as usize).max(8)];
                 let (sp, rp) = (sb.as_mut_ptr() as P, rb.as_mut_ptr() as M);
-                if nb {
-                    mpi::MPI_Ineighbor_alltoallw(sp, scs.as_ptr(), sd, stv.as_ptr(), rp, rcs.as_ptr(), rd, rtv.as_ptr(), c, r);
+                let code = if nb {
+                    mpi::MPI_Ineighbor_alltoallw(sp, scs.as_ptr(), sd, stv.as_ptr(), rp, rcs.as_ptr(), rd, rtv.as_ptr(), c, r)
                 } else {
-                    mpi::MPI_Neighbor_alltoallw(sp, scs.as_ptr(), sd, stv.as_ptr(), rp, rcs.as_ptr(), rd, rtv.as_ptr(), c);
-                }
+                    mpi::MPI_Neighbor_alltoallw(sp, scs.as_ptr(), sd, stv.as_ptr(), rp, rcs.as_ptr(), rd, rtv.as_ptr(), c)
+                };
                 bufs.extend([sb, rb, sdb, rdb]);
                 ints.extend([scs, rcs]);
                 types.extend([stv, rtv]);
+                code
             }
             _ => return Joined::Unsupported,
         }
+    };
+    if code != 0 && news::debug() {
+        // A peer of this join waits for a message that was never sent.
+        crate::say!("MPIFT join {}: comm {:x} #{} f{} failed at once: error {}", news::world_rank(), who.id, who.seq, f, code);
     }
     if nb {
         Joined::Pending(Pending::holding(req, bufs, ints, types))
