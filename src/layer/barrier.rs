@@ -18,7 +18,7 @@
 
 use crate::ffi::errors::{Failure, Outcome, SIM_FT_ERR_REVOKED};
 use crate::ffi::handles::{self, Sim_FT_MPI_Comm};
-use crate::layer::{comm, describe, ft, hooks, news, service};
+use crate::layer::{comm, describe, hooks, news, service};
 use crate::protocol::dissem::{partners, rounds, Mailbox, Sorted, Stamp};
 use crate::transport::serial::Serial;
 use crate::transport::{self, mpi};
@@ -198,7 +198,7 @@ fn wait_stamp(from: u32, want: Stamp, how: Waiter) -> bool {
             r.cancel(&buf, from, want);
             return false;
         }
-        let arrived = if how == Waiter::Join || ft::running() || crate::layer::fillin::wanted() {
+        let arrived = if how == Waiter::Join || service::must_poll() {
             // Nothing wakes a blocked wait for these (an agreement advances only
             // while its rank polls; a join reads news by polling).
             let done = transport::test_done(&mut r.req);

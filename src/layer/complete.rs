@@ -189,7 +189,7 @@ fn apply(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status, code: c
     match act {
         Action::Keep => code,
         Action::Drain => {
-            if drained(real, status) {
+            if drained(st, real, status) {
                 return code;
             }
             apply(st, real, status, code, Action::Orphan)
@@ -230,11 +230,21 @@ const DRAIN_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Waits up to [`DRAIN_WAIT`] for a send on a revoked communicator to complete,
 /// running this process's own service meanwhile (its receivers' drains need
-/// nothing from it, but others may need its catch-ups). True if it completed.
-fn drained(real: &mut MPI_Request, status: &mut MPI_Status) -> bool {
+/// nothing from it, but others may need its catch-ups). Wakes the receiver now
+/// and again after 1, 2, 4 ... ms: a receiver blocked in a wait drains when
+/// woken (revoke::drain_revoked; a wake and the message travel on different
+/// communicators, so the first may arrive before the message). True if it
+/// completed.
+fn drained(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status) -> bool {
     let t0 = std::time::Instant::now();
     let mut idle = Idle::new();
+    let receiver = comm::read(st.comm.0, |c| c.members.get(st.peer.max(0) as usize).copied()).flatten();
+    let mut next_wake = std::time::Duration::ZERO;
     loop {
+        if let Some(w) = receiver.filter(|_| t0.elapsed() >= next_wake) {
+            news::wake(w as usize);
+            next_wake = (next_wake * 2).max(std::time::Duration::from_millis(1));
+        }
         let mut flag = 0;
         unsafe { mpi::MPI_Test(real, &mut flag, status) };
         if flag != 0 {
@@ -349,7 +359,7 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
             }
             return apply(st, real, status, code, act);
         }
-        if ft::running() || awaits_dead(st) || crate::layer::fillin::wanted() {
+        if service::must_poll() || awaits_dead(st) {
             // An agreement this rank takes part in advances only while it polls
             // (nothing wakes a blocked MPI_Waitany for it); so does the grace of a
             // receive from a dead rank.
@@ -524,9 +534,7 @@ impl Batch {
     /// nothing in MPI completes or wakes it, so waits poll (testing everything,
     /// advancing the agreements) instead of blocking in MPI.
     fn polls(&self) -> bool {
-        ft::running()
-            || crate::layer::fillin::wanted()
-            || self.pending().iter().any(|i| self.states[*i].is_some_and(|st| st.ft != 0 || awaits_dead(&st)))
+        service::must_poll() || self.pending().iter().any(|i| self.states[*i].is_some_and(|st| st.ft != 0 || awaits_dead(&st)))
     }
 
     /// Tests every pending request once; the indices completed.

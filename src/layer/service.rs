@@ -18,6 +18,14 @@ pub fn needed() -> bool {
     !comm::calm() || ft::running()
 }
 
+/// A wait must poll (test its requests, run this service between tries) rather
+/// than block in MPI: something this process owes advances only while it polls
+/// and nothing in MPI would wake it for (an agreement, a fill-in after a wake-up).
+#[inline]
+pub fn must_poll() -> bool {
+    ft::running() || crate::layer::fillin::wanted()
+}
+
 /// The non-blocking part: read news, advance this process's revoke
 /// announcements and agreements (a shrink's last step blocks until its survivors
 /// are there, layer::ft), progress abandoned requests, drain revoked communicators.
