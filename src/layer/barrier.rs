@@ -185,7 +185,7 @@ fn wait_stamp(from: u32, want: Stamp, how: Waiter) -> bool {
                 // waits for them).
                 let revoked = || !comm::calm() && comm::read(h, |s| s.revoked).unwrap_or(false);
                 revoked() || {
-                    let _ = service::run_in_wait();
+                    let _ = service::run_in_wait_if_new();
                     revoked()
                 }
             }

@@ -36,7 +36,7 @@
 //! that enters a doomed collective wakes the other live members
 //! (layer::hooks::coll_enter), and a woken wait polls instead of blocking until
 //! its log reads started after the wake-up are in and each fill-in they show is
-//! done or waits for a member's entry, which wakes it again (news::woken,
+//! done or waits for a member's entry, which wakes it again (news::wakes,
 //! [`wanted`]).
 
 use crate::ffi::handles::Sim_FT_MPI_Comm;
@@ -44,7 +44,7 @@ use crate::layer::describe::{fcode, Desc};
 use crate::layer::join::{self, Joined, Who};
 use crate::layer::{comm, complete, hooks, logs, news};
 use crate::transport::{mpi, window};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -58,6 +58,9 @@ static LAST_POLL: Mutex<Option<Instant>> = Mutex::new(None);
 /// cycle that must be in before a wait may block again (layer::logs).
 static FRESH: Mutex<Option<Vec<(u32, u64)>>> = Mutex::new(None);
 
+/// [`news::wakes`] when [`poll`] last looked.
+static WAKES_SEEN: AtomicU64 = AtomicU64::new(0);
+
 /// The last [`poll`] stopped at a fill-in that waits for reads of this rank's own
 /// (news checks, agreement reads), not for another member's entry.
 static BLOCKED: AtomicBool = AtomicBool::new(false);
@@ -67,7 +70,10 @@ static BLOCKED: AtomicBool = AtomicBool::new(false);
 /// message (news, or a member entered a doomed collective), until the logs read
 /// next were read after it.
 pub fn wanted() -> bool {
-    !comm::calm() && (news::woken() || BLOCKED.load(Ordering::Relaxed) || FRESH.lock().unwrap().is_some())
+    !comm::calm()
+        && (news::wakes() != WAKES_SEEN.load(Ordering::Relaxed)
+            || BLOCKED.load(Ordering::Relaxed)
+            || FRESH.lock().unwrap().is_some())
 }
 
 /// The other members of `troubled`, as world ranks, each once.
@@ -211,8 +217,9 @@ pub fn poll() {
         *last = Some(Instant::now());
     }
     let troubled = troubled();
+    let wakes = news::wakes();
+    let woken = WAKES_SEEN.swap(wakes, Ordering::Relaxed) != wakes;
     if troubled.is_empty() {
-        news::take_woken();
         *FRESH.lock().unwrap() = None;
         BLOCKED.store(false, Ordering::Relaxed);
         return;
@@ -223,7 +230,7 @@ pub fn poll() {
     // A dead rank's log no longer changes, so after one full read only its head
     // is read again.
     let ranks = member_ranks(&troubled);
-    if news::take_woken() {
+    if woken {
         // Reads in flight may predate the reason for the wake-up: wait for the next.
         *FRESH.lock().unwrap() = Some(logs::with(|cache| cache.next_cycles(&ranks)));
     }

@@ -145,18 +145,14 @@ pub fn stop() {
 pub fn wake_request() -> mpi::MPI_Request {
     with(|rt| rt.wake_req).unwrap_or_else(transport::request_null)
 }
-/// A wake message arrived since [`take_woken`] last ran (layer::fillin: a wait
-/// then reads the others' logs before it blocks again).
-static WOKEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// Wake messages received so far. Each consumer keeps its own cursor: a wait
+/// reads the others' logs before it blocks again (layer::fillin), the revoked
+/// communicators are drained at once (layer::revoke::drain_revoked).
+static WAKES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-/// Whether a wake message arrived since the last call; clears it.
-pub fn take_woken() -> bool {
-    WOKEN.swap(false, std::sync::atomic::Ordering::Relaxed)
-}
-
-/// A wake message arrived since [`take_woken`] last ran.
-pub fn woken() -> bool {
-    WOKEN.load(std::sync::atomic::Ordering::Relaxed)
+/// How many wake messages this process received.
+pub fn wakes() -> u64 {
+    WAKES.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// The wake request completed: re-arm it (the news itself is in the window;
@@ -164,7 +160,7 @@ pub fn woken() -> bool {
 pub fn rearm_wake(req: mpi::MPI_Request) {
     let hint = with(|rt| {
         rt.wake_req = req;
-        WOKEN.store(true, std::sync::atomic::Ordering::Relaxed);
+        WAKES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let hint = take_hint(rt);
         unsafe { mpi::MPI_Start(&mut rt.wake_req) };
         hint
@@ -182,7 +178,7 @@ pub fn drain_wakes() {
         if flag == 0 {
             break;
         }
-        WOKEN.store(true, std::sync::atomic::Ordering::Relaxed);
+        WAKES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         hints.extend(take_hint(rt));
         unsafe { mpi::MPI_Start(&mut rt.wake_req) };
     });

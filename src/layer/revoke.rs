@@ -382,7 +382,8 @@ fn catch_up_owed_as(wait_horizon: bool) -> Result<(), Failure> {
 /// How often [`drain_revoked`] probes the revoked communicators at most.
 const DRAIN_EVERY: Duration = Duration::from_millis(1);
 
-static LAST_DRAIN: Mutex<Option<Instant>> = Mutex::new(None);
+/// When the last drain ran, and [`news::wakes`] then.
+static LAST_DRAIN: Mutex<Option<(Instant, u64)>> = Mutex::new(None);
 
 /// Receives and drops the messages waiting on every revoked communicator here: no
 /// receive can ask for them any more (every new operation is refused), and a
@@ -408,10 +409,11 @@ pub fn drain_revoked() {
     }
     {
         let mut last = LAST_DRAIN.lock().unwrap();
-        if !news::woken() && last.is_some_and(|t| t.elapsed() < DRAIN_EVERY) {
+        let wakes = news::wakes();
+        if last.is_some_and(|(t, w)| w == wakes && t.elapsed() < DRAIN_EVERY) {
             return;
         }
-        *last = Some(Instant::now());
+        *last = Some((Instant::now(), wakes));
     }
     // Shrink's MPI_Comm_create_group, which Open MPI runs over the parent's
     // point-to-point context with its own tag, must keep its messages.
