@@ -6,16 +6,6 @@
 
 #define MAXP 64
 
-/* ok_success: whether success is allowed here; good: whether its result is right. */
-static void judge(const char *what, int rc, int ok_success, int good)
-{
-    u_note("%s=%s", what, u_name(rc));
-    if (rc == MPI_SUCCESS)
-        CHECK(ok_success && good, "%s succeeded%s", what, ok_success ? " with wrong result" : "");
-    else
-        CHECK(u_class(rc) == MPIX_ERR_PROC_FAILED, "%s=%s", what, u_name(rc));
-}
-
 int main(int argc, char **argv)
 {
     int victim = 1, i, rc, x, sum, full = 0, good;
@@ -29,37 +19,37 @@ int main(int argc, char **argv)
     rc = u_wait_failure(MPI_COMM_WORLD, 1);
     CHECK_RC("agree", rc, MPIX_ERR_PROC_FAILED);
 
-    judge("Barrier", MPI_Barrier(MPI_COMM_WORLD), 0, 0);
+    u_judge("Barrier", MPI_Barrier(MPI_COMM_WORLD), 0, 0);
 
     x = (u_rank == 0) ? 1234 : -1;
     rc = MPI_Bcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    judge("Bcast", rc, 1, x == 1234);
+    u_judge("Bcast", rc, 1, x == 1234);
 
     x = u_rank + 1, sum = -1;
     rc = MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    judge("Allreduce", rc, 1, sum == full);
+    u_judge("Allreduce", rc, 1, sum == full);
 
     sum = -1;
     rc = MPI_Reduce(&x, &sum, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    judge("Reduce", rc, u_rank != 0, 1);
+    u_judge("Reduce", rc, u_rank != 0, 1);
 
     for (i = 0; i < u_size; i++) out[i] = -1;
     rc = MPI_Gather(&x, 1, MPI_INT, out, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    judge("Gather", rc, u_rank != 0, 1);
+    u_judge("Gather", rc, u_rank != 0, 1);
 
     rc = MPI_Allgather(&x, 1, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD);
-    judge("Allgather", rc, 0, 0);
+    u_judge("Allgather", rc, 0, 0);
 
     for (i = 0; i < u_size; i++) in[i] = 1000 * u_rank + i, out[i] = -1;
     rc = MPI_Alltoall(in, 1, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD);
-    judge("Alltoall", rc, 0, 0);
+    u_judge("Alltoall", rc, 0, 0);
 
     sum = -1;
     rc = MPI_Scan(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     good = (sum == (u_rank + 1) * (u_rank + 2) / 2);
-    judge("Scan", rc, u_rank < victim, good);
+    u_judge("Scan", rc, u_rank < victim, good);
 
     /* Still no hang, and still an error, on a second round. */
-    judge("Barrier2", MPI_Barrier(MPI_COMM_WORLD), 0, 0);
+    u_judge("Barrier2", MPI_Barrier(MPI_COMM_WORLD), 0, 0);
     return u_finish();
 }

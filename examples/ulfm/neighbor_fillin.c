@@ -9,15 +9,6 @@
  * dead one, success with the right data. Needs 3 or more ranks. */
 #include "ulfm_common.h"
 
-static void judge(const char *what, int rc, int near, int good)
-{
-    u_note("%s=%s", what, u_name(rc));
-    if (rc == MPI_SUCCESS)
-        CHECK(!near && good, "%s succeeded%s", what, near ? " next to the dead rank" : " with wrong result");
-    else
-        CHECK(u_class(rc) == MPIX_ERR_PROC_FAILED, "%s=%s", what, u_name(rc));
-}
-
 int main(int argc, char **argv)
 {
     int victim = 1, left, right, rc, round, token, v, got;
@@ -51,7 +42,7 @@ int main(int argc, char **argv)
             rc = MPI_Neighbor_alltoall(&v, 1, MPI_INT, &got, 1, MPI_INT, dist);
         else
             rc = MPI_Neighbor_allgather(&v, 1, MPI_INT, &got, 1, MPI_INT, dist);
-        judge(what, rc, left == victim, got == 10 * left + round);
+        u_judge(what, rc, left != victim, got == 10 * left + round);
         if (u_rank == 2) {
             token = round;
             rc = MPI_Send(&token, 1, MPI_INT, 0, 7, MPI_COMM_WORLD);

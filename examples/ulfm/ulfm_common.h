@@ -82,6 +82,17 @@ static inline const char *u_name(int rc)
 #define CHECK_RC(what, rc, want) \
     CHECK(u_class(rc) == (want), "%s=%s(want %s)", what, u_name(rc), u_name(want))
 
+/* A call that either fails with PROC_FAILED or, where it may succeed
+ * (may_succeed), succeeds with the right result (good); notes its outcome. */
+static inline void u_judge(const char *what, int rc, int may_succeed, int good)
+{
+    u_note("%s=%s", what, u_name(rc));
+    if (rc == MPI_SUCCESS)
+        CHECK(may_succeed && good, "%s succeeded%s", what, may_succeed ? " with wrong result" : " where it must fail");
+    else
+        CHECK(u_class(rc) == MPIX_ERR_PROC_FAILED, "%s=%s", what, u_name(rc));
+}
+
 static inline void u_init(int *argc, char ***argv, int errors_return)
 {
     MPI_Init(argc, argv);
