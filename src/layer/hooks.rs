@@ -130,10 +130,12 @@ pub fn coll_enter(c: &CommRef, d: &Desc) -> Result<u64, Failure> {
 /// wait reads no logs until woken). One message per member, only on a
 /// communicator with a known dead member.
 fn wake_members(c: &CommRef, seq: u64) {
-    let Some((doomed, members)) = comm::read(c.handle, |s| (s.has_failed() && !s.inter, s.members.clone())) else {
+    // The member list is copied only for a communicator with a dead member (after
+    // a revoke elsewhere every collective passes here).
+    let Some(members) = comm::read(c.handle, |s| (s.has_failed() && !s.inter).then(|| s.members.clone())).flatten() else {
         return;
     };
-    if !doomed || all_dead_entered_seq(c.handle, seq) {
+    if all_dead_entered_seq(c.handle, seq) {
         return;
     }
     let me = news::world_rank() as u32;

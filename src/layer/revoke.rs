@@ -398,16 +398,8 @@ static LAST_DRAIN: Mutex<Option<(Instant, u64)>> = Mutex::new(None);
 /// message to be drained wakes the receiver (layer::complete::drained), so a
 /// receiver blocked in a wait drains at once.
 pub fn drain_revoked() {
-    let mut reals = Vec::new();
-    comm::for_each(|st| {
-        if st.revoked && !st.inter {
-            reals.push(st.real.0);
-        }
-    });
-    if reals.is_empty() {
-        return;
-    }
     {
+        // Before the table walk: after a revoke every MPI call passes here.
         let mut last = LAST_DRAIN.lock().unwrap();
         let wakes = news::wakes();
         if last.is_some_and(|(t, w)| w == wakes && t.elapsed() < DRAIN_EVERY) {
@@ -415,6 +407,12 @@ pub fn drain_revoked() {
         }
         *last = Some((Instant::now(), wakes));
     }
+    let mut reals = Vec::new();
+    comm::for_each(|st| {
+        if st.revoked && !st.inter {
+            reals.push(st.real.0);
+        }
+    });
     // Shrink's MPI_Comm_create_group, which Open MPI runs over the parent's
     // point-to-point context with its own tag, must keep its messages.
     let mut scratch = Vec::new();
