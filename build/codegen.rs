@@ -196,8 +196,11 @@ fn parse_line(line: &str) -> Result<Function, String> {
             other => return Err(format!("unexpected `{other}` after the prototype")),
         }
     }
-    if (kind == Kind::Custom) != rust_path.is_some() {
-        return Err("`custom` lines, and only they, name a Rust path after `=>`".into());
+    if kind == Kind::Custom && rust_path.is_none() {
+        return Err("`custom` lines name a Rust path after `=>`".into());
+    }
+    if rust_path.is_some() && !matches!(kind, Kind::Custom | Kind::Coll) {
+        return Err("only `custom` and `coll` lines name a Rust path after `=>`".into());
     }
     if !matches!(kind, Kind::Custom | Kind::NoFt) && !params.iter().any(Param::is_comm_in) {
         return Err("generic kinds need an MPI_Comm argument".into());
@@ -352,7 +355,21 @@ fn generic_body(s: &mut String, f: &Function) {
             f.name,
             dargs.join(", ")
         );
-        let _ = writeln!(s, "        hooks::coll_enter(&{first_comm}_r, &desc)?;");
+        match (&f.rust_path, f.kind) {
+            (Some(own), Kind::Coll) => {
+                // MPIFT's own algorithm where it applies (None: the host's call below).
+                let args: Vec<String> = f.params.iter().filter(|p| p.name != first_comm).map(|p| p.name.clone()).collect();
+                let _ = writeln!(s, "        let seq = hooks::coll_enter(&{first_comm}_r, &desc)?;");
+                let _ = writeln!(
+                    s,
+                    "        if let Some(outcome) = {own}(&{first_comm}_r, &desc, seq, {}) {{ return outcome; }}",
+                    args.join(", ")
+                );
+            }
+            _ => {
+                let _ = writeln!(s, "        hooks::coll_enter(&{first_comm}_r, &desc)?;");
+            }
+        }
         if f.kind == Kind::CommNew {
             let _ = writeln!(s, "        let child_id = hooks::next_child_id(&{first_comm}_r);");
         }

@@ -123,6 +123,16 @@ for mpi in "${mpis[@]}"; do
     done
   done
 
+  # MPIFT's own allreduce (layer::allreduce) against results each rank computes,
+  # beside the host's (plain MPI); odd sizes run the fold-in steps.
+  t "$mpi: allreduce_check builds (plain MPI)" $MPICC $W $NOCXX tests/c/allreduce_check.c -o "$work/ar_plain"
+  t "$mpi: allreduce_check builds (include/compat)" $MPICC $W $FT tests/c/allreduce_check.c -o "$work/ar_compat" $LIBS
+  for np in 1 3 $nps; do
+    for way in plain compat; do
+      t "$mpi: allreduce_check $way -n $np" run "$np" "$work/ar_$way"
+    done
+  done
+
   # Every MPI function that takes a communicator or request: redirected (measured on
   # the real mpi.h), and called once each by the coverage check, in C and C++.
   t "$mpi: MPI coverage of the redirect header (tests/coverage.rs)" \

@@ -6,12 +6,10 @@
  * MPI_Allreduce(D). Results: SUCCESS, the bitwise AND, and the collectives'.
  * Needs np >= 2 (np <= 30).
  *
- * MPIFT: its own MPI_Barrier serves while it waits (the Barrier round passes in
- * the default mode), but a rank inside the host MPI's blocking MPI_Allreduce
- * advances nothing, so this still needs blocking collectives run as their
- * non-blocking forms, which the program asks for before MPI_Init
- * (MPIFT_COLLECTIVES=nonblocking, read from rank 0's environment;
- * docs/CONFIGURATION.md). Real ULFM ignores the variable. */
+ * MPIFT: its own MPI_Barrier and its own small-message MPI_Allreduce keep
+ * serving while they wait, so rank 0 advances the agreement from inside them;
+ * the Bcast round passes because rank 0 is its root (a small MPI_Bcast returns
+ * at the root at once). */
 #include "ulfm_common.h"
 
 int main(int argc, char **argv)
@@ -21,7 +19,6 @@ int main(int argc, char **argv)
     MPI_Comm d;
     MPI_Request req;
 
-    setenv("MPIFT_COLLECTIVES", "nonblocking", 1);
     u_init(&argc, &argv, 1);
     if (u_size < 2 || u_size > 30) MPI_Abort(MPI_COMM_WORLD, 2);
     MPI_Comm_dup(MPI_COMM_WORLD, &d);

@@ -129,6 +129,9 @@ pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>]) -> Joined {
             crate::layer::barrier::join(who.id, who.seq, me, who.members);
         }
         fcode::BARRIER => call!(mpi::MPI_Barrier(c), mpi::MPI_Ibarrier(c, r)),
+        fcode::ALLREDUCE if !nb && crate::layer::allreduce::eligible(&e0).is_some() => {
+            crate::layer::allreduce::join(who.id, who.seq, me, who.members, &e0);
+        }
         fcode::BCAST => {
             let (t, m) = dt(e0.send.ty);
             let mut b = buf(e0.send.count, e0.send.ty);

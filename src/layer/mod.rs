@@ -5,7 +5,9 @@
 //! runs around the real MPI call, and the [`service`] every call runs first once
 //! something went wrong.
 
+pub mod allreduce;
 pub mod barrier;
+pub mod channel;
 pub mod comm;
 pub mod comm_ctor;
 pub mod complete;

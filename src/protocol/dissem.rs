@@ -60,44 +60,47 @@ pub enum Sorted {
     Kept,
 }
 
-/// Messages that arrived before their barrier, per sending process.
-#[derive(Default, Debug)]
-pub struct Mailbox {
-    kept: Vec<(u32, Stamp)>,
+/// Messages that arrived before their collective, per sending process, with what
+/// they carry (`T`: nothing for a barrier, the data for an allreduce).
+#[derive(Debug)]
+pub struct Mailbox<T> {
+    kept: Vec<(u32, Stamp, T)>,
 }
 
-impl Mailbox {
-    pub const fn new() -> Mailbox {
+impl<T> Default for Mailbox<T> {
+    fn default() -> Self {
+        Mailbox::new()
+    }
+}
+
+impl<T> Mailbox<T> {
+    pub const fn new() -> Mailbox<T> {
         Mailbox { kept: Vec::new() }
     }
 
     /// A message from `from` with stamp `want` arrived earlier: taken.
-    pub fn take(&mut self, from: u32, want: Stamp) -> bool {
-        match self.kept.iter().position(|k| *k == (from, want)) {
-            Some(i) => {
-                self.kept.swap_remove(i);
-                true
-            }
-            None => false,
-        }
+    pub fn take(&mut self, from: u32, want: Stamp) -> Option<T> {
+        let i = self.kept.iter().position(|k| (k.0, k.1) == (from, want))?;
+        Some(self.kept.swap_remove(i).2)
     }
 
     /// Sorts a message `got` from `from` that arrived while waiting for `want`
-    /// from it; `stale(id)`: that communicator was revoked here.
-    pub fn sort(&mut self, from: u32, got: Stamp, want: Stamp, stale: impl Fn(u64) -> bool) -> Sorted {
+    /// from it; `stale(id)`: that communicator was revoked here; `body`: what the
+    /// message carries, read only if it is kept.
+    pub fn sort(&mut self, from: u32, got: Stamp, want: Stamp, stale: impl Fn(u64) -> bool, body: impl FnOnce() -> T) -> Sorted {
         if got == want {
             Sorted::Mine
         } else if stale(got.id) {
             Sorted::Stale
         } else {
-            self.kept.push((from, got));
+            self.kept.push((from, got, body()));
             Sorted::Kept
         }
     }
 
     /// Drops kept messages of communicators revoked since they arrived.
     pub fn purge(&mut self, stale: impl Fn(u64) -> bool) {
-        self.kept.retain(|(_, s)| !stale(s.id));
+        self.kept.retain(|(_, s, _)| !stale(s.id));
     }
 
     pub fn len(&self) -> usize {
@@ -136,13 +139,13 @@ mod tests {
     fn mailbox_keeps_later_drops_stale() {
         let mut m = Mailbox::default();
         let want = Stamp { id: 1, seq: 4 };
-        assert_eq!(m.sort(3, want, want, |_| false), Sorted::Mine);
-        assert_eq!(m.sort(3, Stamp { id: 9, seq: 1 }, want, |id| id == 9), Sorted::Stale);
-        assert_eq!(m.sort(3, Stamp { id: 2, seq: 1 }, want, |_| false), Sorted::Kept);
-        assert!(!m.take(4, Stamp { id: 2, seq: 1 }));
-        assert!(m.take(3, Stamp { id: 2, seq: 1 }));
+        assert_eq!(m.sort(3, want, want, |_| false, || 0), Sorted::Mine);
+        assert_eq!(m.sort(3, Stamp { id: 9, seq: 1 }, want, |id| id == 9, || 1), Sorted::Stale);
+        assert_eq!(m.sort(3, Stamp { id: 2, seq: 1 }, want, |_| false, || 7), Sorted::Kept);
+        assert_eq!(m.take(4, Stamp { id: 2, seq: 1 }), None);
+        assert_eq!(m.take(3, Stamp { id: 2, seq: 1 }), Some(7));
         assert!(m.is_empty());
-        m.sort(3, Stamp { id: 5, seq: 1 }, want, |_| false);
+        m.sort(3, Stamp { id: 5, seq: 1 }, want, |_| false, || 0);
         m.purge(|id| id == 5);
         assert!(m.is_empty());
     }

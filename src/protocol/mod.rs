@@ -10,6 +10,8 @@
 //! - [`failures`]: known vs acknowledged failures of a communicator (ULFM ack rules).
 //! - [`dissem`]: MPIFT's own barrier (dissemination, stamped messages), which a
 //!   revoke can interrupt at any member.
+//! - [`recdbl`]: MPIFT's own small-message allreduce (recursive doubling, order
+//!   kept for non-commutative operations), interruptible like the barrier.
 //! - [`rbcast`]: the reliable broadcast that revoke and failure propagation are thin
 //!   clients of (as in Open MPI's ULFM, `ompi/communicator/ft`).
 
@@ -19,6 +21,7 @@ pub mod dissem;
 pub mod failures;
 pub mod ftagree;
 pub mod rbcast;
+pub mod recdbl;
 pub mod sim;
 pub mod topology;
 

@@ -1,19 +1,24 @@
-//! MPIFT's own barrier (`protocol::dissem`) in a seeded in-memory world: thousands
-//! of processes, overlapping communicators, barriers run in one global order
+//! MPIFT's own collectives, the barrier (`protocol::dissem`) and the small
+//! allreduce (`protocol::recdbl`), in a seeded in-memory world: thousands of
+//! processes, overlapping communicators, collectives run in one global order
 //! (each process runs those of its communicators), messages in FIFO channels per
-//! ordered pair of processes (as MPI matches a receive from one source and tag),
-//! the next process to step drawn at random, communicators revoked at random
-//! times and each member learning of it at its own later time.
+//! ordered pair of processes and per collective kind (as MPI matches a receive
+//! from one source and tag; the two kinds have their own tags), the next process
+//! to step drawn at random, communicators revoked at random times and each
+//! member learning of it at its own later time.
 //!
-//! A member that abandons a barrier may find that its cancelled receive had
+//! A member that abandons a collective may find that its cancelled receive had
 //! matched a message already (MPI_Test_cancelled false): that message is sorted.
 //!
-//! Checked: a barrier that completes at a member had been entered by every member
-//! (safety); no process ever waits for ever (liveness: every barrier completes or
-//! is abandoned on a revoked communicator); a message is taken only by its own
-//! barrier (stamps); nothing is left kept once every revoke is known.
+//! Checked: a collective that completes at a member had been entered by every
+//! member (safety); an allreduce that completes gives every member its members'
+//! values in member order (string concatenation: not commutative); no process
+//! ever waits for ever (liveness: every collective completes or is abandoned on a
+//! revoked communicator); a message is taken only by its own collective
+//! (stamps); nothing is left kept once every revoke is known.
 
 use mpift::protocol::dissem::*;
+use mpift::protocol::recdbl::{Plan, Step};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -24,24 +29,50 @@ struct Comm {
     revoked_at: Option<usize>,
 }
 
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    Barrier,
+    Allreduce,
+}
+
 #[derive(Default)]
 struct Proc {
     /// Index into the global program.
     pc: usize,
-    /// In a barrier: (program index, round distance index, sent this round).
+    /// In a collective: (program index, step index, sent this step).
     cur: Option<(usize, usize, bool)>,
     seq: HashMap<u64, u64>,
     known_revoked: HashSet<u64>,
-    mailbox: Mailbox,
+    /// One per kind (each kind its own tag).
+    mailbox: [Mailbox<String>; 2],
+    /// The allreduce's partial result.
+    acc: String,
     completed: usize,
     abandoned: usize,
 }
 
+/// Step `i` of member `me` of `n` in a collective of `kind`: (send to, receive
+/// from, the allreduce step), or None when done.
+fn step_of(kind: Kind, me: usize, n: usize, i: usize) -> Option<(Option<usize>, Option<usize>, Option<Step>)> {
+    match kind {
+        Kind::Barrier => rounds(n).nth(i).map(|d| {
+            let (to, from) = partners(me, n, d);
+            (Some(to), Some(from), None)
+        }),
+        Kind::Allreduce => Plan::new(me, n).step(i).map(|s| match s {
+            Step::HandOff { to } => (Some(to), Some(to), Some(s)),
+            Step::TakeIn { from } => (None, Some(from), Some(s)),
+            Step::Exchange { peer, .. } => (Some(peer), Some(peer), Some(s)),
+            Step::GiveBack { to } => (Some(to), None, Some(s)),
+        }),
+    }
+}
+
 struct World {
     comms: Vec<Comm>,
-    program: Vec<usize>,
+    program: Vec<(usize, Kind)>,
     procs: Vec<Proc>,
-    chan: HashMap<(u32, u32), VecDeque<Stamp>>,
+    chan: HashMap<(u32, u32, usize), VecDeque<(Stamp, String)>>,
     /// (comm index, seq) -> members that entered.
     entered: HashMap<(usize, u64), HashSet<u32>>,
     /// Revoke news not delivered yet: (process, comm id).
@@ -65,7 +96,9 @@ impl World {
             }
             comms.push(Comm { id: 2000 + i as u64, members: m, revoked_at: None });
         }
-        let program: Vec<usize> = (0..ops).map(|_| rng.gen_range(0..comms.len())).collect();
+        let program: Vec<(usize, Kind)> = (0..ops)
+            .map(|_| (rng.gen_range(0..comms.len()), if rng.gen_bool(0.5) { Kind::Barrier } else { Kind::Allreduce }))
+            .collect();
         for _ in 0..revokes {
             let c = rng.gen_range(0..comms.len());
             comms[c].revoked_at.get_or_insert(rng.gen_range(0..ops.max(1)));
@@ -92,17 +125,18 @@ impl World {
             }
         }
         let Some((i, round, sent)) = self.procs[wi].cur else {
-            // Between barriers: the next one of a communicator this process is in.
-            while self.procs[wi].pc < self.program.len() && self.rank_in(self.program[self.procs[wi].pc], w).is_none() {
+            // Between collectives: the next one of a communicator this process is in.
+            while self.procs[wi].pc < self.program.len() && self.rank_in(self.program[self.procs[wi].pc].0, w).is_none() {
                 self.procs[wi].pc += 1;
             }
             let i = self.procs[wi].pc;
             if i >= self.program.len() {
                 return false;
             }
-            let c = self.program[i];
+            let c = self.program[i].0;
             let id = self.comms[c].id;
             let pr = &mut self.procs[wi];
+            pr.acc = format!("{w},");
             if pr.known_revoked.contains(&id) {
                 pr.pc += 1; // refused: MPI_ERR_REVOKED
                 pr.abandoned += 1;
@@ -115,21 +149,23 @@ impl World {
             pr.cur = Some((i, 0, false));
             return true;
         };
-        let c = self.program[i];
+        let (c, kind) = self.program[i];
+        let k = kind as usize;
         let (id, n) = (self.comms[c].id, self.comms[c].members.len());
         let me = self.rank_in(c, w).unwrap();
         let seq = self.procs[wi].seq[&id];
         let want = Stamp { id, seq };
+        let member = |r: usize| self.comms[c].members[r];
         if self.procs[wi].known_revoked.contains(&id) {
-            // Abandoned: ULFM returns MPI_ERR_REVOKED. The round's posted receive
+            // Abandoned: ULFM returns MPI_ERR_REVOKED. The step's posted receive
             // may have matched a message before the cancel (every other time
             // here): it is sorted like any other, not dropped.
             if sent && (wi + i + round) % 2 == 0 {
-                if let Some(d) = rounds(n).nth(round) {
-                    let from = self.comms[c].members[partners(me, n, d).1];
-                    if let Some(got) = self.chan.get_mut(&(from, w)).and_then(|q| q.pop_front()) {
+                if let Some((_, Some(from), _)) = step_of(kind, me, n, round) {
+                    let from = member(from);
+                    if let Some((got, body)) = self.chan.get_mut(&(from, w, k)).and_then(|q| q.pop_front()) {
                         let known = self.procs[wi].known_revoked.clone();
-                        let _ = self.procs[wi].mailbox.sort(from, got, want, |id| known.contains(&id));
+                        let _ = self.procs[wi].mailbox[k].sort(from, got, want, |id| known.contains(&id), || body);
                     }
                 }
             }
@@ -139,34 +175,54 @@ impl World {
             pr.abandoned += 1;
             return true;
         }
-        let Some(d) = rounds(n).nth(round) else {
-            // Every round done.
+        let Some((to, from, st)) = step_of(kind, me, n, round) else {
+            // Every step done.
             let all = &self.entered[&(c, seq)];
-            assert_eq!(all.len(), n, "barrier #{seq} on comm {id} completed at {w} before every member entered");
+            assert_eq!(all.len(), n, "{kind:?} #{seq} on comm {id} completed at {w} before every member entered");
+            if kind == Kind::Allreduce {
+                let want: String = self.comms[c].members.iter().map(|m| format!("{m},")).collect();
+                assert_eq!(self.procs[wi].acc, want, "allreduce #{seq} on comm {id} at {w}");
+            }
             let pr = &mut self.procs[wi];
             pr.cur = None;
             pr.pc += 1;
             pr.completed += 1;
             return true;
         };
-        let (to, from) = partners(me, n, d);
-        let (to, from) = (self.comms[c].members[to], self.comms[c].members[from]);
+        let (to, from) = (to.map(member), from.map(member));
         if !sent {
-            self.chan.entry((w, to)).or_default().push_back(want);
-            self.procs[wi].cur = Some((i, round, true));
-            if self.procs[wi].mailbox.take(from, want) {
-                self.procs[wi].cur = Some((i, round + 1, false));
+            if let Some(to) = to {
+                let acc = self.procs[wi].acc.clone();
+                self.chan.entry((w, to, k)).or_default().push_back((want, acc));
             }
+            self.procs[wi].cur = Some((i, round, true));
             return true;
         }
-        let Some(got) = self.chan.get_mut(&(from, w)).and_then(|q| q.pop_front()) else {
-            return false;
+        let Some(from) = from else {
+            self.procs[wi].cur = Some((i, round + 1, false));
+            return true;
         };
-        let known = self.procs[wi].known_revoked.clone();
-        match self.procs[wi].mailbox.sort(from, got, want, |id| known.contains(&id)) {
-            Sorted::Mine => self.procs[wi].cur = Some((i, round + 1, false)),
-            Sorted::Stale | Sorted::Kept => {}
+        let body = match self.procs[wi].mailbox[k].take(from, want) {
+            Some(b) => b,
+            None => {
+                let Some((got, body)) = self.chan.get_mut(&(from, w, k)).and_then(|q| q.pop_front()) else {
+                    return false;
+                };
+                let known = self.procs[wi].known_revoked.clone();
+                match self.procs[wi].mailbox[k].sort(from, got, want, |id| known.contains(&id), || body.clone()) {
+                    Sorted::Mine => body,
+                    Sorted::Stale | Sorted::Kept => return true,
+                }
+            }
+        };
+        let pr = &mut self.procs[wi];
+        match st {
+            Some(Step::HandOff { .. }) => pr.acc = body,
+            Some(Step::TakeIn { .. }) | Some(Step::Exchange { peer_first: true, .. }) => pr.acc = body + &pr.acc,
+            Some(Step::Exchange { peer_first: false, .. }) => pr.acc.push_str(&body),
+            _ => {}
         }
+        pr.cur = Some((i, round + 1, false));
         true
     }
 
@@ -179,7 +235,9 @@ impl World {
         let pr = &mut self.procs[w as usize];
         pr.known_revoked.insert(id);
         let known = pr.known_revoked.clone();
-        pr.mailbox.purge(|id| known.contains(&id));
+        for m in pr.mailbox.iter_mut() {
+            m.purge(|id| known.contains(&id));
+        }
         true
     }
 
@@ -206,21 +264,23 @@ impl World {
             }
         }
         for (w, pr) in self.procs.iter().enumerate() {
-            assert!(pr.cur.is_none(), "process {w} hangs in a barrier (program index {})", pr.pc);
-            assert!(pr.mailbox.is_empty(), "process {w} keeps {} messages no barrier took", pr.mailbox.len());
+            assert!(pr.cur.is_none(), "process {w} hangs in a collective (program index {})", pr.pc);
+            for m in &pr.mailbox {
+                assert!(m.is_empty(), "process {w} keeps {} messages no collective took", m.len());
+            }
         }
     }
 }
 
 #[test]
-fn no_revoke_every_barrier_completes_everywhere() {
+fn no_revoke_every_collective_completes_everywhere() {
     for seed in 0..20u64 {
         let mut rng = StdRng::seed_from_u64(seed);
         let p = [2, 3, 5, 8, 13, 64][seed as usize % 6];
         let mut w = World::new(&mut rng, p, 4, 40, 0);
         w.run(&mut rng, 0.0);
-        assert!(w.procs.iter().all(|p| p.abandoned == 0), "seed {seed}: a barrier was abandoned without a revoke");
-        let total: usize = w.program.iter().map(|c| w.comms[*c].members.len()).sum();
+        assert!(w.procs.iter().all(|p| p.abandoned == 0), "seed {seed}: a collective was abandoned without a revoke");
+        let total: usize = w.program.iter().map(|(c, _)| w.comms[*c].members.len()).sum();
         let done: usize = w.procs.iter().map(|p| p.completed).sum();
         assert_eq!(done, total, "seed {seed}");
     }
