@@ -79,6 +79,20 @@ fn valid(ty: u32, op: u32) -> bool {
     }
 }
 
+/// Extent in bytes of each predefined type (0: not asked yet).
+static EXTENT: [std::sync::atomic::AtomicUsize; TYPES] = [const { std::sync::atomic::AtomicUsize::new(0) }; TYPES];
+
+/// Bytes of `count` elements of predefined type `ty` (its extent asked once).
+fn bytes_of(count: i32, ty: u32) -> usize {
+    let cell = &EXTENT[ty as usize % TYPES];
+    let mut e = cell.load(Ordering::Relaxed);
+    if e == 0 {
+        e = describe::bytes_for(1, ty).max(1);
+        cell.store(e, Ordering::Relaxed);
+    }
+    count.max(0) as usize * e
+}
+
 /// The bytes of data if allreduce `d` runs as MPIFT's own, else None. The same
 /// answer at every member and at every joiner: it reads only the log entry.
 pub fn eligible(d: &Desc) -> Option<usize> {
@@ -88,7 +102,7 @@ pub fn eligible(d: &Desc) -> Option<usize> {
     if !valid(d.send.ty, d.op) {
         return None;
     }
-    let bytes = describe::bytes_for(d.send.count, d.send.ty);
+    let bytes = bytes_of(d.send.count, d.send.ty);
     (bytes <= MAX_BYTES).then_some(bytes)
 }
 
@@ -143,7 +157,7 @@ fn run(id: u64, seq: u64, me: usize, n: usize, world: &dyn Fn(usize) -> u32, how
         };
         // One partner per step (protocol::recdbl): its world rank is read once.
         let peer = world(send_to.or(recv_from).unwrap_or(0));
-        let Some(len) = CHANNEL.step(want, acc, send_to.map(|_| peer), recv_from.map(|_| peer), &mut buf.0, how) else {
+        let Some(len) = CHANNEL.step(want, acc, send_to.map(|_| peer), recv_from.map(|_| peer), &mut buf.0, acc.len(), how) else {
             CHANNEL.purge();
             ended = Ended::Revoked;
             break;

@@ -61,7 +61,7 @@ fn run(id: u64, seq: u64, me: usize, n: usize, pair: &dyn Fn(usize, usize) -> (u
         let (to, from) = partners(me, n, d);
         let (to, from) = pair(to, from);
         let mut buf = [0u8; HEAD];
-        if CHANNEL.step(want, &[], Some(to), Some(from), &mut buf, how).is_none() {
+        if CHANNEL.step(want, &[], Some(to), Some(from), &mut buf, 0, how).is_none() {
             if news::debug() {
                 crate::say!("MPIFT barrier {}: comm {:x} #{} revoked, leaves", news::world_rank(), id, seq);
             }

@@ -73,12 +73,6 @@ pub fn revoked_id(id: u64) -> bool {
     r
 }
 
-fn write_stamp(buf: &mut [u8], s: Stamp) {
-    let w = s.words();
-    buf[..8].copy_from_slice(&w[0].to_ne_bytes());
-    buf[8..HEAD].copy_from_slice(&w[1].to_ne_bytes());
-}
-
 fn read_stamp(buf: &[u8]) -> Stamp {
     let word = |i: usize| u64::from_ne_bytes(buf[i..i + 8].try_into().unwrap_or([0; 8]));
     Stamp::from_words([word(0), word(8)])
@@ -89,8 +83,8 @@ impl Channel {
         Channel { tag, state: Serial::new(State { mailbox: Mailbox::new(), slots: Vec::new(), next: 0 }) }
     }
 
-    /// Sends `stamp` and `body` to world rank `to`.
-    pub fn send(&self, stamp: Stamp, body: &[u8], to: u32) {
+    /// Sends `stamp` and `body` to world rank `to` on `shadow`.
+    fn send(&self, stamp: Stamp, body: &[u8], to: u32, shadow: mpi::MPI_Comm) {
         let mut guard = self.state.lock();
         let st = &mut *guard;
         if st.slots.len() < SLOTS {
@@ -100,7 +94,7 @@ impl Channel {
         let mut tries = 0;
         let i = loop {
             let i = st.next;
-            st.next = (st.next + 1) % st.slots.len();
+            st.next = if i + 1 == st.slots.len() { 0 } else { i + 1 };
             let s = &mut st.slots[i];
             if !s.busy || transport::test_done(&mut s.req) {
                 break i;
@@ -117,13 +111,14 @@ impl Channel {
         let s = &mut st.slots[i];
         s.busy = true;
         s.buf.clear();
-        s.buf.resize(HEAD, 0);
-        write_stamp(&mut s.buf, stamp);
+        let w = stamp.words();
+        s.buf.extend_from_slice(&w[0].to_ne_bytes());
+        s.buf.extend_from_slice(&w[1].to_ne_bytes());
         s.buf.extend_from_slice(body);
         // SAFETY: the slot's buffer is not touched again until this send
         // completed (checked above when the ring comes back to it).
         unsafe {
-            mpi::MPI_Isend(s.buf.as_ptr() as *const c_void, s.buf.len() as c_int, transport::dt_byte(), to as c_int, self.tag, news::shadow(), &mut s.req)
+            mpi::MPI_Isend(s.buf.as_ptr() as *const c_void, s.buf.len() as c_int, transport::dt_byte(), to as c_int, self.tag, shadow, &mut s.req)
         };
     }
 
@@ -134,27 +129,32 @@ impl Channel {
 
     /// One step of a collective: sends `want` with `body` to world rank `to`,
     /// receives message `want` from world rank `from` into `buf` (stamp, then
-    /// body: `buf` must hold the longest message this channel carries). The
-    /// receive is posted before the send, so the partner's message meets a
-    /// posted receive (no unexpected-message copy). The body's length (0 without
-    /// a receive); None: the communicator was revoked (the receive is cancelled).
-    pub fn step(&self, want: Stamp, body: &[u8], to: Option<u32>, from: Option<u32>, buf: &mut [u8], how: Waiter) -> Option<usize> {
+    /// body: `buf` must hold the longest message this channel carries; `expect`:
+    /// the body's length in a correct program). The receive is posted before the
+    /// send, so the partner's message meets a posted receive (no
+    /// unexpected-message copy). The body's length (0 without a receive); None:
+    /// the communicator was revoked (the receive is cancelled).
+    #[allow(clippy::too_many_arguments)]
+    pub fn step(&self, want: Stamp, body: &[u8], to: Option<u32>, from: Option<u32>, buf: &mut [u8], expect: usize, how: Waiter) -> Option<usize> {
+        let shadow = news::shadow();
         let Some(from) = from else {
             if let Some(to) = to {
-                self.send(want, body, to);
+                self.send(want, body, to, shadow);
             }
             return Some(0);
         };
-        if let Some(early) = self.state.lock().mailbox.take(from, want) {
+        // (The guard is dropped before the send below locks the state again.)
+        let early = self.state.lock().mailbox.take(from, want);
+        if let Some(early) = early {
             if let Some(to) = to {
-                self.send(want, body, to);
+                self.send(want, body, to, shadow);
             }
             buf[HEAD..HEAD + early.len()].copy_from_slice(&early);
             return Some(early.len());
         }
-        let mut r = Recv::post(self.tag, from, buf);
+        let mut r = Recv::post(self.tag, from, buf, shadow);
         if let Some(to) = to {
-            self.send(want, body, to);
+            self.send(want, body, to, shadow);
         }
         loop {
             let res = r.wait(how, want.id);
@@ -162,7 +162,7 @@ impl Channel {
             let len = match res {
                 Ok(len) => len,
                 Err(matched) => {
-                    if let Some(len) = matched {
+                    if let Some(len) = matched.map(|l| l.get()) {
                         // The abandoned collective's own message sorts as Mine
                         // and is dropped.
                         let got = read_stamp(buf);
@@ -172,11 +172,16 @@ impl Channel {
                 }
             };
             let got = read_stamp(buf);
+            if got == want {
+                // Ours: its length is known (no MPI_Get_count on the fast path).
+                return Some(expect);
+            }
+            let len = len.get();
             let sorted = self.state.lock().mailbox.sort(from, got, want, revoked_id, || buf[HEAD..len].to_vec());
             if sorted == Sorted::Mine {
                 return Some(len - HEAD);
             }
-            r = Recv::post(self.tag, from, buf);
+            r = Recv::post(self.tag, from, buf, shadow);
         }
     }
 }
@@ -188,12 +193,12 @@ struct Recv<'a> {
 }
 
 impl<'a> Recv<'a> {
-    fn post(tag: c_int, from: u32, buf: &'a mut [u8]) -> Recv<'a> {
+    fn post(tag: c_int, from: u32, buf: &'a mut [u8], shadow: mpi::MPI_Comm) -> Recv<'a> {
         let mut req = transport::request_null();
         // SAFETY: `buf` is borrowed for the receive's life: it is completed or
         // cancelled (and waited for) before the borrow ends.
         unsafe {
-            mpi::MPI_Irecv(buf.as_mut_ptr() as *mut c_void, buf.len() as c_int, transport::dt_byte(), from as c_int, tag, news::shadow(), &mut req)
+            mpi::MPI_Irecv(buf.as_mut_ptr() as *mut c_void, buf.len() as c_int, transport::dt_byte(), from as c_int, tag, shadow, &mut req)
         };
         Recv { req, _buf: std::marker::PhantomData }
     }
@@ -201,7 +206,7 @@ impl<'a> Recv<'a> {
     /// Waits for the message: its length. Err once communicator `id` is known
     /// revoked: the receive is cancelled, or, if a message had already matched
     /// it, Err(Some(its length)).
-    fn wait(&mut self, how: Waiter, id: u64) -> Result<usize, Option<usize>> {
+    fn wait(&mut self, how: Waiter, id: u64) -> Result<Len, Option<Len>> {
         let mut idle: Option<crate::layer::revoke::Idle> = None;
         // SAFETY (all blocks below): our own pending receive and plain statuses.
         let mut status: mpi::MPI_Status = unsafe { std::mem::zeroed() };
@@ -252,7 +257,7 @@ impl<'a> Recv<'a> {
                 }
             };
             if arrived {
-                return Ok(count(&status));
+                return Ok(Len(status));
             }
         }
     }
@@ -261,7 +266,7 @@ impl<'a> Recv<'a> {
     /// receive: its length. The caller sorts it like any other (it may be
     /// another communicator's collective that the sender is already in: found by
     /// revoke_release_computing on MPICH, where dropping it hung that barrier).
-    fn cancel(&mut self, status: &mut mpi::MPI_Status) -> Option<usize> {
+    fn cancel(&mut self, status: &mut mpi::MPI_Status) -> Option<Len> {
         let mut cancelled: c_int = 0;
         // SAFETY: our own pending receive; waited for once after the cancel.
         unsafe {
@@ -269,14 +274,19 @@ impl<'a> Recv<'a> {
             mpi::MPI_Wait(&mut self.req, status);
             mpi::MPI_Test_cancelled(status, &mut cancelled);
         }
-        (cancelled == 0).then(|| count(status))
+        (cancelled == 0).then(|| Len(*status))
     }
 }
 
-/// Bytes a completed receive got.
-fn count(status: &mpi::MPI_Status) -> usize {
-    let mut n: c_int = 0;
-    // SAFETY: a status MPI filled in.
-    unsafe { mpi::MPI_Get_count(status, transport::dt_byte(), &mut n) };
-    (n.max(HEAD as c_int)) as usize
+/// The status of a completed receive: its length, asked for only when needed.
+struct Len(mpi::MPI_Status);
+
+impl Len {
+    /// Bytes the receive got.
+    fn get(&self) -> usize {
+        let mut n: c_int = 0;
+        // SAFETY: a status MPI filled in.
+        unsafe { mpi::MPI_Get_count(&self.0, transport::dt_byte(), &mut n) };
+        (n.max(HEAD as c_int)) as usize
+    }
 }
