@@ -131,6 +131,9 @@ for mpi in "${mpis[@]}"; do
     for way in plain compat; do
       t "$mpi: allreduce_check $way -n $np" run "$np" "$work/ar_$way"
     done
+    for how in own host; do
+      t "$mpi: allreduce_check compat MPIFT_ALLREDUCE=$how -n $np" env MPIFT_ALLREDUCE=$how run "$np" "$work/ar_compat"
+    done
   done
 
   # Every MPI function that takes a communicator or request: redirected (measured on

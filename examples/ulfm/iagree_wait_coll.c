@@ -9,7 +9,9 @@
  * MPIFT: its own MPI_Barrier and its own small-message MPI_Allreduce keep
  * serving while they wait, so rank 0 advances the agreement from inside them;
  * the Bcast round passes because rank 0 is its root (a small MPI_Bcast returns
- * at the root at once). */
+ * at the root at once). The own allreduce is the default on MPICH only; the
+ * program asks for it before MPI_Init (MPIFT_ALLREDUCE=own, read from rank 0's
+ * environment; docs/CONFIGURATION.md). Real ULFM ignores the variable. */
 #include "ulfm_common.h"
 
 int main(int argc, char **argv)
@@ -19,6 +21,7 @@ int main(int argc, char **argv)
     MPI_Comm d;
     MPI_Request req;
 
+    setenv("MPIFT_ALLREDUCE", "own", 1);
     u_init(&argc, &argv, 1);
     if (u_size < 2 || u_size > 30) MPI_Abort(MPI_COMM_WORLD, 2);
     MPI_Comm_dup(MPI_COMM_WORLD, &d);

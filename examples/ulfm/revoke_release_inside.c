@@ -25,6 +25,9 @@ int main(int argc, char **argv)
     int round, rc;
     MPI_Comm a, b;
 
+#ifdef INSIDE_ALLREDUCE
+    setenv("MPIFT_ALLREDUCE", "own", 1); /* MPIFT's default on MPICH only; ULFM ignores it */
+#endif
     u_init(&argc, &argv, 1);
     MPI_Comm_dup(MPI_COMM_WORLD, &b);
     MPI_Comm_set_errhandler(b, MPI_ERRORS_RETURN);

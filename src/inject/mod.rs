@@ -360,16 +360,16 @@ struct Agreed {
     /// `MPIFT_BARRIER=host`: `MPI_Barrier` is the host's, not MPIFT's own
     /// (layer::barrier).
     host_barrier: bool,
-    /// `MPIFT_ALLREDUCE=host`: small `MPI_Allreduce`s are the host's, not MPIFT's
-    /// own (layer::allreduce).
-    host_allreduce: bool,
+    /// `MPIFT_ALLREDUCE`: Some(true) `own`, Some(false) `host`, None the host
+    /// MPI's default (layer::allreduce::default_own).
+    own_allreduce: Option<bool>,
 }
 
 /// Rank 0 reads its environment (and `MPIFT_KILL_FILE`).
 fn read_environment() -> Agreed {
     let requested = crate::layer::ft::requested_fanout();
     let fanout = if requested > 0 { requested } else { crate::layer::ft::DEFAULT_FANOUT };
-    let mut a = Agreed { seed: 0, seed_from: "chosen", kill: String::new(), bitflip: None, error: None, fanout, nb_colls: false, host_barrier: false, host_allreduce: false };
+    let mut a = Agreed { seed: 0, seed_from: "chosen", kill: String::new(), bitflip: None, error: None, fanout, nb_colls: false, host_barrier: false, own_allreduce: None };
     if let Some(v) = std::env::var("MPIFT_COLLECTIVES").ok().filter(|v| !v.trim().is_empty()) {
         match v.trim() {
             "blocking" => a.nb_colls = false,
@@ -386,8 +386,8 @@ fn read_environment() -> Agreed {
     }
     if let Some(v) = std::env::var("MPIFT_ALLREDUCE").ok().filter(|v| !v.trim().is_empty()) {
         match v.trim() {
-            "own" => a.host_allreduce = false,
-            "host" => a.host_allreduce = true,
+            "own" => a.own_allreduce = Some(true),
+            "host" => a.own_allreduce = Some(false),
             t => a.error = Some(format!("invalid MPIFT_ALLREDUCE: bad token `{t}`: expected `own` or `host`")),
         }
     }
@@ -440,7 +440,7 @@ fn agree(comm: mpi::MPI_Comm, me: u32) -> Agreed {
             a.kill,
             a.bitflip.as_deref().unwrap_or("\u{1}"),
             a.fanout,
-            a.nb_colls as u8 | (a.host_barrier as u8) << 1 | (a.host_allreduce as u8) << 2,
+            a.nb_colls as u8 | (a.host_barrier as u8) << 1 | ((a.own_allreduce == Some(false)) as u8) << 2 | ((a.own_allreduce == Some(true)) as u8) << 3,
             a.error.as_deref().unwrap_or("")
         )
     } else {
@@ -464,7 +464,11 @@ fn agree(comm: mpi::MPI_Comm, me: u32) -> Agreed {
         fanout: get(4).parse().unwrap_or(crate::layer::ft::DEFAULT_FANOUT),
         nb_colls: get(5).parse::<u8>().unwrap_or(0) & 1 != 0,
         host_barrier: get(5).parse::<u8>().unwrap_or(0) & 2 != 0,
-        host_allreduce: get(5).parse::<u8>().unwrap_or(0) & 4 != 0,
+        own_allreduce: match get(5).parse::<u8>().unwrap_or(0) & 12 {
+            4 => Some(false),
+            8 => Some(true),
+            _ => None,
+        },
         error: Some(get(6).to_string()).filter(|e| !e.is_empty()),
     }
 }
@@ -553,7 +557,8 @@ pub fn start(shadow: mpi::MPI_Comm, me: u32, size: u32, init: &'static str) -> R
     // The own barrier's stamps share one channel per pair of processes: two threads
     // in barriers on different communicators could take each other's stamp.
     crate::layer::barrier::set_own(!agreed.host_barrier && !any_multithreaded);
-    crate::layer::allreduce::set_own(!agreed.host_allreduce && !any_multithreaded);
+    let own = agreed.own_allreduce.unwrap_or_else(crate::layer::allreduce::default_own);
+    crate::layer::allreduce::set_own(own && !any_multithreaded);
     let bitflip = match &agreed.bitflip {
         Some(text) => Some(policy::parse_bitflip(text).map_err(|e| format!("invalid MPIFT_BITFLIP: {e}"))?),
         None => None,

@@ -26,6 +26,7 @@ extern "C" {
     static MPIFT_INFO_NULL: mpi::MPI_Info;
     static MPIFT_COMM_TYPE_SHARED: c_int;
     static MPIFT_THREAD_MULTIPLE: c_int;
+    static MPIFT_HOST_MPICH: c_int;
     fn mpift_create_noop_op(commute: c_int, op: *mut mpi::MPI_Op) -> c_int;
     static MPIFT_ERRORS_ABORT: MPI_Errhandler;
     fn mpift_create_ft_keyval(keyval: *mut c_int) -> c_int;
@@ -114,6 +115,11 @@ pub fn info_null() -> mpi::MPI_Info {
 }
 pub fn comm_type_shared() -> c_int {
     unsafe { MPIFT_COMM_TYPE_SHARED }
+}
+/// The host MPI is MPICH (or a derivative), not Open MPI.
+pub fn host_is_mpich() -> bool {
+    // SAFETY: an immutable C constant.
+    unsafe { MPIFT_HOST_MPICH != 0 }
 }
 pub fn thread_multiple() -> c_int {
     unsafe { MPIFT_THREAD_MULTIPLE }
