@@ -66,7 +66,7 @@ impl Plan {
     pub fn step(&self, i: usize) -> Option<Step> {
         let me = self.me;
         let Some(v) = self.virt(me) else {
-            return (i == 0).then_some(Step::HandOff { to: me + 1 });
+            return (i == 0).then(|| Step::HandOff { to: me + 1 });
         };
         let folded = me < 2 * self.rem;
         let mut i = i;
@@ -81,7 +81,7 @@ impl Plan {
             let pv = v ^ (1 << i);
             return Some(Step::Exchange { peer: self.real(pv), peer_first: pv < v });
         }
-        (folded && i == rounds).then_some(Step::GiveBack { to: me - 1 })
+        (folded && i == rounds).then(|| Step::GiveBack { to: me - 1 })
     }
 
     /// The steps in order.
