@@ -35,6 +35,14 @@ t() { # t NAME COMMAND...: one test; its output is shown only when it fails
   fi
 }
 
+envrun() { # envrun NAME=VALUE... NP BINARY ARGS...: run with extra environment
+  local vars=()
+  while [[ $1 == *=* ]]; do vars+=("$1"); shift; done
+  local np=$1
+  shift
+  env "${vars[@]}" timeout -k 10 "${MPIFT_TEST_TIMEOUT:-180}" "$MPIEXEC" -n "$np" "$@"
+}
+
 run() { # run NP BINARY ARGS...: mpiexec under a timeout
   local np=$1
   shift
@@ -45,6 +53,13 @@ expect_fail_with() { # expect_fail_with TEXT COMMAND...: must fail and print TEX
   local text=$1
   shift
   if "$@" >"$work/out" 2>&1; then return 1; fi
+  grep -q "$text" "$work/out"
+}
+
+expect_ok_with() { # expect_ok_with TEXT COMMAND...: must succeed and print TEXT
+  local text=$1
+  shift
+  "$@" >"$work/out" 2>&1 || return 1
   grep -q "$text" "$work/out"
 }
 
@@ -132,7 +147,7 @@ for mpi in "${mpis[@]}"; do
       t "$mpi: allreduce_check $way -n $np" run "$np" "$work/ar_$way"
     done
     for how in own host; do
-      t "$mpi: allreduce_check compat MPIFT_ALLREDUCE=$how -n $np" env MPIFT_ALLREDUCE=$how run "$np" "$work/ar_compat"
+      t "$mpi: allreduce_check compat MPIFT_ALLREDUCE=$how -n $np" envrun MPIFT_ALLREDUCE=$how "$np" "$work/ar_compat"
     done
   done
 
@@ -163,6 +178,19 @@ for mpi in "${mpis[@]}"; do
         env MPIFT_TEST_DYNAMIC=1 timeout -k 10 "${MPIFT_TEST_TIMEOUT:-180}" "$MPIEXEC" -n 2 "$work/cov_${lang}_compat"
     fi
   done
+
+  # A spawned job reads MPIFT_KILL_SPAWNED, not the parent job's MPIFT_KILL
+  # (inject::RuleVars; issue 21).
+  if [ -n "$dynamic" ]; then
+    t "$mpi: spawn_rules builds" $MPICC $W $FT tests/c/spawn_rules.c -o "$work/spawn_rules" $LIBS
+    t "$mpi: a spawned child ignores the parents' MPIFT_KILL -n 2" \
+      expect_ok_with "child 0: merged sum 3 of 3" envrun MPIFT_KILL="rank=1@call=100000" MPIFT_VERBOSE=0 2 "$work/spawn_rules"
+    # (The child aborts; Open MPI 5 leaves the parents inside MPI_Intercomm_merge
+    # in about 1 run in 5, so this run has a short timeout of its own.)
+    t "$mpi: a bad MPIFT_KILL_SPAWNED stops the child at MPI_Init, naming it" \
+      expect_fail_with "invalid MPIFT_KILL_SPAWNED: bad token .rank=3@call=5." env MPIFT_KILL_SPAWNED="rank=3@call=5" \
+      timeout -k 5 30 "$MPIEXEC" -n 2 "$work/spawn_rules"
+  fi
 
   t "$mpi: make MPI_Test_regular" make -s --no-print-directory MPI_Test_regular MPI="$mpi" CXXFLAGS="-O2 $W $NOCXX"
   t "$mpi: make MPI_Test_ft" make -s --no-print-directory MPI_Test_ft MPI="$mpi" CXXFLAGS="-O2 $W"

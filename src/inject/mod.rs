@@ -404,16 +404,21 @@ fn read_environment() -> Agreed {
         },
         None => a.seed = rng::fresh_seed(),
     }
+    let names = RuleVars::for_this_job();
+    if names.spawned {
+        // Its own stream of random numbers: not the parent job's rank 0's again.
+        a.seed = rng::mix(a.seed ^ 0x7370_6177_6e65_64);
+    }
     let mut parts = Vec::new();
     if let Ok(path) = std::env::var("MPIFT_KILL_FILE") {
-        if !path.is_empty() {
+        if !path.is_empty() && !names.spawned {
             match std::fs::read_to_string(&path) {
                 Ok(text) => parts.push(text),
                 Err(e) => a.error = Some(format!("MPIFT_KILL_FILE: cannot read `{path}`: {e}")),
             }
         }
     }
-    if let Ok(v) = std::env::var("MPIFT_KILL") {
+    if let Ok(v) = std::env::var(names.kill) {
         parts.push(v);
     }
     // One line: comments dropped, newlines become separators.
@@ -424,8 +429,38 @@ fn read_environment() -> Agreed {
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join(";");
-    a.bitflip = std::env::var("MPIFT_BITFLIP").ok().filter(|v| !v.trim().is_empty()).map(|v| v.trim().to_string());
+    a.bitflip = std::env::var(names.bitflip).ok().filter(|v| !v.trim().is_empty()).map(|v| v.trim().to_string());
     a
+}
+
+/// Where a job's injection rules come from. A job started by `MPI_Comm_spawn`
+/// (its processes have a parent) inherits the environment of the job that
+/// `mpiexec` started, whose rules name that job's ranks: it reads its own
+/// variables instead, `MPIFT_KILL_SPAWNED` and `MPIFT_BITFLIP_SPAWNED`, with
+/// ranks of its own `MPI_COMM_WORLD` (no file variable). Every spawned job reads
+/// the same ones (no spawn generations yet, issue 21).
+struct RuleVars {
+    spawned: bool,
+    kill: &'static str,
+    bitflip: &'static str,
+}
+
+/// This job was started by `MPI_Comm_spawn`.
+pub fn spawned_job() -> bool {
+    RuleVars::for_this_job().spawned
+}
+
+impl RuleVars {
+    fn for_this_job() -> RuleVars {
+        let mut parent = transport::comm_null();
+        // SAFETY: after the real MPI_Init; an out handle of ours.
+        unsafe { mpi::MPI_Comm_get_parent(&mut parent) };
+        if parent != transport::comm_null() {
+            RuleVars { spawned: true, kill: "MPIFT_KILL_SPAWNED", bitflip: "MPIFT_BITFLIP_SPAWNED" }
+        } else {
+            RuleVars { spawned: false, kill: "MPIFT_KILL", bitflip: "MPIFT_BITFLIP" }
+        }
+    }
 }
 
 /// Broadcasts rank 0's view over `comm` (two broadcasts: length, bytes).
@@ -494,7 +529,8 @@ fn host_id() -> u64 {
 /// `MPIFT_VERBOSE`.
 fn read_local_settings() {
     let asked = |name: &str| std::env::var(name).is_ok_and(|v| !v.trim().is_empty());
-    let default = u8::from(["MPIFT_KILL", "MPIFT_BITFLIP", "MPIFT_REPORT"].iter().any(|n| asked(n)));
+    let names = RuleVars::for_this_job();
+    let default = u8::from([names.kill, names.bitflip, "MPIFT_REPORT"].iter().any(|n| asked(n)));
     VERBOSE.store(default, Ordering::Relaxed);
     if let Ok(v) = std::env::var("MPIFT_VERBOSE") {
         match v.trim().parse::<u8>() {
@@ -559,12 +595,13 @@ pub fn start(shadow: mpi::MPI_Comm, me: u32, size: u32, init: &'static str) -> R
     crate::layer::barrier::set_own(!agreed.host_barrier && !any_multithreaded);
     let own = agreed.own_allreduce.unwrap_or_else(crate::layer::allreduce::default_own);
     crate::layer::allreduce::set_own(own && !any_multithreaded);
+    let names = RuleVars::for_this_job();
     let bitflip = match &agreed.bitflip {
-        Some(text) => Some(policy::parse_bitflip(text).map_err(|e| format!("invalid MPIFT_BITFLIP: {e}"))?),
+        Some(text) => Some(policy::parse_bitflip(text).map_err(|e| format!("invalid {}: {e}", names.bitflip))?),
         None => None,
     };
-    let job_policy = policy::parse_kill(&agreed.kill).map_err(|e| format!("invalid MPIFT_KILL: {e}"))?;
-    job_policy.validate(size, bitflip.as_ref()).map_err(|e| format!("invalid MPIFT_KILL: {e}"))?;
+    let job_policy = policy::parse_kill(&agreed.kill).map_err(|e| format!("invalid {}: {e}", names.kill))?;
+    job_policy.validate(size, bitflip.as_ref()).map_err(|e| format!("invalid {}: {e}", names.kill))?;
     let early = EARLY_POLICY.lock().unwrap().take();
     let (kill, policy) = match early {
         Some(text) => {

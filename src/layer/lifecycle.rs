@@ -51,6 +51,12 @@ fn after_init(init: &'static str) -> Outcome {
         // nonzero exit makes it end the job (Open MPI 4.1 lost one rank's line in 1
         // of 4 runs of that tests/inject case under load).
         std::thread::sleep(std::time::Duration::from_millis(200));
+        if crate::inject::spawned_job() {
+            // The parents are past MPI_Comm_spawn and would wait for this job
+            // for ever (Open MPI 5: in their next call on the intercommunicator):
+            // an abort ends the parent job too.
+            unsafe { mpi::MPI_Abort(transport::comm_world(), 1) };
+        }
         news::stop();
         unsafe { mpi::MPI_Finalize() };
         std::process::exit(1);
