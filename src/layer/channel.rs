@@ -208,7 +208,7 @@ impl<'a> Recv<'a> {
     /// it, Err(Some(its length)).
     fn wait(&mut self, how: Waiter, id: u64) -> Result<Len, Option<Len>> {
         let mut idle: Option<crate::layer::revoke::Idle> = None;
-        // SAFETY (all blocks below): our own pending receive and plain statuses.
+        // SAFETY: a plain C struct, all zeros is a valid value.
         let mut status: mpi::MPI_Status = unsafe { std::mem::zeroed() };
         loop {
             let revoked = match how {
@@ -239,6 +239,7 @@ impl<'a> Recv<'a> {
                 // Nothing wakes a blocked wait for these (an agreement advances
                 // only while its rank polls; a join reads news by polling).
                 let mut flag: c_int = 0;
+                // SAFETY: our own pending receive.
                 unsafe { mpi::MPI_Test(&mut self.req, &mut flag, &mut status) };
                 if flag == 0 {
                     idle.get_or_insert_with(crate::layer::revoke::Idle::new).pause();
@@ -247,6 +248,7 @@ impl<'a> Recv<'a> {
             } else {
                 let mut pair = [self.req, news::wake_request()];
                 let mut idx: c_int = -1;
+                // SAFETY: two valid requests of ours (the receive, the wake).
                 unsafe { mpi::MPI_Waitany(2, pair.as_mut_ptr(), &mut idx, &mut status) };
                 self.req = pair[0];
                 if idx == 1 {

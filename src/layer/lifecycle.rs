@@ -55,6 +55,7 @@ fn after_init(init: &'static str) -> Outcome {
             // The parents are past MPI_Comm_spawn and would wait for this job
             // for ever (Open MPI 5: in their next call on the intercommunicator):
             // an abort ends the parent job too.
+            // SAFETY: the real world communicator, after the real MPI_Init.
             unsafe { mpi::MPI_Abort(transport::comm_world(), 1) };
         }
         news::stop();
