@@ -157,9 +157,18 @@ pub fn create_group(c: Sim_FT_MPI_Comm, group: MPI_Group, tag: c_int, newcomm: *
     Ok(())
 }
 
-/// A member of `group` (a group of `cr`'s members) is known dead here.
+/// A member of `group` (a group of `cr`'s members) is known dead here: from the
+/// news, or as a known failure of `cr` (an agreement can report a death before
+/// the dead rank's news lands here; MPIX_Comm_get_failed then lists it, and a
+/// member that entered the real call with the dead rank in the group would hang
+/// there while the others, refused, went on: unjoinable_dead on MPICH, where
+/// their next `MPI_Comm_create_group` with the same tag even matched it).
 fn group_has_dead(cr: &CommRef, group: MPI_Group) -> bool {
-    in_parent(cr, group).iter().any(|w| news::is_dead(*w))
+    let known: Vec<u32> = comm::read(cr.handle, |s| {
+        s.failures.known().iter().filter_map(|&r| s.members.get(r as usize).copied()).collect()
+    })
+    .unwrap_or_default();
+    in_parent(cr, group).iter().any(|w| news::is_dead(*w) || known.contains(w))
 }
 
 /// Descriptor of `MPI_Intercomm_create` on the local communicator: leaders, tag,
