@@ -113,6 +113,11 @@ impl CommState {
     pub fn has_failed(&self) -> bool {
         !self.failures.known().is_empty()
     }
+    /// World ranks of the members known to have failed (from the news or from an
+    /// agreement, which may report a death before its news lands here).
+    pub fn failed_world_ranks(&self) -> Vec<u32> {
+        self.failures.known().iter().filter_map(|r| self.members.get(*r as usize).copied()).collect()
+    }
 }
 
 /// The id of the `k`-th communicator created from the one with id `parent`.

@@ -164,10 +164,7 @@ pub fn create_group(c: Sim_FT_MPI_Comm, group: MPI_Group, tag: c_int, newcomm: *
 /// there while the others, refused, went on: unjoinable_dead on MPICH, where
 /// their next `MPI_Comm_create_group` with the same tag even matched it).
 fn group_has_dead(cr: &CommRef, group: MPI_Group) -> bool {
-    let known: Vec<u32> = comm::read(cr.handle, |s| {
-        s.failures.known().iter().filter_map(|&r| s.members.get(r as usize).copied()).collect()
-    })
-    .unwrap_or_default();
+    let known = comm::read(cr.handle, |s| s.failed_world_ranks()).unwrap_or_default();
     in_parent(cr, group).iter().any(|w| news::is_dead(*w) || known.contains(w))
 }
 

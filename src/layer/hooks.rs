@@ -201,10 +201,7 @@ pub fn coll_leave(c: &CommRef, rc: c_int) -> Outcome {
 /// before it died (layer::logs): its part was real, and the collective had ended
 /// there.
 pub fn all_dead_entered_seq(h: Sim_FT_MPI_Comm, seq: u64) -> bool {
-    let Some((id, dead)) = comm::read(h, |s| {
-        let dead: Vec<u32> = s.failures.known().iter().filter_map(|r| s.members.get(*r as usize).copied()).collect();
-        (s.id, dead)
-    }) else {
+    let Some((id, dead)) = comm::read(h, |s| (s.id, s.failed_world_ranks())) else {
         return false;
     };
     seq > 0 && !dead.is_empty() && dead.iter().all(|w| crate::layer::logs::entered_before_death(*w, id, seq))
