@@ -366,7 +366,7 @@ struct Agreed {
 }
 
 /// Rank 0 reads its environment (and `MPIFT_KILL_FILE`).
-fn read_environment() -> Agreed {
+fn read_environment(names: &RuleVars) -> Agreed {
     let requested = crate::layer::ft::requested_fanout();
     let fanout = if requested > 0 { requested } else { crate::layer::ft::DEFAULT_FANOUT };
     let mut a = Agreed { seed: 0, seed_from: "chosen", kill: String::new(), bitflip: None, error: None, fanout, nb_colls: false, host_barrier: false, own_allreduce: None };
@@ -404,7 +404,6 @@ fn read_environment() -> Agreed {
         },
         None => a.seed = rng::fresh_seed(),
     }
-    let names = RuleVars::for_this_job();
     if names.spawned {
         // Its own stream of random numbers: not the parent job's rank 0's again.
         a.seed = rng::mix(a.seed ^ 0x7370_6177_6e65_64);
@@ -464,9 +463,9 @@ impl RuleVars {
 }
 
 /// Broadcasts rank 0's view over `comm` (two broadcasts: length, bytes).
-fn agree(comm: mpi::MPI_Comm, me: u32) -> Agreed {
+fn agree(comm: mpi::MPI_Comm, me: u32, names: &RuleVars) -> Agreed {
     let text = if me == 0 {
-        let a = read_environment();
+        let a = read_environment(names);
         // The error goes last: it is free text.
         format!(
             "{}\n{}\n{}\n{}\n{}\n{}\n{}",
@@ -527,9 +526,8 @@ fn host_id() -> u64 {
 /// the seed, the summary) are on by default only when the environment asks for
 /// injection or a report (`MPIFT_KILL`, `MPIFT_BITFLIP`, `MPIFT_REPORT`), or with
 /// `MPIFT_VERBOSE`.
-fn read_local_settings() {
+fn read_local_settings(names: &RuleVars) {
     let asked = |name: &str| std::env::var(name).is_ok_and(|v| !v.trim().is_empty());
-    let names = RuleVars::for_this_job();
     let default = u8::from([names.kill, names.bitflip, "MPIFT_REPORT"].iter().any(|n| asked(n)));
     VERBOSE.store(default, Ordering::Relaxed);
     if let Ok(v) = std::env::var("MPIFT_VERBOSE") {
@@ -562,8 +560,10 @@ impl From<String> for Stop {
 pub fn start(shadow: mpi::MPI_Comm, me: u32, size: u32, init: &'static str) -> Result<(), Stop> {
     T0.get_or_init(Instant::now);
     INIT_THREAD.with(|t| t.set(true));
-    read_local_settings();
-    let agreed = agree(shadow, me);
+    // Asked once (one MPI_Comm_get_parent): where this job's rules come from.
+    let names = RuleVars::for_this_job();
+    read_local_settings(&names);
+    let agreed = agree(shadow, me, &names);
     // Per rank: its host, and whether it runs at MPI_THREAD_MULTIPLE (each rank
     // asks for its own level; MPIFT's own barrier is used only if none does).
     let mut both = vec![0u64; 2 * size as usize];
@@ -595,7 +595,6 @@ pub fn start(shadow: mpi::MPI_Comm, me: u32, size: u32, init: &'static str) -> R
     crate::layer::barrier::set_own(!agreed.host_barrier && !any_multithreaded);
     let own = agreed.own_allreduce.unwrap_or_else(crate::layer::allreduce::default_own);
     crate::layer::allreduce::set_own(own && !any_multithreaded);
-    let names = RuleVars::for_this_job();
     let bitflip = match &agreed.bitflip {
         Some(text) => Some(policy::parse_bitflip(text).map_err(|e| format!("invalid {}: {e}", names.bitflip))?),
         None => None,
