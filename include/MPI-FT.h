@@ -537,7 +537,7 @@ int Sim_FT_MPI_Comm_create_group(Sim_FT_MPI_Comm comm,
                                  Sim_FT_MPI_Comm *newcomm);
 
 /*
- Redirected `MPI_Intercomm_create`: collective that creates a communicator; the new handle is an MPIFT communicator.
+ Redirected `MPI_Intercomm_create`: implemented by MPIFT.
  */
 int Sim_FT_MPI_Intercomm_create(Sim_FT_MPI_Comm local_comm,
                                 int local_leader,

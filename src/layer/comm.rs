@@ -70,6 +70,14 @@ pub struct CommState {
     pub inter: bool,
     /// Failed members known here, and which of them the program acknowledged.
     pub failures: Failures,
+    /// Intercommunicator: world rank of each member of the remote group (the
+    /// ranks point-to-point calls name), [`FOREIGN`] for one outside this job's
+    /// world (a spawned or connected job); empty for an intracommunicator.
+    pub remote: Vec<u32>,
+    /// Failed members of the remote group known here. ULFM's `get_failed` and
+    /// `ack_failed` cover the local group only (Open MPI 5 ULFM, checked on the
+    /// oracle), so these are never acknowledged.
+    pub remote_failed: Failures,
     /// `MPI_COMM_WORLD` / `MPI_COMM_SELF`: may not be freed.
     pub predefined: bool,
     /// Job-wide name of this communicator, the same at every member and computed
@@ -109,14 +117,68 @@ impl CommState {
     pub fn rank_of(&self, world: u32) -> Option<usize> {
         self.members.iter().position(|w| *w == world)
     }
-    /// Some member is known to have failed.
+    /// Some member (of either group) is known to have failed.
     pub fn has_failed(&self) -> bool {
-        !self.failures.known().is_empty()
+        !self.failures.known().is_empty() || !self.remote_failed.known().is_empty()
     }
     /// World ranks of the members known to have failed (from the news or from an
     /// agreement, which may report a death before its news lands here).
     pub fn failed_world_ranks(&self) -> Vec<u32> {
-        self.failures.known().iter().filter_map(|r| self.members.get(*r as usize).copied()).collect()
+        let local = self.failures.known().iter().filter_map(|r| self.members.get(*r as usize).copied());
+        let remote = self.remote_failed.known().iter().filter_map(|r| self.remote.get(*r as usize).copied());
+        local.chain(remote).collect()
+    }
+    /// How many ranks point-to-point calls may name (the remote group's size on an
+    /// intercommunicator).
+    pub fn peer_count(&self) -> usize {
+        if self.inter {
+            self.remote.len()
+        } else {
+            self.members.len()
+        }
+    }
+    /// World rank of point-to-point rank `p`.
+    pub fn peer_world(&self, p: usize) -> Option<u32> {
+        if self.inter {
+            self.remote.get(p).copied()
+        } else {
+            self.members.get(p).copied()
+        }
+    }
+    /// Point-to-point rank `p` is known to have failed.
+    pub fn peer_failed(&self, p: usize) -> bool {
+        if self.inter {
+            self.remote_failed.is_failed(p as u32)
+        } else {
+            self.failures.is_failed(p as u32)
+        }
+    }
+    /// A receive from `MPI_ANY_SOURCE` fails: a failure not acknowledged, which on
+    /// an intercommunicator includes any of the remote group (the oracle: a
+    /// wildcard receive fails whichever group the dead member is in).
+    pub fn any_source_fails(&self) -> bool {
+        self.failures.has_unacknowledged() || !self.remote_failed.known().is_empty()
+    }
+    /// Every member of an intercommunicator's two groups in one order, the same at
+    /// each of them: the group holding the lowest world rank first. Its index is
+    /// a member's place in the agreement (layer::ft). For an intracommunicator,
+    /// the members.
+    pub fn union(&self) -> Vec<u32> {
+        if !self.inter {
+            return self.members.clone();
+        }
+        let (a, b) = if self.local_first() { (&self.members, &self.remote) } else { (&self.remote, &self.members) };
+        a.iter().chain(b.iter()).copied().collect()
+    }
+    /// On an intercommunicator, whether the local group comes first in [`union`](Self::union).
+    pub fn local_first(&self) -> bool {
+        let low = |g: &[u32]| g.iter().copied().min().unwrap_or(u32::MAX);
+        low(&self.members) < low(&self.remote)
+    }
+    /// Some member lives outside this job's world (spawned or connected jobs):
+    /// MPIFT has no news from it.
+    pub fn has_foreign(&self) -> bool {
+        self.members.iter().chain(self.remote.iter()).any(|w| *w == FOREIGN)
     }
 }
 
@@ -129,41 +191,73 @@ pub fn child_id(parent: u64, k: u64) -> u64 {
     (z ^ (z >> 31)) | 1
 }
 
+/// World rank recorded for a member of another job's `MPI_COMM_WORLD`.
+pub const FOREIGN: u32 = u32::MAX;
+
 pub const WORLD_ID: u64 = 2;
 pub const SELF_ID: u64 = 4;
 
-/// Rank and world ranks of the members of a real communicator.
-fn membership(real: MPI_Comm) -> (i32, Vec<u32>) {
-    let (mut rank, mut size) = (0, 0);
-    unsafe {
-        mpi::MPI_Comm_rank(real, &mut rank);
-        mpi::MPI_Comm_size(real, &mut size);
-    }
-    let mut g = unsafe { std::mem::zeroed() };
+/// World ranks of the members of group `g` ([`FOREIGN`] for one outside the world).
+fn world_ranks(g: mpi::MPI_Group) -> Vec<u32> {
+    let mut size = 0;
     let mut wg = unsafe { std::mem::zeroed() };
+    // SAFETY: valid groups; `out` has room for `size` ranks.
+    unsafe {
+        mpi::MPI_Group_size(g, &mut size);
+        mpi::MPI_Comm_group(transport::comm_world(), &mut wg);
+    }
     let ranks: Vec<i32> = (0..size).collect();
     let mut out = vec![0i32; size as usize];
+    // SAFETY: as above; `wg` is this function's own group.
     unsafe {
-        mpi::MPI_Comm_group(real, &mut g);
-        mpi::MPI_Comm_group(transport::comm_world(), &mut wg);
         mpi::MPI_Group_translate_ranks(g, size, ranks.as_ptr(), wg, out.as_mut_ptr());
-        mpi::MPI_Group_free(&mut g);
         mpi::MPI_Group_free(&mut wg);
     }
-    (rank, out.into_iter().map(|w| w as u32).collect())
+    out.into_iter().map(|w| if w < 0 { FOREIGN } else { w as u32 }).collect()
+}
+
+/// Rank and world ranks of the members of a real communicator (its local group),
+/// and of its remote group if it is an intercommunicator.
+fn membership(real: MPI_Comm, inter: bool) -> (i32, Vec<u32>, Vec<u32>) {
+    let mut rank = 0;
+    let mut g = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid communicator; the group is freed below.
+    unsafe {
+        mpi::MPI_Comm_rank(real, &mut rank);
+        mpi::MPI_Comm_group(real, &mut g);
+    }
+    let members = world_ranks(g);
+    // SAFETY: this function's own group.
+    unsafe { mpi::MPI_Group_free(&mut g) };
+    let mut remote = Vec::new();
+    if inter {
+        // SAFETY: as above, for the remote group of an intercommunicator.
+        unsafe { mpi::MPI_Comm_remote_group(real, &mut g) };
+        remote = world_ranks(g);
+        // SAFETY: this function's own group.
+        unsafe { mpi::MPI_Group_free(&mut g) };
+    }
+    (rank, members, remote)
 }
 
 fn new_state(real: MPI_Comm, errhandler: Real<MPI_Errhandler>, id: u64, predefined: bool) -> CommState {
-    let (rank, members) = membership(real);
-    let n = members.len();
     let mut inter: std::os::raw::c_int = 0;
+    // SAFETY: a valid communicator, an int out.
     unsafe { mpi::MPI_Comm_test_inter(real, &mut inter) };
+    let (rank, members, remote) = membership(real, inter != 0);
+    let peers = if inter != 0 { remote.len() } else { members.len() };
     // A member already known dead (a rank that died during an ishrink it had
     // contributed to alive, layer::ft) is a known failure of the new communicator.
     let mut failures = Failures::new();
     for (r, w) in members.iter().enumerate() {
         if crate::layer::news::is_dead(*w) {
             failures.learn(r as u32);
+        }
+    }
+    let mut remote_failed = Failures::new();
+    for (r, w) in remote.iter().enumerate() {
+        if crate::layer::news::is_dead(*w) {
+            remote_failed.learn(r as u32);
         }
     }
     // A revoke of this very communicator that arrived while this process was still
@@ -181,6 +275,8 @@ fn new_state(real: MPI_Comm, errhandler: Real<MPI_Errhandler>, id: u64, predefin
         revoked: revoke.is_some(),
         inter: inter != 0,
         failures,
+        remote,
+        remote_failed,
         predefined,
         id,
         seq: 0,
@@ -188,8 +284,8 @@ fn new_state(real: MPI_Comm, errhandler: Real<MPI_Errhandler>, id: u64, predefin
         ft_count: 0,
         rank,
         members,
-        sent: vec![0; n],
-        recvd: vec![0; n],
+        sent: vec![0; peers],
+        recvd: vec![0; peers],
         horizon: revoke.flatten(),
         free_pending: false,
         filled: 0,
@@ -455,7 +551,9 @@ pub fn entered_counts() -> std::collections::HashMap<u64, u64> {
 pub fn owed_catch_up() -> Vec<(u64, Sim_FT_MPI_Comm)> {
     COMMS.lock().as_ref().map_or(Vec::new(), |m| {
         m.iter()
-            .filter(|(_, st)| st.revoked && st.horizon.map_or(true, |h| st.seq < h))
+            // Intercommunicator collectives are opaque (no dead rank or
+            // catching-up member joins them: docs/ARCHITECTURE.md, "Not simulated").
+            .filter(|(_, st)| st.revoked && !st.inter && st.horizon.map_or(true, |h| st.seq < h))
             .map(|(k, st)| (st.id, *k as Sim_FT_MPI_Comm))
             .collect()
     })
@@ -468,7 +566,9 @@ pub fn sent_summary() -> Vec<(u64, u32, u32, u32)> {
     for st in snapshot() {
         for (r, (n, got)) in st.sent.iter().zip(st.recvd.iter()).enumerate() {
             if *n > 0 || *got > 0 {
-                v.push((st.id, st.members[r], *n, *got));
+                if let Some(w) = st.peer_world(r).filter(|w| *w != FOREIGN) {
+                    v.push((st.id, w, *n, *got));
+                }
             }
         }
     }

@@ -21,7 +21,12 @@
 //! - `MPI_Intercomm_create` is a collective of the local communicator: a dead
 //!   non-leader joins with `MPI_COMM_NULL` as the peer communicator (not
 //!   significant there); a dead leader uses the peer communicator another member
-//!   named, if any did.
+//!   named, if any did. The two groups derive their ids from different parents,
+//!   so right after the creation every member, dead ones included, takes part in
+//!   one `MPI_Allreduce(BAND)` of one word on the new intercommunicator, which
+//!   gives each group the other's id ([`inter_id`]); both then name it by the
+//!   pair. A revoke or an agreement on it needs one id at every member of both
+//!   groups. (The only message MPIFT adds to a constructor, once per creation.)
 
 use crate::ffi::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_REVOKED};
 use crate::ffi::handles::{self, CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
@@ -185,6 +190,58 @@ pub fn describe_intercomm_create(_c: &CommRef, local_leader: c_int, peer: mpi::M
     }
 }
 
+/// `MPI_Intercomm_create` (see the module comment).
+pub fn intercomm_create(
+    local: Sim_FT_MPI_Comm,
+    local_leader: c_int,
+    peer: Sim_FT_MPI_Comm,
+    remote_leader: c_int,
+    tag: c_int,
+    newintercomm: *mut Sim_FT_MPI_Comm,
+) -> Outcome {
+    let cr = handles::comm_arg(local)?;
+    let peer_r = handles::comm_arg_or_null(peer)?;
+    handles::check_out_ptr(newintercomm, &cr)?;
+    let desc = describe::unless_inter(&cr, || describe_intercomm_create(&cr, local_leader, peer_r.real, remote_leader, tag));
+    hooks::coll_enter(&cr, &desc)?;
+    let local_id = hooks::next_child_id(&cr);
+    let mut nc = transport::comm_null();
+    // SAFETY: real handles from the checked conversions; `nc` is an out.
+    let rc = unsafe { mpi::MPI_Intercomm_create(cr.real, local_leader, peer_r.real, remote_leader, tag, &mut nc) };
+    let id = if rc == 0 { inter_id(nc, local_id) } else { local_id };
+    if let Err(failure) = hooks::comm_new_leave(&cr, rc, &mut [&mut nc]) {
+        // SAFETY: checked non-null above.
+        unsafe { *newintercomm = std::ptr::null_mut() };
+        return Err(failure);
+    }
+    // SAFETY: as above.
+    unsafe { *newintercomm = comm::adopt(nc, &cr, id) };
+    Ok(())
+}
+
+/// The id both groups give a new intercommunicator: each contributes its local
+/// id (a dead member all ones, neutral), the intercommunicator's allreduce gives
+/// each group the other's, and both hash the pair in the same order.
+pub(crate) fn inter_id(nc: mpi::MPI_Comm, local_id: u64) -> u64 {
+    let mut remote: u64 = 0;
+    // SAFETY: one word in, one word out, on a communicator every member of both
+    // groups has just made (they all come here, dead ones through [`join`]).
+    unsafe {
+        mpi::MPI_Allreduce(
+            &local_id as *const u64 as *const std::os::raw::c_void,
+            &mut remote as *mut u64 as *mut std::os::raw::c_void,
+            1,
+            transport::dt_uint64(),
+            transport::op_band(),
+            nc,
+        )
+    };
+    comm::child_id(comm::child_id(local_id.min(remote), local_id.max(remote)), INTER_SEED)
+}
+
+/// Id input that sets intercommunicator ids apart from the others.
+const INTER_SEED: u64 = 0x696e_7465_72;
+
 fn free_comm(mut nc: mpi::MPI_Comm) {
     transport::stats::transient_comm(nc != transport::comm_null());
     if nc != transport::comm_null() {
@@ -220,7 +277,13 @@ pub fn join(who: &Who, f: u32, e0: &Desc, entries: &[Option<Desc>]) -> Joined {
                 transport::comm_null()
             };
             let mut nc = transport::comm_null();
-            unsafe { mpi::MPI_Intercomm_create(c, leader, peer, remote_leader, tag, &mut nc) };
+            // SAFETY: the local communicator's real handle, the peer another member
+            // named (or null, not significant at a non-leader); `nc` is an out.
+            let rc = unsafe { mpi::MPI_Intercomm_create(c, leader, peer, remote_leader, tag, &mut nc) };
+            if rc == 0 {
+                // The live members exchange ids on it: take part, neutrally.
+                inter_id(nc, !0);
+            }
             free_comm(nc);
             Joined::Done
         }

@@ -97,13 +97,13 @@ fn verdict(st: &ReqState) -> Option<(c_int, Action)> {
             return None;
         }
         if st.recv && st.peer == transport::any_source() {
-            return c.failures.has_unacknowledged().then_some((SIM_FT_ERR_PROC_FAILED_PENDING, Action::Keep));
+            return c.any_source_fails().then_some((SIM_FT_ERR_PROC_FAILED_PENDING, Action::Keep));
         }
-        if st.peer < 0 || st.peer as usize >= c.size() {
+        if st.peer < 0 || st.peer as usize >= c.peer_count() {
             return None;
         }
         let peer = st.peer as usize;
-        if !c.failures.is_failed(peer as u32) {
+        if !c.peer_failed(peer) {
             return None;
         }
         if st.recv {
@@ -126,7 +126,7 @@ fn awaits_dead(st: &ReqState) -> bool {
     }
     comm::read(st.comm.0, |c| {
         let p = st.peer as usize;
-        p < c.size() && c.failures.is_failed(p as u32) && !c.revoked
+        p < c.peer_count() && c.peer_failed(p) && !c.revoked
     })
     .unwrap_or(false)
 }
@@ -150,7 +150,7 @@ fn finish(st: &ReqState, status: &MPI_Status, rc: c_int) -> c_int {
         news::refresh();
         let undelivered = comm::read(st.comm.0, |c| {
             let p = st.peer as usize;
-            st.peer >= 0 && p < c.size() && c.failures.is_failed(p as u32) && st.nth > zombie::received_alive(c, p)
+            st.peer >= 0 && p < c.peer_count() && c.peer_failed(p) && st.nth > zombie::received_alive(c, p)
         });
         if undelivered == Some(true) {
             return SIM_FT_ERR_PROC_FAILED;
@@ -238,7 +238,7 @@ const DRAIN_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 fn drained(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status) -> bool {
     let t0 = std::time::Instant::now();
     let mut idle = Idle::new();
-    let receiver = comm::read(st.comm.0, |c| c.members.get(st.peer.max(0) as usize).copied()).flatten();
+    let receiver = comm::read(st.comm.0, |c| c.peer_world(st.peer.max(0) as usize)).flatten().filter(|w| *w != comm::FOREIGN);
     let mut next_wake = std::time::Duration::ZERO;
     loop {
         if let Some(w) = receiver.filter(|_| t0.elapsed() >= next_wake) {

@@ -115,6 +115,48 @@ struct Op {
     zombie: bool,
     /// The program freed the request: drop the operation when it is done.
     orphan: bool,
+    /// On an intercommunicator: how `members` (both groups) splits into the two.
+    sides: Option<Sides>,
+}
+
+/// An agreement on an intercommunicator runs over both groups, in the order
+/// [`comm::CommState::union`] gives (the same at every member of either group).
+#[derive(Clone, Copy)]
+struct Sides {
+    /// The local group comes first.
+    local_first: bool,
+    /// Sizes of the local and the remote group.
+    nlocal: u32,
+    nremote: u32,
+}
+
+impl Sides {
+    /// Offsets of the local and the remote group in the agreement's order.
+    fn offsets(&self) -> (u32, u32) {
+        if self.local_first {
+            (0, self.nlocal)
+        } else {
+            (self.nremote, 0)
+        }
+    }
+    /// The flag word a member contributes: its flag in the half of its group, the
+    /// other half neutral, so that the AND keeps each group's flags apart.
+    fn flag_word(&self, flag: u32) -> u64 {
+        if self.local_first {
+            0xffff_ffff_0000_0000 | flag as u64
+        } else {
+            (flag as u64) << 32 | 0xffff_ffff
+        }
+    }
+    /// ULFM's agree on an intercommunicator gives each group the AND of the
+    /// *remote* group's flags (Open MPI 5 ULFM, checked on the oracle).
+    fn remote_flag(&self, word: u64) -> u32 {
+        if self.local_first {
+            (word >> 32) as u32
+        } else {
+            word as u32
+        }
+    }
 }
 
 impl Drop for Read {
@@ -288,18 +330,28 @@ fn retired(id: u64, inst: u64, members: &[u32], n: usize) -> bool {
     true
 }
 
-/// The contribution of this rank to an agreement on `cr` (protocol::agree).
-fn contribution(cr: &CommRef, flag: c_int) -> Vec<u64> {
-    let (known, acked) = comm::read(cr.handle, |s| (s.failures.known().to_vec(), s.failures.acked().to_vec())).unwrap_or_default();
-    agree::contribution_live(cr.size as u32, 0xffff_ffff_0000_0000 | flag as u32 as u64, &known, &acked)
+/// Who takes part in an agreement on `cr` (both groups of an intercommunicator),
+/// this rank's index among them, and its contribution (protocol::agree).
+fn participants(cr: &CommRef, flag: c_int) -> (Vec<u32>, usize, Option<Sides>, Vec<u64>) {
+    comm::read(cr.handle, |s| {
+        let sides = s.inter.then(|| Sides { local_first: s.local_first(), nlocal: s.members.len() as u32, nremote: s.remote.len() as u32 });
+        let (lo, ro) = sides.map_or((0, 0), |x| x.offsets());
+        let mut known: Vec<Rank> = s.failures.known().iter().map(|r| r + lo).collect();
+        known.extend(s.remote_failed.known().iter().map(|r| r + ro));
+        let acked: Vec<Rank> = s.failures.acked().iter().map(|r| r + lo).collect();
+        let word = sides.map_or(0xffff_ffff_0000_0000 | flag as u32 as u64, |x| x.flag_word(flag as u32));
+        let union = s.union();
+        let own = agree::contribution_live(union.len() as u32, word, &known, &acked);
+        (union, s.rank as usize + lo as usize, sides, own)
+    })
+    .expect("caller looked it up")
 }
 
 /// Starts an operation: numbers it, publishes the contribution, advances it once.
 fn start(cr: &CommRef, what: What, flag: c_int, greq: mpi::MPI_Request) -> u64 {
     let inst = comm::next_ft_instance(cr.handle);
-    let members = comm::read(cr.handle, |s| s.members.clone()).expect("caller looked it up");
+    let (members, rank, sides, own) = participants(cr, flag);
     let n = members.len();
-    let own = contribution(cr, flag);
     let l = own.len();
     let slot = claim(cr.id, inst, l);
     store_field(slot, cr.id, inst, 0, &own);
@@ -310,9 +362,9 @@ fn start(cr: &CommRef, what: What, flag: c_int, greq: mpi::MPI_Request) -> u64 {
         real: cr.real,
         id: cr.id,
         inst,
-        rank: cr.rank as usize,
+        rank,
         what,
-        agr: Agreement::new(n as u32, cr.rank as u32, fanout(), own),
+        agr: Agreement::new(n as u32, rank as u32, fanout(), own),
         slot,
         snaps: vec![None; n],
         final_: vec![false; n],
@@ -323,6 +375,7 @@ fn start(cr: &CommRef, what: What, flag: c_int, greq: mpi::MPI_Request) -> u64 {
         zombie: false,
         orphan: false,
         members,
+        sides,
     };
     OPS.lock().push(op);
     RUNNING.fetch_add(1, Ordering::AcqRel);
@@ -444,9 +497,22 @@ fn decided(op: &mut Op, r: Vec<u64>) {
     let d = agree::decide(n, &r);
     if !d.failed.is_empty() {
         comm::troubled();
+        let sides = op.sides;
         comm::update(op.comm, |s| {
-            for f in &d.failed {
-                s.failures.learn(*f);
+            for &f in &d.failed {
+                match sides {
+                    None => {
+                        s.failures.learn(f);
+                    }
+                    Some(x) => {
+                        let (lo, ro) = x.offsets();
+                        if (lo..lo + x.nlocal).contains(&f) {
+                            s.failures.learn(f - lo);
+                        } else {
+                            s.remote_failed.learn(f - ro);
+                        }
+                    }
+                }
             }
         });
     }
@@ -456,7 +522,10 @@ fn decided(op: &mut Op, r: Vec<u64>) {
     match op.what {
         What::Agree { flag } => {
             if !flag.is_null() && !op.zombie {
-                unsafe { *flag = d.flag as u32 as c_int };
+                let word = op.sides.map_or(d.flag as u32, |x| x.remote_flag(d.flag));
+                // SAFETY: the program's flag, checked non-null at the call and
+                // valid until the operation completes (MPI's rule for iagree).
+                unsafe { *flag = word as c_int };
             }
             finish(op, if d.all_acked { 0 } else { SIM_FT_ERR_PROC_FAILED });
         }
@@ -478,6 +547,27 @@ fn construct(op: &mut Op) {
     let code = if !live.contains(&(op.rank as u32)) {
         // A dead rank that never contributed is not in it (only a zombie gets here).
         0
+    } else if let Some(sides) = op.sides {
+        match inter_shrunk(op, sides, &live) {
+            Ok(real) => {
+                if op.zombie {
+                    // A dead rank took its part; it serves no intercommunicator.
+                    let mut real = real;
+                    // SAFETY: the communicator this function just made.
+                    unsafe { mpi::MPI_Comm_free(&mut real) };
+                } else if let What::Shrink { newcomm } = op.what {
+                    let id = comm::child_id(op.id, (1 << 40) | op.inst);
+                    let h = match comm::lookup(op.comm) {
+                        Some(p) => comm::adopt(real, &p, id),
+                        None => comm::adopt_orphan(real, id),
+                    };
+                    // SAFETY: the program's output, checked non-null at the call.
+                    unsafe { *newcomm = h };
+                }
+                0
+            }
+            Err(rc) => rc,
+        }
     } else {
         match create_group(op, &live) {
             Ok(real) => {
@@ -517,6 +607,58 @@ fn create_group(op: &Op, live: &[Rank]) -> Result<mpi::MPI_Comm, c_int> {
         return Err(rc);
     }
     Ok(real)
+}
+
+/// A shrunk intercommunicator: the live members of each group, in their old
+/// order. The survivors of both groups make one intracommunicator over the
+/// shadow world (`MPI_Comm_create_group`, collective over them only), split it
+/// by group and join the halves with `MPI_Intercomm_create`. `MPI_ERR_PROC_FAILED`
+/// when a whole group is gone: an intercommunicator needs two groups.
+fn inter_shrunk(op: &Op, sides: Sides, live: &[Rank]) -> Result<mpi::MPI_Comm, c_int> {
+    let first = if sides.local_first { sides.nlocal } else { sides.nremote };
+    let (a, b): (Vec<Rank>, Vec<Rank>) = live.iter().partition(|r| **r < first);
+    if a.is_empty() || b.is_empty() {
+        return Err(SIM_FT_ERR_PROC_FAILED);
+    }
+    let worlds: Vec<c_int> = live.iter().map(|r| op.members[*r as usize] as c_int).collect();
+    let shadow = news::shadow();
+    let mut wg = transport::group_empty();
+    let mut g = transport::group_empty();
+    let mut both = transport::comm_null();
+    // SAFETY: groups of the shadow world (a dup of MPI_COMM_WORLD, so world ranks
+    // are its ranks), freed here; `both` is freed below.
+    let rc = unsafe {
+        mpi::MPI_Comm_group(shadow, &mut wg);
+        mpi::MPI_Group_incl(wg, worlds.len() as c_int, worlds.as_ptr(), &mut g);
+        let rc = mpi::MPI_Comm_create_group(shadow, g, SHRINK_TAG, &mut both);
+        mpi::MPI_Group_free(&mut g);
+        mpi::MPI_Group_free(&mut wg);
+        rc
+    };
+    if rc != 0 {
+        return Err(rc);
+    }
+    // In `both`, rank i is live[i]: the first group's survivors are 0..a.len().
+    let me_first = (op.rank as Rank) < first;
+    let mut half = transport::comm_null();
+    let mut out = transport::comm_null();
+    let remote_leader = if me_first { a.len() } else { 0 } as c_int;
+    // SAFETY: `both` is this function's; the halves and the result are new handles.
+    let rc = unsafe {
+        let mut rank = 0;
+        mpi::MPI_Comm_rank(both, &mut rank);
+        let mut rc = mpi::MPI_Comm_split(both, if me_first { 0 } else { 1 }, rank, &mut half);
+        if rc == 0 {
+            rc = mpi::MPI_Intercomm_create(half, 0, both, remote_leader, SHRINK_TAG, &mut out);
+            mpi::MPI_Comm_free(&mut half);
+        }
+        mpi::MPI_Comm_free(&mut both);
+        rc
+    };
+    if rc != 0 {
+        return Err(rc);
+    }
+    Ok(out)
 }
 
 /// Runs the operation `key` to its end (blocking agree and shrink): every MPI
@@ -564,9 +706,9 @@ pub fn forget(key: u64) {
 }
 
 fn refuse_inter(cr: &CommRef) -> Outcome {
-    if cr.inter {
-        // ULFM defines agree and shrink over both groups; MPIFT knows failures of
-        // the local group only (docs/ARCHITECTURE.md, "Not simulated").
+    if cr.inter && comm::read(cr.handle, |s| s.has_foreign()).unwrap_or(true) {
+        // ULFM defines agree and shrink over both groups; MPIFT has no news from
+        // another job's processes (docs/ARCHITECTURE.md, "Not simulated").
         return Err(Failure::on(cr.handle, transport::err::get(unsafe { &transport::err::COMM })));
     }
     Ok(())

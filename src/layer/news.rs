@@ -315,6 +315,9 @@ pub fn refresh() -> bool {
             if let Some(r) = st.rank_of(*w) {
                 st.failures.learn(r as u32);
             }
+            if let Some(r) = st.remote.iter().position(|x| x == w) {
+                st.remote_failed.learn(r as u32);
+            }
         }
         for (id, h) in &revokes {
             if st.id == *id {

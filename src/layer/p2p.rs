@@ -40,7 +40,7 @@ pub(crate) fn dead_and_drained(c: &CommRef, peer: c_int, recv: bool) -> bool {
     }
     comm::read(c.handle, |s| {
         let p = peer as usize;
-        if p >= s.size() || !s.failures.is_failed(p as u32) {
+        if p >= s.peer_count() || !s.peer_failed(p) {
             return false;
         }
         if !recv {
@@ -139,7 +139,7 @@ pub(crate) fn copy_status(out: *mut MPI_Status, st: &MPI_Status) {
 pub(crate) fn wildcard_blocked(c: &CommRef, source: c_int) -> bool {
     source == transport::any_source()
         && !comm::calm()
-        && comm::read(c.handle, |s| s.failures.has_unacknowledged()).unwrap_or(false)
+        && comm::read(c.handle, |s| s.any_source_fails()).unwrap_or(false)
 }
 
 /// `MPI_Recv`.

@@ -90,14 +90,17 @@ pub fn revoke(c: Sim_FT_MPI_Comm) -> Outcome {
     let cr = handles::comm_arg(c)?;
     news::refresh();
     let me = news::world_rank() as u32;
-    let (members, seq, already) = comm::read(c, |s| (s.members.clone(), s.seq, s.horizon.is_some())).expect("looked up above");
+    // Both groups of an intercommunicator (its id is the same at each member:
+    // layer::comm_ctor::inter_id); no news reaches another job's processes.
+    let (members, seq, already) =
+        comm::read(c, |s| (s.union(), s.seq, s.horizon.is_some())).expect("looked up above");
     comm::troubled();
     comm::update(c, |s| s.revoked = true);
     note_owed();
     if already || JOBS.lock().iter().any(|j| j.id == cr.id) {
         return Ok(());
     }
-    let targets: Vec<u32> = members.into_iter().filter(|w| *w != me).collect();
+    let targets: Vec<u32> = members.into_iter().filter(|w| *w != me && *w != comm::FOREIGN).collect();
     let job = Job {
         id: cr.id,
         handle: c,

@@ -279,7 +279,8 @@ fn all_live_finalizing(me: usize, n: usize) -> bool {
 /// Every message dead member `peer` of `c` sent here before dying has been
 /// received (its count is in this process's window; no record counts as none).
 pub fn all_received_from(c: &comm::CommState, peer: usize) -> bool {
-    c.recvd[peer] >= sent_by_dead(c.members[peer], c.id).unwrap_or(0)
+    let Some(w) = c.peer_world(peer) else { return true };
+    c.recvd.get(peer).copied().unwrap_or(0) >= sent_by_dead(w, c.id).unwrap_or(0)
 }
 
 /// How long a receive from a dead rank waits for the messages that rank sent
@@ -336,5 +337,5 @@ fn sent_by_dead(dead_world: u32, comm_id: u64) -> Option<u32> {
 /// delivered, and fails with `MPI_ERR_PROC_FAILED` (layer::complete). A record
 /// that does not fit the dead rank's slots reads as 0 (the safe side).
 pub fn received_alive(c: &comm::CommState, peer: usize) -> u32 {
-    record_of_dead(c.members[peer], c.id).map_or(0, |(_, got)| got)
+    c.peer_world(peer).and_then(|w| record_of_dead(w, c.id)).map_or(0, |(_, got)| got)
 }
