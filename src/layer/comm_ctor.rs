@@ -23,10 +23,12 @@
 //!   significant there); a dead leader uses the peer communicator another member
 //!   named, if any did. The two groups derive their ids from different parents,
 //!   so right after the creation every member, dead ones included, takes part in
-//!   one `MPI_Allreduce(BAND)` of one word on the new intercommunicator, which
-//!   gives each group the other's id ([`inter_id`]); both then name it by the
-//!   pair. A revoke or an agreement on it needs one id at every member of both
-//!   groups. (The only message MPIFT adds to a constructor, once per creation.)
+//!   one `MPI_Allreduce(BAND)` of two words on the new intercommunicator, which
+//!   gives each group the other's id and verdict ([`inter_id`]); both then name it
+//!   by the pair, and a group whose creation failed (a dead member) makes the other
+//!   fail too, as the oracle fails at both. A revoke or an agreement on it needs one
+//!   id at every member of both groups. (The only message MPIFT adds to a
+//!   constructor, once per creation.)
 
 use crate::ffi::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_REVOKED};
 use crate::ffi::handles::{self, CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
@@ -208,8 +210,20 @@ pub fn intercomm_create(
     let mut nc = transport::comm_null();
     // SAFETY: real handles from the checked conversions; `nc` is an out.
     let rc = unsafe { mpi::MPI_Intercomm_create(cr.real, local_leader, peer_r.real, remote_leader, tag, &mut nc) };
-    let id = if rc == 0 { inter_id(nc, local_id) } else { local_id };
-    if let Err(failure) = hooks::comm_new_leave(&cr, rc, &mut [&mut nc]) {
+    // The local group's verdict is uniform (a dead member joined and every live
+    // one sees the death at the leave); the exchange makes it the other group's
+    // too, so that no group keeps an intercommunicator the other freed.
+    let mut outcome = hooks::coll_leave(&cr, rc);
+    let mut id = local_id;
+    if rc == 0 {
+        let (common, remote_ok) = inter_id(nc, local_id, outcome.is_ok());
+        id = common;
+        if outcome.is_ok() && !remote_ok {
+            outcome = Err(Failure::on(cr.handle, SIM_FT_ERR_PROC_FAILED));
+        }
+    }
+    if let Err(failure) = outcome {
+        free_comm(nc);
         // SAFETY: checked non-null above.
         unsafe { *newintercomm = std::ptr::null_mut() };
         return Err(failure);
@@ -219,24 +233,27 @@ pub fn intercomm_create(
     Ok(())
 }
 
-/// The id both groups give a new intercommunicator: each contributes its local
-/// id (a dead member all ones, neutral), the intercommunicator's allreduce gives
-/// each group the other's, and both hash the pair in the same order.
-pub(crate) fn inter_id(nc: mpi::MPI_Comm, local_id: u64) -> u64 {
-    let mut remote: u64 = 0;
-    // SAFETY: one word in, one word out, on a communicator every member of both
+/// The id both groups give a new intercommunicator, and whether the other group
+/// keeps it: each member contributes its group's id and verdict (a dead member
+/// all ones, neutral), the intercommunicator's allreduce gives each group the
+/// other's, and both hash the id pair in the same order.
+pub(crate) fn inter_id(nc: mpi::MPI_Comm, local_id: u64, ok: bool) -> (u64, bool) {
+    let mine = [local_id, if ok { !0 } else { 0 }];
+    let mut theirs = [0u64; 2];
+    // SAFETY: two words in, two out, on a communicator every member of both
     // groups has just made (they all come here, dead ones through [`join`]).
     unsafe {
         mpi::MPI_Allreduce(
-            &local_id as *const u64 as *const std::os::raw::c_void,
-            &mut remote as *mut u64 as *mut std::os::raw::c_void,
-            1,
+            mine.as_ptr() as *const std::os::raw::c_void,
+            theirs.as_mut_ptr() as *mut std::os::raw::c_void,
+            2,
             transport::dt_uint64(),
             transport::op_band(),
             nc,
         )
     };
-    comm::child_id(comm::child_id(local_id.min(remote), local_id.max(remote)), INTER_SEED)
+    let (a, b) = (local_id.min(theirs[0]), local_id.max(theirs[0]));
+    (comm::child_id(comm::child_id(a, b), INTER_SEED), theirs[1] != 0)
 }
 
 /// Id input that sets intercommunicator ids apart from the others.
@@ -282,7 +299,7 @@ pub fn join(who: &Who, f: u32, e0: &Desc, entries: &[Option<Desc>]) -> Joined {
             let rc = unsafe { mpi::MPI_Intercomm_create(c, leader, peer, remote_leader, tag, &mut nc) };
             if rc == 0 {
                 // The live members exchange ids on it: take part, neutrally.
-                inter_id(nc, !0);
+                inter_id(nc, !0, true);
             }
             free_comm(nc);
             Joined::Done
