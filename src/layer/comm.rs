@@ -512,6 +512,28 @@ pub(crate) fn drain_except(real: MPI_Comm, keep: std::os::raw::c_int, scratch: &
     }
 }
 
+/// Source and tag of the first message waiting on `real` from `source` (or any).
+pub(crate) fn probe(real: MPI_Comm, source: std::os::raw::c_int) -> Option<(std::os::raw::c_int, std::os::raw::c_int)> {
+    let mut flag = 0;
+    let mut st: mpi::MPI_Status = unsafe { std::mem::zeroed() };
+    // SAFETY: `real` is a live communicator of this process; flag and status are
+    // locals MPI writes before returning.
+    unsafe { mpi::MPI_Iprobe(source, transport::any_tag(), real, &mut flag, &mut st) };
+    (flag != 0).then_some((st.MPI_SOURCE, st.MPI_TAG))
+}
+
+/// Receives and drops the first message from `source` with `tag` on `real`, if
+/// one is waiting (what [`probe`] saw). True if it did.
+pub(crate) fn drop_one(real: MPI_Comm, source: std::os::raw::c_int, tag: std::os::raw::c_int, scratch: &mut Vec<u8>) -> bool {
+    match improbe(real, source, tag) {
+        Some((msg, st)) => {
+            drop_message(msg, st, scratch);
+            true
+        }
+        None => false,
+    }
+}
+
 /// A matched probe on `real`: the message and its status, if one is waiting.
 fn improbe(real: MPI_Comm, source: std::os::raw::c_int, tag: std::os::raw::c_int) -> Option<(mpi::MPI_Message, mpi::MPI_Status)> {
     let mut flag = 0;

@@ -259,6 +259,17 @@ pub(crate) fn inter_id(nc: mpi::MPI_Comm, local_id: u64, ok: bool) -> (u64, bool
 /// Id input that sets intercommunicator ids apart from the others.
 const INTER_SEED: u64 = 0x696e_7465_72;
 
+/// `MPI_Intercomm_create`s this process joined as a dead (or catching-up) local
+/// leader, per (peer communicator id, remote leader, tag): layer::zombie keeps
+/// the other leader's messages for those it has yet to join.
+static JOINED_AS_LEADER: Mutex<Option<HashMap<(u64, c_int, c_int), u32>>> = Mutex::new(None);
+
+/// How many `MPI_Intercomm_create`s this process joined as local leader with
+/// this peer communicator, remote leader and tag.
+pub fn joined_as_leader(peer_id: u64, remote_leader: c_int, tag: c_int) -> u32 {
+    JOINED_AS_LEADER.lock().unwrap().as_ref().and_then(|m| m.get(&(peer_id, remote_leader, tag)).copied()).unwrap_or(0)
+}
+
 fn free_comm(mut nc: mpi::MPI_Comm) {
     transport::stats::transient_comm(nc != transport::comm_null());
     if nc != transport::comm_null() {
@@ -293,6 +304,10 @@ pub fn join(who: &Who, f: u32, e0: &Desc, entries: &[Option<Desc>]) -> Joined {
             } else {
                 transport::comm_null()
             };
+            if who.rank as c_int == leader {
+                let id = comm::find_by_real(peer).and_then(|h| comm::read(h, |s| s.id)).unwrap_or(0);
+                *JOINED_AS_LEADER.lock().unwrap().get_or_insert_with(HashMap::new).entry((id, remote_leader, tag)).or_insert(0) += 1;
+            }
             let mut nc = transport::comm_null();
             // SAFETY: the local communicator's real handle, the peer another member
             // named (or null, not significant at a non-leader); `nc` is an out.

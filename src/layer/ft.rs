@@ -27,7 +27,8 @@
 
 use crate::ffi::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
 use crate::ffi::handles::{self, CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
-use crate::layer::{comm, news, request, service};
+use crate::layer::inter::Sides;
+use crate::layer::{comm, inter, news, request, service};
 use crate::protocol::agree;
 use crate::protocol::ftagree::{Agreement, Published, Step, View};
 use crate::protocol::Rank;
@@ -119,45 +120,6 @@ struct Op {
     sides: Option<Sides>,
 }
 
-/// An agreement on an intercommunicator runs over both groups, in the order
-/// [`comm::CommState::union`] gives (the same at every member of either group).
-#[derive(Clone, Copy)]
-struct Sides {
-    /// The local group comes first.
-    local_first: bool,
-    /// Sizes of the local and the remote group.
-    nlocal: u32,
-    nremote: u32,
-}
-
-impl Sides {
-    /// Offsets of the local and the remote group in the agreement's order.
-    fn offsets(&self) -> (u32, u32) {
-        if self.local_first {
-            (0, self.nlocal)
-        } else {
-            (self.nremote, 0)
-        }
-    }
-    /// The flag word a member contributes: its flag in the half of its group, the
-    /// other half neutral, so that the AND keeps each group's flags apart.
-    fn flag_word(&self, flag: u32) -> u64 {
-        if self.local_first {
-            0xffff_ffff_0000_0000 | flag as u64
-        } else {
-            (flag as u64) << 32 | 0xffff_ffff
-        }
-    }
-    /// ULFM's agree on an intercommunicator gives each group the AND of the
-    /// *remote* group's flags (Open MPI 5 ULFM, checked on the oracle).
-    fn remote_flag(&self, word: u64) -> u32 {
-        if self.local_first {
-            (word >> 32) as u32
-        } else {
-            word as u32
-        }
-    }
-}
 
 impl Drop for Read {
     /// A read still in flight when its operation is dropped (a decided operation
@@ -548,7 +510,7 @@ fn construct(op: &mut Op) {
         // A dead rank that never contributed is not in it (only a zombie gets here).
         0
     } else if let Some(sides) = op.sides {
-        match inter_shrunk(op, sides, &live) {
+        match inter::shrunk(&op.members, op.rank, sides, &live, SHRINK_TAG) {
             Ok(real) => {
                 if op.zombie {
                     // A dead rank took its part; it serves no intercommunicator.
@@ -607,58 +569,6 @@ fn create_group(op: &Op, live: &[Rank]) -> Result<mpi::MPI_Comm, c_int> {
         return Err(rc);
     }
     Ok(real)
-}
-
-/// A shrunk intercommunicator: the live members of each group, in their old
-/// order. The survivors of both groups make one intracommunicator over the
-/// shadow world (`MPI_Comm_create_group`, collective over them only), split it
-/// by group and join the halves with `MPI_Intercomm_create`. `MPI_ERR_PROC_FAILED`
-/// when a whole group is gone: an intercommunicator needs two groups.
-fn inter_shrunk(op: &Op, sides: Sides, live: &[Rank]) -> Result<mpi::MPI_Comm, c_int> {
-    let first = if sides.local_first { sides.nlocal } else { sides.nremote };
-    let (a, b): (Vec<Rank>, Vec<Rank>) = live.iter().partition(|r| **r < first);
-    if a.is_empty() || b.is_empty() {
-        return Err(SIM_FT_ERR_PROC_FAILED);
-    }
-    let worlds: Vec<c_int> = live.iter().map(|r| op.members[*r as usize] as c_int).collect();
-    let shadow = news::shadow();
-    let mut wg = transport::group_empty();
-    let mut g = transport::group_empty();
-    let mut both = transport::comm_null();
-    // SAFETY: groups of the shadow world (a dup of MPI_COMM_WORLD, so world ranks
-    // are its ranks), freed here; `both` is freed below.
-    let rc = unsafe {
-        mpi::MPI_Comm_group(shadow, &mut wg);
-        mpi::MPI_Group_incl(wg, worlds.len() as c_int, worlds.as_ptr(), &mut g);
-        let rc = mpi::MPI_Comm_create_group(shadow, g, SHRINK_TAG, &mut both);
-        mpi::MPI_Group_free(&mut g);
-        mpi::MPI_Group_free(&mut wg);
-        rc
-    };
-    if rc != 0 {
-        return Err(rc);
-    }
-    // In `both`, rank i is live[i]: the first group's survivors are 0..a.len().
-    let me_first = (op.rank as Rank) < first;
-    let mut half = transport::comm_null();
-    let mut out = transport::comm_null();
-    let remote_leader = if me_first { a.len() } else { 0 } as c_int;
-    // SAFETY: `both` is this function's; the halves and the result are new handles.
-    let rc = unsafe {
-        let mut rank = 0;
-        mpi::MPI_Comm_rank(both, &mut rank);
-        let mut rc = mpi::MPI_Comm_split(both, if me_first { 0 } else { 1 }, rank, &mut half);
-        if rc == 0 {
-            rc = mpi::MPI_Intercomm_create(half, 0, both, remote_leader, SHRINK_TAG, &mut out);
-            mpi::MPI_Comm_free(&mut half);
-        }
-        mpi::MPI_Comm_free(&mut both);
-        rc
-    };
-    if rc != 0 {
-        return Err(rc);
-    }
-    Ok(out)
 }
 
 /// Runs the operation `key` to its end (blocking agree and shrink): every MPI

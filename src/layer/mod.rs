@@ -19,6 +19,7 @@ pub mod fortran;
 pub mod ft;
 pub mod grequest;
 pub mod hooks;
+pub mod inter;
 pub mod join;
 pub mod keyval;
 pub mod lifecycle;

@@ -24,6 +24,7 @@ use crate::layer::{comm, ft, logs, news, request};
 use crate::transport::script::{self, Scripts, Update};
 use crate::transport::window;
 use crate::transport::{self, mpi};
+use std::os::raw::c_int;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -33,6 +34,10 @@ struct ZComm {
     real: mpi::MPI_Comm,
     rank: usize,
     members: Vec<u32>,
+    /// World ranks that point-to-point ranks name (the remote group of an
+    /// intercommunicator; [`comm::FOREIGN`] outside this world).
+    peers: Vec<u32>,
+    inter: bool,
     seq: u64,
 }
 // A real handle, only used by the thread that calls MPI.
@@ -48,7 +53,15 @@ pub fn kill_me() -> ! {
     let mut own = request::take_all();
     let comms: Vec<ZComm> = comm::snapshot()
         .into_iter()
-        .map(|st| ZComm { id: st.id, real: st.real.0, rank: st.rank as usize, members: st.members, seq: st.seq })
+        .map(|st| ZComm {
+            id: st.id,
+            real: st.real.0,
+            rank: st.rank as usize,
+            peers: if st.inter { st.remote.clone() } else { st.members.clone() },
+            inter: st.inter,
+            members: st.members,
+            seq: st.seq,
+        })
         .collect();
     let sent = comm::sent_summary();
     news::with(|rt| rt.zombie = true);
@@ -152,15 +165,7 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>, mut news_out: S
         // it failed, layer::complete).
         let all_told = told.iter().all(|t| *t);
         for c in &comms {
-            if all_told {
-                busy |= comm::drain(c.real, &mut scratch);
-            } else {
-                for (r, w) in c.members.iter().enumerate() {
-                    if told[*w as usize] {
-                        busy |= comm::drain_from(c.real, r as std::os::raw::c_int, &mut scratch);
-                    }
-                }
-            }
+            busy |= drain_comm(c, &told, all_told, &mut scratch);
         }
         // Collectives to join.
         // New log entries keep the loop quick (the reads take a few rounds).
@@ -193,6 +198,66 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>, mut news_out: S
             mpi::MPI_Request_free(&mut r);
         }
     }
+}
+
+/// Receives and drops the messages sent to this dead rank on `c` by peers that
+/// have its death's news (all of them once `all_told`), except those of an
+/// `MPI_Intercomm_create` it has yet to join as a leader ([`held`]). True if it
+/// dropped one.
+fn drain_comm(c: &ZComm, told: &[bool], all_told: bool, scratch: &mut Vec<u8>) -> bool {
+    let told_peer = |r: usize| c.peers.get(r).is_some_and(|w| (*w as usize) < told.len() && told[*w as usize]);
+    let mut busy = false;
+    if all_told {
+        // One wildcard loop while nothing is held (the usual case).
+        loop {
+            let Some((src, tag)) = comm::probe(c.real, transport::any_source()) else { return busy };
+            if held(c, src, tag) {
+                break;
+            }
+            busy |= comm::drop_one(c.real, src, tag, scratch);
+        }
+    }
+    // Source by source: a held message stops only its own source's queue.
+    for r in (0..c.peers.len()).filter(|r| told_peer(*r)) {
+        while let Some((src, tag)) = comm::probe(c.real, r as c_int) {
+            if held(c, src, tag) {
+                break;
+            }
+            busy |= comm::drop_one(c.real, src, tag, scratch);
+        }
+    }
+    busy
+}
+
+/// A message from `src` with `tag` on `c` that an `MPI_Intercomm_create` this dead
+/// rank has yet to join needs: Open MPI's leaders exchange their groups with
+/// point-to-point messages on the peer communicator under the program's tag
+/// (`ompi_comm_get_rprocs`), and the other leader may send before this rank's own
+/// group has entered and it joins as the local leader (layer::comm_ctor::join);
+/// dropped, the join then failed or waited forever (2 of 316 kill points of
+/// examples/inter_loop.c on Open MPI 4.1). Held while the sender's log shows more
+/// such creations naming this rank, this communicator and this tag than this rank
+/// has joined. The sender logs its entry before it sends, so its log is read
+/// again after each message was seen and before it is judged (one RMA read of
+/// the log head, more only if it grew; Open MPI's on one node need no progress
+/// at the sender). MPICH exchanges on a context of its own, which no probe
+/// matches: nothing to hold there.
+fn held(c: &ZComm, src: c_int, tag: c_int) -> bool {
+    if c.inter || transport::host_is_mpich() {
+        return false;
+    }
+    let Some(&w) = c.peers.get(src as usize) else { return false };
+    if w == comm::FOREIGN {
+        return false;
+    }
+    let (id, me) = (c.id, c.rank as u64);
+    let named = logs::with(|cache| {
+        cache.poll(&[w]);
+        cache.count_of(w, |d| {
+            d.fcode & !logs::DUMMY == fcode::INTERCOMM_CREATE && d.extra[2] == id && d.extra[0] == me && d.extra[1] == tag as u32 as u64
+        })
+    });
+    named as u32 > crate::layer::comm_ctor::joined_as_leader(id, src, tag)
 }
 
 /// A collective this dead rank can join now: the descriptor, the members' real
@@ -268,8 +333,9 @@ static NEW_COMMS: std::sync::Mutex<Vec<ZComm>> = std::sync::Mutex::new(Vec::new(
 /// communicator's world ranks, `old_rank`: this rank's old rank.
 pub fn adopt_shrunk(real: mpi::MPI_Comm, id: u64, live: &[u32], members: &[u32], old_rank: usize) {
     let rank = live.iter().position(|r| *r as usize == old_rank).expect("in the new communicator");
-    let members = live.iter().map(|r| members[*r as usize]).collect();
-    NEW_COMMS.lock().unwrap().push(ZComm { id, real, rank, members, seq: 0 });
+    let members: Vec<u32> = live.iter().map(|r| members[*r as usize]).collect();
+    let peers: Vec<u32> = members.clone();
+    NEW_COMMS.lock().unwrap().push(ZComm { id, real, rank, members, peers, inter: false, seq: 0 });
 }
 
 fn all_live_finalizing(me: usize, n: usize) -> bool {
