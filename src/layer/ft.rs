@@ -120,7 +120,6 @@ struct Op {
     sides: Option<Sides>,
 }
 
-
 impl Drop for Read {
     /// A read still in flight when its operation is dropped (a decided operation
     /// whose other reads were not needed, a dead rank's agreement) is waited for:

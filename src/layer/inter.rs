@@ -99,3 +99,27 @@ pub(crate) fn shrunk(members: &[u32], me: usize, sides: Sides, live: &[Rank], ta
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two groups agree: each member's word ANDed over everyone gives each group
+    /// the other group's AND, whichever group comes first.
+    #[test]
+    fn each_group_reads_the_remote_groups_and() {
+        let a = [0b1110u32, 0b1101]; // group A's flags
+        let b = [0b1011u32, 0b0111, 0b1111]; // group B's flags
+        let and = |v: &[u32]| v.iter().fold(!0u32, |x, y| x & y);
+        for a_first in [true, false] {
+            let sa = Sides { local_first: a_first, nlocal: a.len() as u32, nremote: b.len() as u32 };
+            let sb = Sides { local_first: !a_first, nlocal: b.len() as u32, nremote: a.len() as u32 };
+            let word = a.iter().map(|f| sa.flag_word(*f)).chain(b.iter().map(|f| sb.flag_word(*f))).fold(!0u64, |x, y| x & y);
+            assert_eq!(sa.remote_flag(word), and(&b), "A reads B's AND (A first: {a_first})");
+            assert_eq!(sb.remote_flag(word), and(&a), "B reads A's AND (A first: {a_first})");
+            // The offsets place each group in the shared order.
+            assert_eq!(sa.offsets(), if a_first { (0, 2) } else { (3, 0) });
+            assert_eq!(sb.offsets(), if a_first { (2, 0) } else { (0, 3) });
+        }
+    }
+}
