@@ -76,6 +76,10 @@ pub struct CommRef {
     pub size: i32,
     /// An intercommunicator (`MPI_Comm_test_inter`, asked once at creation).
     pub inter: bool,
+    /// Some member is in another job's `MPI_COMM_WORLD` (a merged spawn
+    /// intercommunicator and what is made from it): MPIFT's own collectives and
+    /// agreement, which address members by world rank, do not apply.
+    pub foreign: bool,
 }
 
 fn err_comm() -> i32 {
@@ -94,7 +98,7 @@ pub fn comm_arg(h: Sim_FT_MPI_Comm) -> Result<CommRef, Failure> {
 /// `MPI_COMM_NULL` where it is not significant (e.g. `peer_comm` off the leader).
 pub fn comm_arg_or_null(h: Sim_FT_MPI_Comm) -> Result<CommRef, Failure> {
     if h.is_null() {
-        return Ok(CommRef { handle: h, real: transport::comm_null(), revoked: false, id: 0, rank: -1, size: 0, inter: false });
+        return Ok(CommRef { handle: h, real: transport::comm_null(), revoked: false, id: 0, rank: -1, size: 0, inter: false, foreign: false });
     }
     comm_arg(h)
 }

@@ -224,7 +224,7 @@ pub fn allreduce(
     op: mpi::MPI_Op,
 ) -> Option<Outcome> {
     let bytes = eligible(d)?;
-    if c.inter {
+    if c.inter || c.foreign {
         return None;
     }
     let acc: &mut [u8] = if bytes == 0 || recvbuf.is_null() {

@@ -97,7 +97,7 @@ pub fn barrier(comm: Sim_FT_MPI_Comm) -> Outcome {
     }
     let desc = describe::unless_inter(&c, || describe::MPI_Barrier(&c));
     let seq = hooks::coll_enter(&c, &desc)?;
-    if c.inter || !own() {
+    if c.inter || c.foreign || !own() {
         // SAFETY: a real communicator.
         let rc = unsafe { mpi::MPI_Barrier(c.real) };
         return hooks::coll_leave(&c, rc);

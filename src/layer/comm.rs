@@ -74,6 +74,8 @@ pub struct CommState {
     /// ranks point-to-point calls name), [`FOREIGN`] for one outside this job's
     /// world (a spawned or connected job); empty for an intracommunicator.
     pub remote: Vec<u32>,
+    /// [`has_foreign`](Self::has_foreign), asked once at creation.
+    pub foreign: bool,
     /// Failed members of the remote group known here. ULFM's `get_failed` and
     /// `ack_failed` cover the local group only (Open MPI 5 ULFM, checked on the
     /// oracle), so these are never acknowledged.
@@ -269,7 +271,9 @@ fn new_state(real: MPI_Comm, errhandler: Real<MPI_Errhandler>, id: u64, predefin
     if revoke.is_some() {
         crate::layer::revoke::note_owed();
     }
+    let foreign = members.iter().chain(remote.iter()).any(|w| *w == FOREIGN);
     CommState {
+        foreign,
         real: Real(real),
         errhandler,
         revoked: revoke.is_some(),
@@ -335,6 +339,7 @@ pub fn lookup(h: Sim_FT_MPI_Comm) -> Option<CommRef> {
         rank: st.rank,
         size: st.members.len() as i32,
         inter: st.inter,
+        foreign: st.foreign,
     })
 }
 

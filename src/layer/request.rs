@@ -398,7 +398,7 @@ pub fn startall(count: c_int, reqs: *mut Sim_FT_MPI_Request) -> Outcome {
 /// requests): completion calls treat it like the real MPI does, with no failure
 /// verdicts; its errors are reported on `MPI_COMM_WORLD` (MPI-3.1 §8.3).
 pub fn adopt_plain(real: MPI_Request) -> Sim_FT_MPI_Request {
-    let none = CommRef { handle: std::ptr::null_mut(), real: transport::comm_null(), revoked: false, id: 0, rank: -1, size: 0, inter: false };
+    let none = CommRef { handle: std::ptr::null_mut(), real: transport::comm_null(), revoked: false, id: 0, rank: -1, size: 0, inter: false, foreign: false };
     adopt(real, Kind::Local, &none)
 }
 
@@ -427,7 +427,7 @@ mod tests {
 
     #[test]
     fn stale_and_garbage_handles_are_rejected() {
-        let c = CommRef { handle: handles::world_handle(), real: transport::comm_null(), revoked: false, id: 0, rank: 0, size: 1, inter: false };
+        let c = CommRef { handle: handles::world_handle(), real: transport::comm_null(), revoked: false, id: 0, rank: 0, size: 1, inter: false, foreign: false };
         let h = adopt(fake_real(), Kind::P2pStart, &c);
         assert!(!h.is_null());
         assert!(lookup(h).is_ok());
