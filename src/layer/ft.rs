@@ -617,40 +617,8 @@ pub fn forget(key: u64) {
 fn refuse_inter(cr: &CommRef) -> Outcome {
     if cr.foreign {
         // MPIFT has no news from another job's processes (docs/ARCHITECTURE.md,
-        // "Not simulated"); only the blocking agree has a stand-in ([`agree_foreign`]).
+        // "Not simulated"); only the blocking agree has a stand-in (layer::inter::agree_foreign).
         return Err(Failure::on(cr.handle, transport::err::get(unsafe { &transport::err::COMM })));
-    }
-    Ok(())
-}
-
-/// `MPIX_Comm_agree` on an intracommunicator with members in another job's world
-/// (a merged spawn intercommunicator, the respawn pattern): no failure among
-/// them can be simulated (no news crosses jobs), so the agreement is the host's
-/// `MPI_Allreduce(BAND)` of the flags; `MPI_ERR_PROC_FAILED` if an unacknowledged
-/// failure of a member of this world is known. A dead member would leave the
-/// others inside the allreduce.
-fn agree_foreign(cr: &CommRef, flag: *mut c_int) -> Outcome {
-    // SAFETY: checked non-null by the caller.
-    let mine = unsafe { *flag };
-    let mut out: c_int = 0;
-    // SAFETY: one int in, one out, on the communicator's real handle.
-    let rc = unsafe {
-        mpi::MPI_Allreduce(
-            &mine as *const c_int as *const c_void,
-            &mut out as *mut c_int as *mut c_void,
-            1,
-            transport::dt_int(),
-            transport::op_band(),
-            cr.real,
-        )
-    };
-    if rc != 0 {
-        return Err(Failure::on(cr.handle, rc));
-    }
-    // SAFETY: as above.
-    unsafe { *flag = out };
-    if comm::read(cr.handle, |s| s.failures.has_unacknowledged()).unwrap_or(false) {
-        return Err(Failure::on(cr.handle, SIM_FT_ERR_PROC_FAILED));
     }
     Ok(())
 }
@@ -670,7 +638,7 @@ pub fn agree(c: Sim_FT_MPI_Comm, flag: *mut c_int) -> Outcome {
     let cr = handles::comm_arg(c)?;
     handles::check_out_ptr(flag, &cr)?;
     if cr.foreign && !cr.inter {
-        return agree_foreign(&cr, flag);
+        return inter::agree_foreign(&cr, flag);
     }
     refuse_inter(&cr)?;
     let key = start(&cr, What::Agree { flag }, unsafe { *flag }, transport::request_null());

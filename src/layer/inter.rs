@@ -1,12 +1,14 @@
 //! Intercommunicators in the agreement (layer::ft): how an agreement over both
 //! groups keeps their flags apart, and how a shrink makes the survivors'
-//! intercommunicator (docs/ARCHITECTURE.md, "Intercommunicators").
+//! intercommunicator (docs/ARCHITECTURE.md, "Intercommunicators"); and the
+//! agreement on a communicator with members of another job.
 
-use crate::ffi::errors::SIM_FT_ERR_PROC_FAILED;
-use crate::layer::news;
+use crate::ffi::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
+use crate::ffi::handles::CommRef;
+use crate::layer::{comm, news};
 use crate::protocol::Rank;
 use crate::transport::{self, mpi};
-use std::os::raw::c_int;
+use std::os::raw::{c_int, c_void};
 
 /// An agreement on an intercommunicator runs over both groups, in the order
 /// [`comm::CommState::union`] gives (the same at every member of either group).
@@ -98,6 +100,38 @@ pub(crate) fn shrunk(members: &[u32], me: usize, sides: Sides, live: &[Rank], ta
         return Err(rc);
     }
     Ok(out)
+}
+
+/// `MPIX_Comm_agree` on an intracommunicator with members in another job's world
+/// (a merged spawn intercommunicator, the respawn pattern): no failure among
+/// them can be simulated (no news crosses jobs), so the agreement is the host's
+/// `MPI_Allreduce(BAND)` of the flags; `MPI_ERR_PROC_FAILED` if an unacknowledged
+/// failure of a member of this world is known. A dead member would leave the
+/// others inside the allreduce.
+pub(crate) fn agree_foreign(cr: &CommRef, flag: *mut c_int) -> Outcome {
+    // SAFETY: checked non-null by the caller.
+    let mine = unsafe { *flag };
+    let mut out: c_int = 0;
+    // SAFETY: one int in, one out, on the communicator's real handle.
+    let rc = unsafe {
+        mpi::MPI_Allreduce(
+            &mine as *const c_int as *const c_void,
+            &mut out as *mut c_int as *mut c_void,
+            1,
+            transport::dt_int(),
+            transport::op_band(),
+            cr.real,
+        )
+    };
+    if rc != 0 {
+        return Err(Failure::on(cr.handle, rc));
+    }
+    // SAFETY: as above.
+    unsafe { *flag = out };
+    if comm::read(cr.handle, |s| s.failures.has_unacknowledged()).unwrap_or(false) {
+        return Err(Failure::on(cr.handle, SIM_FT_ERR_PROC_FAILED));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
