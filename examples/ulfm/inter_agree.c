@@ -28,17 +28,7 @@ int main(int argc, char **argv)
     int rc, flag, acked = -1;
     MPI_Comm local, ic;
 
-    u_init(&argc, &argv, 1);
-    if (u_size < 3 || u_size > 30) MPI_Abort(MPI_COMM_WORLD, 2);
-    rc = i_make(&local, &ic);
-    CHECK_RC("Intercomm_create", rc, MPI_SUCCESS);
-
-    rc = MPI_Barrier(ic);
-    CHECK_RC("Barrier(before)", rc, MPI_SUCCESS);
-    if (u_rank == u_size - 1) u_die("after Intercomm_create");
-
-    rc = u_wait_failure(MPI_COMM_WORLD, 1);
-    CHECK_RC("agree(world)", rc, MPIX_ERR_PROC_FAILED);
+    i_start_last_dies(&argc, &argv, 30, &local, &ic);
     flag = ~(1 << u_rank);
     rc = MPIX_Comm_agree(ic, &flag);
     u_note("agree(1)=%s", u_name(rc));

@@ -39,4 +39,21 @@ static inline void i_group_worlds(MPI_Group g, int *n, int *out, int max)
     MPI_Group_free(&wg);
 }
 
+/* The start the programs with a death share: the intercommunicator (checked
+ * with a Barrier), then the last rank (in B) dies and the survivors wait until
+ * the world knows it. Returns only at the survivors. */
+static inline void i_start_last_dies(int *argc, char ***argv, int maxnp, MPI_Comm *local, MPI_Comm *ic)
+{
+    int rc;
+    u_init(argc, argv, 1);
+    if (u_size < 3 || u_size > maxnp) MPI_Abort(MPI_COMM_WORLD, 2);
+    rc = i_make(local, ic);
+    CHECK_RC("Intercomm_create", rc, MPI_SUCCESS);
+    rc = MPI_Barrier(*ic);
+    CHECK_RC("Barrier(before)", rc, MPI_SUCCESS);
+    if (u_rank == u_size - 1) u_die("after Intercomm_create");
+    rc = u_wait_failure(MPI_COMM_WORLD, 1);
+    CHECK_RC("agree(world)", rc, MPIX_ERR_PROC_FAILED);
+}
+
 #endif

@@ -16,16 +16,7 @@ int main(int argc, char **argv)
     MPI_Comm local, ic;
     MPI_Group g;
 
-    u_init(&argc, &argv, 1);
-    if (u_size < 3 || u_size > 64) MPI_Abort(MPI_COMM_WORLD, 2);
-    rc = i_make(&local, &ic);
-    CHECK_RC("Intercomm_create", rc, MPI_SUCCESS);
-    rc = MPI_Barrier(ic);
-    CHECK_RC("Barrier(before)", rc, MPI_SUCCESS);
-    if (u_rank == u_size - 1) u_die("after Intercomm_create");
-
-    rc = u_wait_failure(MPI_COMM_WORLD, 1);
-    CHECK_RC("agree(world)", rc, MPIX_ERR_PROC_FAILED);
+    i_start_last_dies(&argc, &argv, 64, &local, &ic);
     if (u_rank == 0) {
         for (r = 0; r < i_nb - 1; r++) {
             x = 100 + r;

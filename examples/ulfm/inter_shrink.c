@@ -14,16 +14,7 @@ int main(int argc, char **argv)
     int rc, inter = 0, ls = -1, rs = -1, i, got[64], mine, nrem, want, sum;
     MPI_Comm local, ic, sh, merged;
 
-    u_init(&argc, &argv, 1);
-    if (u_size < 3 || u_size > 64) MPI_Abort(MPI_COMM_WORLD, 2);
-    rc = i_make(&local, &ic);
-    CHECK_RC("Intercomm_create", rc, MPI_SUCCESS);
-    rc = MPI_Barrier(ic);
-    CHECK_RC("Barrier(before)", rc, MPI_SUCCESS);
-    if (u_rank == u_size - 1) u_die("after Intercomm_create");
-
-    rc = u_wait_failure(MPI_COMM_WORLD, 1);
-    CHECK_RC("agree(world)", rc, MPIX_ERR_PROC_FAILED);
+    i_start_last_dies(&argc, &argv, 64, &local, &ic);
     rc = MPIX_Comm_shrink(ic, &sh);
     u_note("shrink=%s", u_name(rc));
     CHECK_RC("shrink", rc, MPI_SUCCESS);
