@@ -74,7 +74,8 @@ pub struct CommState {
     /// ranks point-to-point calls name), [`FOREIGN`] for one outside this job's
     /// world (a spawned or connected job); empty for an intracommunicator.
     pub remote: Vec<u32>,
-    /// [`has_foreign`](Self::has_foreign), asked once at creation.
+    /// Some member (of either group) lives outside this job's world (spawned or
+    /// connected jobs): MPIFT has no news from it. Set at creation.
     pub foreign: bool,
     /// Failed members of the remote group known here. ULFM's `get_failed` and
     /// `ack_failed` cover the local group only (Open MPI 5 ULFM, checked on the
@@ -176,11 +177,6 @@ impl CommState {
     pub fn local_first(&self) -> bool {
         let low = |g: &[u32]| g.iter().copied().min().unwrap_or(u32::MAX);
         low(&self.members) < low(&self.remote)
-    }
-    /// Some member lives outside this job's world (spawned or connected jobs):
-    /// MPIFT has no news from it.
-    pub fn has_foreign(&self) -> bool {
-        self.members.iter().chain(self.remote.iter()).any(|w| *w == FOREIGN)
     }
 }
 
@@ -486,13 +482,8 @@ fn release_deferred_slow() {
 /// Receives and drops the messages waiting on a real communicator, into `scratch`
 /// (grown as needed). True if there was one.
 pub(crate) fn drain(real: MPI_Comm, scratch: &mut Vec<u8>) -> bool {
-    drain_from(real, transport::any_source(), scratch)
-}
-
-/// [`drain`] of the messages from one rank (or `MPI_ANY_SOURCE`).
-pub(crate) fn drain_from(real: MPI_Comm, source: std::os::raw::c_int, scratch: &mut Vec<u8>) -> bool {
     let mut any = false;
-    while let Some((msg, st)) = improbe(real, source, transport::any_tag()) {
+    while let Some((msg, st)) = improbe(real, transport::any_source(), transport::any_tag()) {
         any = true;
         drop_message(msg, st, scratch);
     }
@@ -502,18 +493,11 @@ pub(crate) fn drain_from(real: MPI_Comm, source: std::os::raw::c_int, scratch: &
 /// [`drain`] in arrival order, stopping at the first message with tag `keep`,
 /// which stays for its receiver (layer::revoke: shrink's own traffic).
 pub(crate) fn drain_except(real: MPI_Comm, keep: std::os::raw::c_int, scratch: &mut Vec<u8>) {
-    loop {
-        // Probe first: a matched probe would take the message that must stay.
-        let mut flag = 0;
-        let mut st: mpi::MPI_Status = unsafe { std::mem::zeroed() };
-        // SAFETY: `real` is a live communicator of this process; flag and status
-        // are locals MPI writes before returning.
-        unsafe { mpi::MPI_Iprobe(transport::any_source(), transport::any_tag(), real, &mut flag, &mut st) };
-        if flag == 0 || st.MPI_TAG == keep {
+    // Probe first: a matched probe would take the message that must stay.
+    while let Some((src, tag)) = probe(real, transport::any_source()) {
+        if tag == keep || !drop_one(real, src, tag, scratch) {
             return;
         }
-        let Some((msg, st)) = improbe(real, st.MPI_SOURCE, st.MPI_TAG) else { return };
-        drop_message(msg, st, scratch);
     }
 }
 

@@ -297,17 +297,14 @@ pub fn join(who: &Who, f: u32, e0: &Desc, entries: &[Option<Desc>]) -> Joined {
             let (remote_leader, tag) = (e0.extra[0] as u32 as c_int, e0.extra[1] as u32 as c_int);
             let peer = if who.rank as c_int == leader {
                 let id = entries.iter().flatten().map(|e| e.extra[2]).find(|id| *id != 0);
-                match id.and_then(comm::find_by_id).and_then(|h| comm::read(h, |s| s.real.0)) {
-                    Some(real) => real,
-                    None => return Joined::Unsupported,
-                }
+                let Some((id, real)) = id.and_then(|id| comm::find_by_id(id).and_then(|h| comm::read(h, |s| (id, s.real.0)))) else {
+                    return Joined::Unsupported;
+                };
+                *JOINED_AS_LEADER.lock().unwrap().get_or_insert_with(HashMap::new).entry((id, remote_leader, tag)).or_insert(0) += 1;
+                real
             } else {
                 transport::comm_null()
             };
-            if who.rank as c_int == leader {
-                let id = comm::find_by_real(peer).and_then(|h| comm::read(h, |s| s.id)).unwrap_or(0);
-                *JOINED_AS_LEADER.lock().unwrap().get_or_insert_with(HashMap::new).entry((id, remote_leader, tag)).or_insert(0) += 1;
-            }
             let mut nc = transport::comm_null();
             // SAFETY: the local communicator's real handle, the peer another member
             // named (or null, not significant at a non-leader); `nc` is an out.

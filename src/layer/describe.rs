@@ -400,12 +400,6 @@ pub fn MPI_Comm_create(c: &CommRef, group: mpi::MPI_Group) -> Desc {
     x.extra[0] = gsize as u64;
     x
 }
-pub fn MPI_Comm_create_group(_c: &CommRef, _g: mpi::MPI_Group, _tag: c_int) -> Desc {
-    d(fcode::OPAQUE)
-}
-pub fn MPI_Intercomm_create(c: &CommRef, ll: c_int, pc: mpi::MPI_Comm, rl: c_int, tag: c_int) -> Desc {
-    crate::layer::comm_ctor::describe_intercomm_create(c, ll, pc, rl, tag)
-}
 pub fn MPI_Intercomm_merge(_c: &CommRef, _high: c_int) -> Desc {
     d(fcode::OPAQUE)
 }

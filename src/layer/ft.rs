@@ -461,19 +461,10 @@ fn decided(op: &mut Op, r: Vec<u64>) {
         let sides = op.sides;
         comm::update(op.comm, |s| {
             for &f in &d.failed {
-                match sides {
-                    None => {
-                        s.failures.learn(f);
-                    }
-                    Some(x) => {
-                        let (lo, ro) = x.offsets();
-                        if (lo..lo + x.nlocal).contains(&f) {
-                            s.failures.learn(f - lo);
-                        } else {
-                            s.remote_failed.learn(f - ro);
-                        }
-                    }
-                }
+                match sides.map_or(Ok(f), |x| x.split(f)) {
+                    Ok(local) => s.failures.learn(local),
+                    Err(remote) => s.remote_failed.learn(remote),
+                };
             }
         });
     }

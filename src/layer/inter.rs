@@ -30,6 +30,16 @@ impl Sides {
             (self.nremote, 0)
         }
     }
+    /// Where participant `f` of the agreement is: `Ok(rank)` in the local group,
+    /// `Err(rank)` in the remote one.
+    pub fn split(&self, f: Rank) -> Result<Rank, Rank> {
+        let (lo, ro) = self.offsets();
+        if (lo..lo + self.nlocal).contains(&f) {
+            Ok(f - lo)
+        } else {
+            Err(f - ro)
+        }
+    }
     /// The flag word a member contributes: its flag in the half of its group, the
     /// other half neutral, so that the AND keeps each group's flags apart.
     pub fn flag_word(&self, flag: u32) -> u64 {
@@ -154,6 +164,11 @@ mod tests {
             // The offsets place each group in the shared order.
             assert_eq!(sa.offsets(), if a_first { (0, 2) } else { (3, 0) });
             assert_eq!(sb.offsets(), if a_first { (2, 0) } else { (0, 3) });
+            // Every participant maps back to its own group's rank.
+            let order: Vec<Result<Rank, Rank>> = (0..5).map(|f| sa.split(f)).collect();
+            let want: Vec<Result<Rank, Rank>> =
+                if a_first { vec![Ok(0), Ok(1), Err(0), Err(1), Err(2)] } else { vec![Err(0), Err(1), Err(2), Ok(0), Ok(1)] };
+            assert_eq!(order, want, "A's view (A first: {a_first})");
         }
     }
 }

@@ -215,12 +215,12 @@ impl LogCache {
         self.stamps.get(&(comm, seq))
     }
 
-    /// Forgets entries of `comm` up to `seq` (already joined).
     /// How many entries of world rank `p` read so far match `f`.
     pub fn count_of(&self, p: u32, f: impl Fn(&Desc) -> bool) -> usize {
         self.entries.values().filter_map(|m| m.get(&p)).filter(|d| f(d)).count()
     }
 
+    /// Forgets entries of `comm` up to `seq` (already joined).
     pub fn prune(&mut self, comm: u64, upto: u64) {
         self.entries.retain(|(c, s), _| *c != comm || *s > upto);
         self.stamps.retain(|(c, s), _| *c != comm || *s > upto);

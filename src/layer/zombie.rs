@@ -34,11 +34,22 @@ struct ZComm {
     real: mpi::MPI_Comm,
     rank: usize,
     members: Vec<u32>,
-    /// World ranks that point-to-point ranks name (the remote group of an
-    /// intercommunicator; [`comm::FOREIGN`] outside this world).
-    peers: Vec<u32>,
+    /// An intercommunicator's remote group (world ranks, [`comm::FOREIGN`]
+    /// outside this world); empty otherwise.
+    remote: Vec<u32>,
     inter: bool,
     seq: u64,
+}
+
+impl ZComm {
+    /// World ranks that point-to-point ranks name (comm::CommState::peer_world).
+    fn peers(&self) -> &[u32] {
+        if self.inter {
+            &self.remote
+        } else {
+            &self.members
+        }
+    }
 }
 // A real handle, only used by the thread that calls MPI.
 unsafe impl Send for ZComm {}
@@ -57,7 +68,7 @@ pub fn kill_me() -> ! {
             id: st.id,
             real: st.real.0,
             rank: st.rank as usize,
-            peers: if st.inter { st.remote.clone() } else { st.members.clone() },
+            remote: st.remote,
             inter: st.inter,
             members: st.members,
             seq: st.seq,
@@ -205,7 +216,8 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>, mut news_out: S
 /// `MPI_Intercomm_create` it has yet to join as a leader ([`held`]). True if it
 /// dropped one.
 fn drain_comm(c: &ZComm, told: &[bool], all_told: bool, scratch: &mut Vec<u8>) -> bool {
-    let told_peer = |r: usize| c.peers.get(r).is_some_and(|w| (*w as usize) < told.len() && told[*w as usize]);
+    let peers = c.peers();
+    let told_peer = |r: usize| peers.get(r).is_some_and(|w| (*w as usize) < told.len() && told[*w as usize]);
     let mut busy = false;
     if all_told {
         // One wildcard loop while nothing is held (the usual case).
@@ -218,7 +230,7 @@ fn drain_comm(c: &ZComm, told: &[bool], all_told: bool, scratch: &mut Vec<u8>) -
         }
     }
     // Source by source: a held message stops only its own source's queue.
-    for r in (0..c.peers.len()).filter(|r| told_peer(*r)) {
+    for r in (0..peers.len()).filter(|r| told_peer(*r)) {
         while let Some((src, tag)) = comm::probe(c.real, r as c_int) {
             if held(c, src, tag) {
                 break;
@@ -246,7 +258,7 @@ fn held(c: &ZComm, src: c_int, tag: c_int) -> bool {
     if c.inter || transport::host_is_mpich() {
         return false;
     }
-    let Some(&w) = c.peers.get(src as usize) else { return false };
+    let Some(&w) = c.peers().get(src as usize) else { return false };
     if w == comm::FOREIGN {
         return false;
     }
@@ -333,9 +345,8 @@ static NEW_COMMS: std::sync::Mutex<Vec<ZComm>> = std::sync::Mutex::new(Vec::new(
 /// communicator's world ranks, `old_rank`: this rank's old rank.
 pub fn adopt_shrunk(real: mpi::MPI_Comm, id: u64, live: &[u32], members: &[u32], old_rank: usize) {
     let rank = live.iter().position(|r| *r as usize == old_rank).expect("in the new communicator");
-    let members: Vec<u32> = live.iter().map(|r| members[*r as usize]).collect();
-    let peers: Vec<u32> = members.clone();
-    NEW_COMMS.lock().unwrap().push(ZComm { id, real, rank, members, peers, inter: false, seq: 0 });
+    let members = live.iter().map(|r| members[*r as usize]).collect();
+    NEW_COMMS.lock().unwrap().push(ZComm { id, real, rank, members, remote: Vec::new(), inter: false, seq: 0 });
 }
 
 fn all_live_finalizing(me: usize, n: usize) -> bool {
