@@ -32,6 +32,12 @@ struct Member {
     /// Own protocol steps before dying (victims only); 0: dies before starting.
     dies_after: Option<u32>,
     steps: u32,
+    /// Members this one has given up waiting for (View::stalled).
+    stalled: HashSet<Rank>,
+    /// Own protocol steps after which this member blocks (in a host call that
+    /// needs the others first, as in examples/ulfm/iagree_wait_coll): it takes
+    /// no step until every other live member decided.
+    blocks_after: Option<u32>,
 }
 
 struct MemberView<'a> {
@@ -43,6 +49,9 @@ impl View for MemberView<'_> {
     }
     fn is_dead(&self, x: Rank) -> bool {
         self.m.final_.contains(&x)
+    }
+    fn stalled(&self, x: Rank) -> bool {
+        self.m.stalled.contains(&x)
     }
 }
 
@@ -56,6 +65,8 @@ struct World {
     news: Vec<(Rank, Rank)>,
     rng: StdRng,
     reads: u64,
+    /// Members may give up waiting for each other (a timeout in the driver).
+    stalls: bool,
 }
 
 fn contribution(n: Rank, r: Rank) -> Vec<u64> {
@@ -73,6 +84,7 @@ impl World {
             news: Vec::new(),
             rng: StdRng::seed_from_u64(seed),
             reads: 0,
+            stalls: false,
         }
     }
 
@@ -137,8 +149,23 @@ impl World {
         self.members[to as usize].known_dead.insert(dead);
     }
 
+    /// A blocked member stays blocked until every other live member decided.
+    fn blocked(&self, r: Rank) -> bool {
+        let m = &self.members[r as usize];
+        if !m.blocks_after.is_some_and(|b| m.steps >= b) {
+            return false;
+        }
+        let others_done = |x: &Member| x.dead || x.decided.is_some() || x.blocks_after.is_some_and(|b| x.steps >= b);
+        !self.members.iter().all(others_done)
+    }
+
     /// Runs to the end in a random interleaving; returns the steps taken.
     fn run(&mut self, max_steps: u64) -> u64 {
+        self.try_run(max_steps).unwrap_or_else(|| panic!("no decision after {max_steps} steps: a deadlock"))
+    }
+
+    /// As [`World::run`]; None if it did not end within `max_steps`.
+    fn try_run(&mut self, max_steps: u64) -> Option<u64> {
         let mut steps = 0;
         loop {
             // What can happen now.
@@ -156,7 +183,7 @@ impl World {
                     options.push((1, r, 0));
                     continue;
                 }
-                if m.decided.is_some() {
+                if m.decided.is_some() || self.blocked(r) {
                     continue;
                 }
                 if m.waiting.is_empty() {
@@ -164,6 +191,9 @@ impl World {
                 } else {
                     for &x in &m.waiting {
                         options.push((3, r, x));
+                        if self.stalls && !m.stalled.contains(&x) {
+                            options.push((5, r, x));
+                        }
                     }
                     options.push((2, r, 0));
                 }
@@ -172,10 +202,12 @@ impl World {
                 options.push((4, i as Rank, 0));
             }
             if options.is_empty() {
-                return steps;
+                return Some(steps);
             }
             steps += 1;
-            assert!(steps <= max_steps, "no decision after {max_steps} steps: a deadlock");
+            if steps > max_steps {
+                return None;
+            }
             let (what, a, b) = *options.choose(&mut self.rng).unwrap();
             match what {
                 0 => {
@@ -188,6 +220,9 @@ impl World {
                 1 => self.die(a),
                 2 => self.advance(a),
                 3 => self.read(a, b),
+                5 => {
+                    self.members[a as usize].stalled.insert(b);
+                }
                 _ => {
                     let (to, dead) = self.news.swap_remove(a as usize);
                     self.deliver(to, dead);
@@ -232,11 +267,80 @@ fn uniform_decisions_with_deaths_at_random_points() {
         let n: Rank = if seed % 8 == 0 { rng.gen_range(1000..1400) } else { rng.gen_range(1..80) };
         let k: Rank = [1, 2, 3, 4, 8, 16][rng.gen_range(0..6)];
         let mut w = World::new(n, k, seed);
+        // Half the runs with spurious stalls: members that give up waiting for
+        // live, busy members and compute around them.
+        w.stalls = seed % 2 == 1;
         let victims = if n < 3 { 0 } else { rng.gen_range(0..=(n as usize / 3).min(40)) };
         plan_deaths(&mut w, victims);
         w.run(200_000_000);
         w.check();
     }
+}
+
+/// Marks `blocked` members to block after 0..3 of their own steps (they
+/// contributed, maybe published a partial or the result).
+fn plan_blocks(w: &mut World, blocked: &[Rank]) {
+    for &b in blocked {
+        let after = w.rng.gen_range(0..3);
+        w.members[b as usize].blocks_after = Some(after);
+    }
+}
+
+#[test]
+fn members_blocked_elsewhere_do_not_stop_the_others() {
+    // Live members that contributed and then block in a host call the others
+    // join only after deciding (iagree, then a host collective on another
+    // communicator): the root, inner nodes, leaves, several at once, with deaths
+    // of other members at random points. The others decide by computing around
+    // the blocked ones; the blocked ones, released, decide the same.
+    for seed in 0..60u64 {
+        let mut rng = StdRng::seed_from_u64(seed ^ 0x5eed);
+        let n: Rank = if seed % 10 == 0 { rng.gen_range(500..900) } else { rng.gen_range(2..80) };
+        let k: Rank = [1, 2, 3, 4, 8][rng.gen_range(0..5)];
+        let mut w = World::new(n, k, seed);
+        w.stalls = true;
+        let mut ranks: Vec<Rank> = (0..n).collect();
+        ranks.shuffle(&mut w.rng);
+        let nb = rng.gen_range(1..=(n as usize / 2).clamp(1, 4));
+        let mut blocked: Vec<Rank> = ranks[..nb].to_vec();
+        if seed % 3 == 0 && !blocked.contains(&0) {
+            blocked[0] = 0;
+        }
+        plan_blocks(&mut w, &blocked);
+        let others: Vec<Rank> = ranks[nb..].iter().copied().filter(|r| !blocked.contains(r)).collect();
+        for &v in others.iter().take(if n < 4 { 0 } else { rng.gen_range(0..=(n as usize / 4).min(20)) }) {
+            if v != 0 || !blocked.is_empty() {
+                w.members[v as usize].dies_after = Some(w.rng.gen_range(0..6));
+            }
+        }
+        w.run(400_000_000);
+        w.check();
+    }
+}
+
+#[test]
+fn a_blocked_member_at_every_place_of_small_trees() {
+    // Every rank in turn blocked after each of its first steps, several
+    // interleavings each; and without stalls the same run cannot end (the test
+    // is able to see the deadlock the stall rule removes).
+    for n in [2u32, 3, 5, 9] {
+        for k in [1u32, 2, 3] {
+            for b in 0..n {
+                for after in 0..3 {
+                    for seed in 0..4u64 {
+                        let mut w = World::new(n, k, seed * 1000 + b as u64 * 10 + after);
+                        w.stalls = true;
+                        w.members[b as usize].blocks_after = Some(after as u32);
+                        w.run(1_000_000);
+                        w.check();
+                    }
+                }
+            }
+        }
+    }
+    let mut w = World::new(5, 2, 7);
+    w.members[0].blocks_after = Some(0);
+    assert!(w.try_run(200_000).is_none(), "a blocked root stops the others when nobody may stall");
 }
 
 #[test]

@@ -36,6 +36,7 @@ use crate::transport::serial::Serial;
 use crate::transport::{self, mpi, window};
 use std::os::raw::{c_int, c_void};
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 /// Fan-out of the agreement tree (`TREE_SUCCESSOR_COUNT`, agreed at `MPI_Init`).
 static FANOUT: AtomicU32 = AtomicU32::new(DEFAULT_FANOUT);
@@ -108,6 +109,10 @@ struct Op {
     final_: Vec<bool>,
     reads: Vec<Option<Read>>,
     waiting: Vec<Rank>,
+    /// When this operation first waited for each member (protocol::ftagree,
+    /// View::stalled: after [`STALL`] it computes around a member that
+    /// contributed, which may be blocked in a host call that needs this one).
+    since: Vec<Option<Instant>>,
     state: State,
     /// The generalized request of iagree/ishrink (null for blocking calls).
     greq: mpi::MPI_Request,
@@ -141,7 +146,15 @@ unsafe impl Send for Op {}
 struct Seen<'a> {
     snaps: &'a [Option<Published>],
     final_: &'a [bool],
+    since: &'a [Option<Instant>],
 }
+
+/// How long an operation waits for a live member before it computes around it.
+/// A normal agreement takes microseconds (a few milliseconds when processes share
+/// cores); a member blocked in a host collective that needs this process first
+/// (examples/ulfm/iagree_wait_coll) would never publish its partial. Computing
+/// around it costs one read of each member once, by one member.
+const STALL: Duration = Duration::from_millis(20);
 
 impl View for Seen<'_> {
     fn published(&self, m: Rank) -> Option<&Published> {
@@ -149,6 +162,9 @@ impl View for Seen<'_> {
     }
     fn is_dead(&self, m: Rank) -> bool {
         self.final_[m as usize]
+    }
+    fn stalled(&self, m: Rank) -> bool {
+        self.since[m as usize].is_some_and(|t| t.elapsed() >= STALL)
     }
 }
 
@@ -331,6 +347,7 @@ fn start(cr: &CommRef, what: What, flag: c_int, greq: mpi::MPI_Request) -> u64 {
         final_: vec![false; n],
         reads: (0..n).map(|_| None).collect(),
         waiting: Vec::new(),
+        since: vec![None; n],
         state: State::Running,
         greq,
         zombie: false,
@@ -412,7 +429,7 @@ fn advance_once(op: &mut Op) -> bool {
         }
     }
     loop {
-        match op.agr.advance(&Seen { snaps: &op.snaps, final_: &op.final_ }) {
+        match op.agr.advance(&Seen { snaps: &op.snaps, final_: &op.final_, since: &op.since }) {
             Step::Publish { partial, result } => {
                 if !op.zombie {
                     if let Some(p) = partial {
@@ -424,6 +441,9 @@ fn advance_once(op: &mut Op) -> bool {
                 }
             }
             Step::Wait(need) => {
+                for &m in &need {
+                    op.since[m as usize].get_or_insert_with(Instant::now);
+                }
                 op.waiting = need;
                 break;
             }

@@ -87,6 +87,15 @@ pub trait View {
     /// before could miss a contribution `m` published just before dying; while it
     /// is not final, `m` counts as alive and [`Step::Wait`] asks for a fresh read.)
     fn is_dead(&self, m: Rank) -> bool;
+    /// This member has waited long for `m` (a live member can be blocked in a
+    /// host call that needs this member first). A stalled member that published
+    /// its contribution is computed around like a dead one: its partial is the
+    /// AND of its contribution and its children's subtrees, whoever computes it,
+    /// so nothing changes but who does the work. One without a contribution is
+    /// still waited for (its value is not known yet).
+    fn stalled(&self, _m: Rank) -> bool {
+        false
+    }
 }
 
 /// What the driver does next.
@@ -188,18 +197,19 @@ impl Agreement {
             if let Some(r) = v.published(x).and_then(|p| p.result.clone()) {
                 return Some(r);
             }
-            if !v.is_dead(x) {
+            if !v.is_dead(x) && !v.stalled(x) {
                 need.push(x);
                 return None;
             }
             a = self.tree.parent(x);
         }
-        // Root dead without a result: the lowest rank not known dead computes it.
+        // Root dead (or stalled) without a result: the lowest rank neither known
+        // dead nor stalled computes it.
         for s in 0..self.tree.n {
             if let Some(r) = v.published(s).and_then(|p| p.result.clone()) {
                 return Some(r);
             }
-            if v.is_dead(s) {
+            if s != self.me && (v.is_dead(s) || v.stalled(s)) {
                 continue;
             }
             if s != self.me {
@@ -211,15 +221,15 @@ impl Agreement {
             self.gather(0, v, &mut acc, need);
             return (need.len() == before).then_some(acc);
         }
-        unreachable!("rank {} is not dead in its own view", self.me)
+        unreachable!("rank {} is neither dead nor stalled in its own view", self.me)
     }
 }
 
 impl Agreement {
     /// ANDs the value of the subtree under `c` into `acc`: its partial if
     /// published (this member's own partial once computed); if `c` is dead without
-    /// one, its value (contribution or zombie) and its children's subtrees; else `c`
-    /// is pushed onto `need`.
+    /// one, or stalled with a contribution, its value (contribution or zombie) and
+    /// its children's subtrees; else `c` is pushed onto `need`.
     fn gather(&self, c: Rank, v: &dyn View, acc: &mut [u64], need: &mut Vec<Rank>) {
         let p = v.published(c);
         let part = if c == self.me { self.partial.as_ref() } else { p.and_then(|p| p.partial.as_ref()) };
@@ -227,7 +237,8 @@ impl Agreement {
             agree::and_into(acc, part);
             return;
         }
-        if c == self.me || !v.is_dead(c) {
+        let contributed = p.is_some_and(|p| p.contrib.is_some());
+        if c == self.me || !(v.is_dead(c) || v.stalled(c) && contributed) {
             need.push(c);
             return;
         }
