@@ -222,6 +222,24 @@ static void surv_row(MPI_Comm surv, const char *metric, const char *min_metric, 
     }
 }
 
+/* Row <metric>_lastin: from the last survivor's start to the last one's end
+ * (the ranks share a host, so CLOCK_MONOTONIC is one clock). Unlike <metric>,
+ * the time a rank that left the aligning barrier early waits for the others is
+ * not counted, so a barrier whose ranks leave it further apart (MPIFT's own
+ * barrier after a revoke) does not show as a slower agree or shrink. */
+static void lastin_row(MPI_Comm surv, const char *metric, int rep, double t0, double t1)
+{
+    double t[2] = {t0, t1}, hi[2] = {0, 0};
+    char name[64];
+    int r;
+    MPI_Reduce(t, hi, 2, MPI_DOUBLE, MPI_MAX, 0, surv);
+    MPI_Comm_rank(surv, &r);
+    if (r == 0) {
+        snprintf(name, sizeof name, "%s_lastin", metric);
+        row(name, rep, hi[1] - hi[0]);
+    }
+}
+
 static double zombie_t0, zombie_cpu0;
 static void zombie_report(void)
 {
@@ -298,16 +316,19 @@ int main(int argc, char **argv)
             MPI_Barrier(surv);
             double t0 = now();
             expect("agree (no failure)", MPIX_Comm_agree(surv, &flag), MPI_SUCCESS);
-            surv_row(surv, "agree_nofail", NULL, k, now() - t0);
+            double t1 = now();
+            surv_row(surv, "agree_nofail", NULL, k, t1 - t0);
+            lastin_row(surv, "agree_nofail", k, t0, t1);
         }
         for (int k = 0; k < reps; k++) {
             MPI_Comm s;
             MPI_Barrier(surv);
             double t0 = now();
             expect("shrink (no failure)", MPIX_Comm_shrink(surv, &s), MPI_SUCCESS);
-            double d = now() - t0;
+            double t1 = now(), d = t1 - t0;
             MPI_Comm_free(&s);
             surv_row(surv, "shrink_nofail", NULL, k, d);
+            lastin_row(surv, "shrink_nofail", k, t0, t1);
         }
     }
 
@@ -355,7 +376,9 @@ int main(int argc, char **argv)
         MPI_Barrier(surv);
         t0 = now();
         expect("agree after failure_ack", MPIX_Comm_agree(MPI_COMM_WORLD, &flag), MPI_SUCCESS);
-        surv_row(surv, "agree", NULL, k, now() - t0);
+        double t1 = now();
+        surv_row(surv, "agree", NULL, k, t1 - t0);
+        lastin_row(surv, "agree", k, t0, t1);
     }
     ctl_rows(surv, "agree", ctl0, reps);
 
@@ -367,7 +390,7 @@ int main(int argc, char **argv)
         MPI_Barrier(surv);
         t0 = now();
         expect("shrink", MPIX_Comm_shrink(MPI_COMM_WORLD, &s), MPI_SUCCESS);
-        double d = now() - t0;
+        double t1 = now(), d = t1 - t0;
         MPI_Comm_size(s, &n);
         if (n != size - 1) {
             fprintf(stderr, "fail: rank %d: shrink has %d ranks, want %d\n", rank, n, size - 1);
@@ -376,6 +399,7 @@ int main(int argc, char **argv)
         MPI_Comm_free(&s);
         if (k == 0) surv_row(surv, "shrink_first", NULL, 0, d);
         surv_row(surv, "shrink", NULL, k, d);
+        lastin_row(surv, "shrink", k, t0, t1);
     }
     ctl_rows(surv, "shrink", ctl0, reps);
 

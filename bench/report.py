@@ -44,6 +44,10 @@ FAIL_METRICS = [
     ("shrink_nofail", "shrink, nobody dead (reference)"),
     ("shrink_first", "first shrink after the failure"),
     ("shrink", "shrink, one member dead"),
+    ("agree_nofail_lastin", "agree, nobody dead, from the last survivor's start"),
+    ("agree_lastin", "agree after failure_ack, from the last survivor's start"),
+    ("shrink_nofail_lastin", "shrink, nobody dead, from the last survivor's start"),
+    ("shrink_lastin", "shrink, one member dead, from the last survivor's start"),
 ]
 # The ones the target "no slower than ULFM" is about.
 FAIL_TARGETS = ["kill_observed_recv", "kill_observed_barrier", "revoke_revoked", "agree_first", "agree",
