@@ -79,11 +79,16 @@ fn completed(code: c_int) -> bool {
 
 /// What news means for a pending request, if anything. (None for iagree and
 /// ishrink: agreements work on revoked communicators and deal with failures
-/// themselves, layer::ft.)
+/// themselves, layer::ft.) Failure-free: one load, inlined into the waits.
+#[inline]
 fn verdict(st: &ReqState) -> Option<(c_int, Action)> {
     if comm::calm() || st.ft != 0 {
         return None;
     }
+    verdict_troubled(st)
+}
+
+fn verdict_troubled(st: &ReqState) -> Option<(c_int, Action)> {
     comm::read(st.comm.0, |c| {
         if c.revoked {
             if st.buffers {
@@ -342,7 +347,9 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
         // first lets nothing this rank does through MPI run ahead of the revoke
         // (revoke_release_computing_ibarrier). Failure-free, verdict is one load.
         let mut known = verdict(st);
-        if known.is_none() {
+        if known.is_none() && service::busy() {
+            // (Failure-free the service has nothing to do, and nothing could have
+            // changed the verdict: no second look.)
             let _ = service::run_in_wait();
             known = verdict(st);
         }

@@ -69,11 +69,13 @@ static BLOCKED: AtomicBool = AtomicBool::new(false);
 /// MPI: a fill-in may be owed that nothing would wake it for. After a wake
 /// message (news, or a member entered a doomed collective), until the logs read
 /// next were read after it.
+#[inline]
 pub fn wanted() -> bool {
-    !comm::calm()
-        && (news::wakes() != WAKES_SEEN.load(Ordering::Relaxed)
-            || BLOCKED.load(Ordering::Relaxed)
-            || FRESH.lock().unwrap().is_some())
+    !comm::calm() && wanted_troubled()
+}
+
+fn wanted_troubled() -> bool {
+    news::wakes() != WAKES_SEEN.load(Ordering::Relaxed) || BLOCKED.load(Ordering::Relaxed) || FRESH.lock().unwrap().is_some()
 }
 
 /// The other members of `troubled`, as world ranks, each once.

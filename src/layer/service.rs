@@ -18,6 +18,14 @@ pub fn needed() -> bool {
     !comm::calm() || ft::running()
 }
 
+/// The service has something to do: [`needed`], or news not read yet. What
+/// [`run`] checks first; a wait asks it to skip the second look at its verdict
+/// when the service did nothing.
+#[inline]
+pub fn busy() -> bool {
+    needed() || news::pending()
+}
+
 /// A wait must poll (test its requests, run this service between tries) rather
 /// than block in MPI: something this process owes advances only while it polls
 /// and nothing in MPI would wake it for (an agreement, a fill-in after a wake-up).
@@ -78,7 +86,7 @@ pub fn run_in_wait_if_new() -> Result<(), Failure> {
 }
 
 fn run_as(wait_horizon: bool) -> Result<(), Failure> {
-    if !needed() && !news::pending() {
+    if !busy() {
         // Failure-free: three loads, nothing to do (waits call this per iteration).
         return Ok(());
     }
