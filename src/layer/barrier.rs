@@ -102,6 +102,10 @@ pub fn barrier(comm: Sim_FT_MPI_Comm) -> Outcome {
         let rc = unsafe { mpi::MPI_Barrier(c.real) };
         return hooks::coll_leave(&c, rc);
     }
+    if c.size <= 1 {
+        // Nobody to wait for (a revoke was refused at the entry hook).
+        return hooks::coll_leave(&c, 0);
+    }
     let h = c.handle;
     // The partners are read per round: no copy of the list on the failure-free path.
     let pair = |t: usize, f: usize| comm::read(h, |s| (s.members[t], s.members[f])).unwrap_or((0, 0));
