@@ -411,7 +411,7 @@ pub fn free(comm: *mut Sim_FT_MPI_Comm) -> Outcome {
     // MPI marks a communicator with pending operations for deallocation; Open MPI
     // 4.1 instead frees it under a pending non-blocking collective and crashes in
     // its progress engine later. So the real free waits for the last request.
-    if crate::layer::request::on_comm(h) || crate::layer::complete::orphans_on(h) {
+    if crate::layer::request::on_comm(h) || crate::layer::orphans::on(h) {
         update(h, |st| st.free_pending = true);
     } else {
         release(h).map_err(|rc| Failure::on(h, rc))?;
@@ -472,7 +472,7 @@ fn release_deferred_slow() {
         let h = h as Sim_FT_MPI_Comm;
         if read(h, |st| st.free_pending).unwrap_or(false)
             && !crate::layer::request::on_comm(h)
-            && !crate::layer::complete::orphans_on(h)
+            && !crate::layer::orphans::on(h)
         {
             let _ = release(h);
         }

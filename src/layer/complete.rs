@@ -23,24 +23,15 @@
 //!   and returns `MPI_ERR_REVOKED` at once (its real request is orphaned).
 
 use crate::ffi::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_PROC_FAILED_PENDING, SIM_FT_ERR_REVOKED};
-use crate::ffi::handles::{Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
+use crate::ffi::handles::Sim_FT_MPI_Request;
 use crate::layer::hooks::Kind;
 use crate::layer::p2p::copy_status;
 use crate::layer::request::{self, arg_error, one_active, ReqState};
 use crate::layer::revoke::Idle;
-use crate::layer::{comm, ft, news, service, zombie, Real};
+use crate::layer::{comm, ft, news, orphans, service, zombie};
 use crate::transport::{self, err, mpi};
 use mpi_sys::{MPI_Request, MPI_Status};
 use std::os::raw::c_int;
-use std::sync::Mutex;
-
-/// Requests MPIFT gave up on for the program (sends to dead ranks, operations on
-/// revoked communicators): progressed in the background, completed at finalize.
-/// Each with the buffer it may read from (a kept copy, see request::KEPT) and its
-/// communicator, whose real free waits for it (layer::comm::free: Open MPI 4.1
-/// crashes progressing a collective whose communicator was freed).
-static ORPHANS: Mutex<Vec<Orphan>> = Mutex::new(Vec::new());
-type Orphan = (Real<MPI_Request>, Option<Box<dyn std::any::Any + Send>>, Real<Sim_FT_MPI_Comm>);
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Action {
@@ -206,7 +197,7 @@ fn apply(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status, code: c
             code
         }
         Action::Orphan => {
-            orphan(*real, request::take_kept(st.keep).map(|k| Box::new(k) as Box<dyn std::any::Any + Send>), st.comm.0);
+            orphans::orphan(*real, request::take_kept(st.keep).map(|k| Box::new(k) as Box<dyn std::any::Any + Send>), st.comm.0);
             *real = transport::request_null();
             code
         }
@@ -260,59 +251,6 @@ fn drained(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status) -> bo
         }
         crate::layer::revoke::drain_revoked();
         idle.pause();
-    }
-}
-
-pub(crate) fn orphan(real: MPI_Request, kept: Option<Box<dyn std::any::Any + Send>>, comm: Sim_FT_MPI_Comm) {
-    if real != transport::request_null() {
-        ORPHANS.lock().unwrap().push((Real(real), kept, Real(comm)));
-    }
-}
-
-/// Some orphan of `comm` is still running.
-pub(crate) fn orphans_on(comm: Sim_FT_MPI_Comm) -> bool {
-    ORPHANS.lock().unwrap().iter().any(|o| o.2 .0 == comm)
-}
-
-/// Tests the orphans once.
-pub(crate) fn progress_orphans() {
-    if comm::calm() {
-        // Requests are orphaned only by a failure or a revoke.
-        return;
-    }
-    let mut ended = Vec::new();
-    ORPHANS.lock().unwrap().retain_mut(|(r, _, c)| {
-        let mut flag = 0;
-        unsafe { mpi::MPI_Test(&mut r.0, &mut flag, transport::status_ignore()) };
-        let running = flag == 0 && r.0 != transport::request_null();
-        if !running {
-            ended.push(c.0);
-        }
-        running
-    });
-    // A communicator the program freed meanwhile goes once its last one ended.
-    for c in ended {
-        comm::request_gone(c);
-    }
-}
-
-/// At finalize: gives the orphans a bounded time to complete, then lets them go.
-pub(crate) fn settle_orphans() {
-    let t0 = std::time::Instant::now();
-    loop {
-        progress_orphans();
-        if ORPHANS.lock().unwrap().is_empty() || t0.elapsed() > std::time::Duration::from_secs(2) {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_micros(200));
-    }
-    for (mut r, kept, _) in ORPHANS.lock().unwrap().drain(..) {
-        unsafe {
-            mpi::MPI_Cancel(&mut r.0);
-            mpi::MPI_Request_free(&mut r.0);
-        }
-        // Freed, not completed: MPI may still read the copy until it ends.
-        std::mem::forget(kept);
     }
 }
 

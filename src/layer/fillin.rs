@@ -42,7 +42,7 @@
 use crate::ffi::handles::Sim_FT_MPI_Comm;
 use crate::layer::describe::{fcode, Desc};
 use crate::layer::join::{self, Joined, Who};
-use crate::layer::{comm, complete, hooks, logs, news};
+use crate::layer::{comm, hooks, logs, news, orphans};
 use crate::transport::{mpi, window};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -404,7 +404,7 @@ fn fill(mut t: Troubled) -> bool {
         let who = Who { real: t.real, rank: t.rank, size: t.members.len(), id: t.id, members: &t.members, seq: s };
         if let Joined::Pending(p) = join::join(&who, &d, &per) {
             let (req, keep) = p.into_parts();
-            complete::orphan(req, Some(keep), t.handle);
+            orphans::orphan(req, Some(keep), t.handle);
         }
         logs::with(|cache| cache.prune(t.id, s));
         t.seq = s;

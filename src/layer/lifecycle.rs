@@ -2,7 +2,7 @@
 
 use crate::ffi::api::Sim_FT_MPIX_FT_keyval;
 use crate::ffi::errors::{Failure, Outcome};
-use crate::layer::{comm, complete, ft, logs, news, request, revoke, service};
+use crate::layer::{comm, ft, logs, news, orphans, request, revoke, service};
 use crate::transport::{self, mpi};
 use std::os::raw::{c_char, c_int, c_void};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -154,7 +154,7 @@ pub fn finalize() -> Outcome {
     }
     revoke::note_owed();
     let _ = revoke::catch_up_owed();
-    complete::settle_orphans();
+    orphans::settle();
     news::set_finalizing();
     ACTIVE.store(false, Ordering::Release);
     // The report's gather: dead ranks join it once every live rank is here.

@@ -26,6 +26,7 @@ pub mod lifecycle;
 pub mod logs;
 pub mod mprobe;
 pub mod news;
+pub mod orphans;
 pub mod p2p;
 pub mod request;
 pub mod revoke;

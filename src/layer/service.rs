@@ -10,7 +10,7 @@
 //! boundary asks [`needed`] (two atomic loads) and goes straight to the call.
 
 use crate::ffi::errors::Failure;
-use crate::layer::{comm, complete, ft, news, revoke};
+use crate::layer::{comm, ft, news, orphans, revoke};
 
 /// Some failure or revoke is known here, or an agreement is running.
 #[inline]
@@ -41,7 +41,7 @@ pub fn poll() {
     news::refresh();
     revoke::progress_jobs();
     ft::progress_all();
-    complete::progress_orphans();
+    orphans::progress();
     revoke::drain_revoked();
     crate::layer::fillin::poll();
 }
