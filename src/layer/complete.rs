@@ -28,7 +28,7 @@ use crate::layer::hooks::Kind;
 use crate::layer::p2p::copy_status;
 use crate::layer::request::{self, arg_error, one_active, ReqState};
 use crate::layer::revoke::Idle;
-use crate::layer::{comm, ft, news, orphans, service, zombie};
+use crate::layer::{comm, ft, news, orphans, revoke, service, zombie};
 use crate::transport::{self, err, mpi};
 use mpi_sys::{MPI_Request, MPI_Status};
 use std::os::raw::c_int;
@@ -48,6 +48,7 @@ enum Action {
 }
 
 fn zero_status() -> MPI_Status {
+    // SAFETY: MPI_Status is plain data; all zeros is a valid value.
     unsafe { std::mem::zeroed() }
 }
 
@@ -58,6 +59,7 @@ fn empty_status() -> MPI_Status {
     *EMPTY.get_or_init(|| {
         let mut r = transport::request_null();
         let mut s = zero_status();
+        // SAFETY: this call's real requests and status storage, valid for the call.
         unsafe { mpi::MPI_Wait(&mut r, &mut s) };
         s
     })
@@ -133,6 +135,7 @@ fn finish(st: &ReqState, status: &MPI_Status, rc: c_int) -> c_int {
         // MPIFT completed the generalized request when the agreement ended.
         return ft::outcome(st.ft);
     }
+    // SAFETY: an error code the host set at MPI_Init, only read.
     if rc != 0 && rc != err::get(unsafe { &err::IN_STATUS }) {
         return rc;
     }
@@ -185,7 +188,7 @@ fn apply(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status, code: c
     match act {
         Action::Keep => code,
         Action::Drain => {
-            if drained(st, real, status) {
+            if revoke::drained(st, real, status) {
                 return code;
             }
             apply(st, real, status, code, Action::Orphan)
@@ -203,6 +206,7 @@ fn apply(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status, code: c
         }
         Action::Cancel => {
             let mut cancelled = 0;
+            // SAFETY: the real request of this call and status storage, valid for it.
             unsafe {
                 mpi::MPI_Cancel(real);
                 mpi::MPI_Wait(real, status);
@@ -217,48 +221,12 @@ fn apply(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status, code: c
     }
 }
 
-/// How long a send on a revoked communicator waits for its receiver to drain it
-/// (revoke::drain_revoked, which every member runs in its MPI calls and waits).
-/// A receiver inside MPI answers within microseconds; one that computes, or sits
-/// in a real blocking collective or MPI_Finalize, may not: then the send is
-/// orphaned as before rather than waited for without bound.
-const DRAIN_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
-
-/// Waits up to [`DRAIN_WAIT`] for a send on a revoked communicator to complete,
-/// running this process's own service meanwhile (its receivers' drains need
-/// nothing from it, but others may need its catch-ups). Wakes the receiver now
-/// and again after 1, 2, 4 ... ms: a receiver blocked in a wait drains when
-/// woken (revoke::drain_revoked; a wake and the message travel on different
-/// communicators, so the first may arrive before the message). True if it
-/// completed.
-fn drained(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status) -> bool {
-    let t0 = std::time::Instant::now();
-    let mut idle = Idle::new();
-    let receiver = comm::read(st.comm.0, |c| c.peer_world(st.peer.max(0) as usize)).flatten().filter(|w| *w != comm::FOREIGN);
-    let mut next_wake = std::time::Duration::ZERO;
-    loop {
-        if let Some(w) = receiver.filter(|_| t0.elapsed() >= next_wake) {
-            news::wake(w as usize);
-            next_wake = (next_wake * 2).max(std::time::Duration::from_millis(1));
-        }
-        let mut flag = 0;
-        unsafe { mpi::MPI_Test(real, &mut flag, status) };
-        if flag != 0 {
-            return true;
-        }
-        if t0.elapsed() >= DRAIN_WAIT {
-            return false;
-        }
-        crate::layer::revoke::drain_revoked();
-        idle.pause();
-    }
-}
-
 /// Waits for one request with failure semantics. `blocking_recv`: the caller is a
 /// blocking receive, for which a wildcard verdict is `MPI_ERR_PROC_FAILED` and no
 /// request may be left behind. Returns the error code (0: success).
 pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status, blocking_recv: bool) -> c_int {
     if to_proc_null(st) {
+        // SAFETY: this call's real requests and status storage, valid for the call.
         let rc = unsafe { mpi::MPI_Wait(real, status) };
         return finish(st, status, rc);
     }
@@ -268,6 +236,7 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
         loop {
             let _ = service::run_in_wait();
             let mut flag = 0;
+            // SAFETY: this call's real requests and status storage, valid for the call.
             let rc = unsafe { mpi::MPI_Test(real, &mut flag, status) };
             if flag != 0 {
                 return finish(st, status, rc);
@@ -293,6 +262,7 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
         }
         if let Some((code, mut act)) = known {
             let mut flag = 0;
+            // SAFETY: this call's real requests and status storage, valid for the call.
             unsafe { mpi::MPI_Test(real, &mut flag, status) };
             if flag != 0 {
                 return finish(st, status, 0);
@@ -309,6 +279,7 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
             // (nothing wakes a blocked MPI_Waitany for it); so does the grace of a
             // receive from a dead rank.
             let mut flag = 0;
+            // SAFETY: this call's real requests and status storage, valid for the call.
             let rc = unsafe { mpi::MPI_Test(real, &mut flag, status) };
             if flag != 0 {
                 return finish(st, status, rc);
@@ -318,6 +289,7 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
         }
         let mut pair = [*real, news::wake_request()];
         let mut idx: c_int = -1;
+        // SAFETY: this call's real requests and status storage, valid for the call.
         let rc = unsafe { mpi::MPI_Waitany(2, pair.as_mut_ptr(), &mut idx, status) };
         *real = pair[0];
         if idx == 1 {
@@ -345,11 +317,13 @@ pub fn wait(request: *mut Sim_FT_MPI_Request, status: *mut MPI_Status) -> Outcom
     let mut s = zero_status();
     let Some(st) = st else {
         if user_status(status) {
+            // SAFETY: this call's real requests and status storage, valid for the call.
             unsafe { mpi::MPI_Wait(&mut real, status) };
         }
         return Ok(());
     };
     let code = wait_one(&st, &mut real, &mut s, false);
+    // SAFETY: the program's argument (MPI requires it valid; arrays of `count`).
     unsafe { *request = request::settle_after(*request, real, completed(code)) };
     copy_status(status, &s);
     request::fail_on(Some(&st), code)
@@ -362,20 +336,24 @@ pub fn test(request: *mut Sim_FT_MPI_Request, flag: *mut c_int, status: *mut MPI
     }
     let (st, mut real) = one_active(request)?;
     let Some(st) = st else {
+        // SAFETY: this call's real requests and status storage, valid for the call.
         return request::fail_on(None, unsafe { mpi::MPI_Test(&mut real, flag, status) });
     };
     news::refresh();
     let mut s = zero_status();
+    // SAFETY: this call's real requests and status storage, valid for the call.
     let rc = unsafe { mpi::MPI_Test(&mut real, flag, &mut s) };
     let code = if unsafe { *flag } != 0 {
         finish(&st, &s, rc)
     } else if let Some((code, act)) = verdict(&st) {
         // PENDING (Keep): the request is not complete; the error is reported, it stays.
+        // SAFETY: the program's argument (MPI requires it valid; arrays of `count`).
         unsafe { *flag = (act != Action::Keep) as c_int };
         apply(&st, &mut real, &mut s, code, act)
     } else {
         0
     };
+    // SAFETY: the program's argument (MPI requires it valid; arrays of `count`).
     unsafe { *request = request::settle_after(*request, real, *flag != 0) };
     if unsafe { *flag } != 0 || code != 0 {
         copy_status(status, &s);
@@ -406,6 +384,7 @@ impl Batch {
             done: vec![false; n],
         };
         for i in 0..n {
+            // SAFETY: i < count, the length of the program's array.
             let (st, real) = one_active(unsafe { reqs.add(i) })?;
             b.done[i] = st.is_none();
             if st.is_none() {
@@ -421,6 +400,7 @@ impl Batch {
         for (i, st) in self.states.iter().enumerate() {
             if st.is_some() {
                 let done = self.done[i] && completed(self.codes[i]);
+                // SAFETY: the program's argument (MPI requires it valid; arrays of `count`).
                 unsafe { *reqs.add(i) = request::settle_after(*reqs.add(i), self.reals[i], done) };
             }
         }
@@ -436,6 +416,7 @@ impl Batch {
             let st = self.states[i].unwrap();
             if let Some((code, act)) = verdict(&st) {
                 let mut flag = 0;
+                // SAFETY: this call's real requests and status storage, valid for the call.
                 unsafe { mpi::MPI_Test(&mut self.reals[i], &mut flag, &mut self.statuses[i]) };
                 self.codes[i] =
                     if flag != 0 { finish(&st, &self.statuses[i], 0) } else { apply(&st, &mut self.reals[i], &mut self.statuses[i], code, act) };
@@ -468,6 +449,7 @@ impl Batch {
             if !to_proc_null(self.states[i].as_ref().unwrap()) {
                 continue;
             }
+            // SAFETY: this call's real requests and status storage, valid for the call.
             let rc = unsafe { mpi::MPI_Wait(&mut self.reals[i], &mut self.statuses[i]) };
             self.complete(i, rc);
             got.push(i);
@@ -490,6 +472,7 @@ impl Batch {
                 break;
             }
             let mut f = 0;
+            // SAFETY: this call's real requests and status storage, valid for the call.
             let rc = unsafe { mpi::MPI_Test(&mut self.reals[i], &mut f, &mut self.statuses[i]) };
             if f != 0 {
                 self.complete(i, rc);
@@ -520,6 +503,7 @@ impl Batch {
         let mut outcount: c_int = 0;
         let mut which = vec![0 as c_int; k];
         let mut sts = vec![zero_status(); k];
+        // SAFETY: this call's real requests and status storage, valid for the call.
         let rc = unsafe { mpi::MPI_Waitsome(k as c_int, reals.as_mut_ptr(), &mut outcount, which.as_mut_ptr(), sts.as_mut_ptr()) };
         let mut got = Vec::new();
         for j in 0..outcount.max(0) as usize {
@@ -558,6 +542,7 @@ impl Batch {
         let k = reals.len();
         let mut which: c_int = -1;
         let mut st = zero_status();
+        // SAFETY: this call's real requests and status storage, valid for the call.
         let rc = unsafe { mpi::MPI_Waitany(k as c_int, reals.as_mut_ptr(), &mut which, &mut st) };
         for (w, i) in idx.iter().enumerate() {
             self.reals[*i] = reals[w];
@@ -579,6 +564,7 @@ impl Batch {
     fn copy_statuses(&self, statuses: *mut MPI_Status) {
         if user_status(statuses) {
             for (i, s) in self.statuses.iter().enumerate() {
+                // SAFETY: the program's argument (MPI requires it valid; arrays of `count`).
                 unsafe { *statuses.add(i) = *s };
             }
         }
@@ -589,6 +575,7 @@ impl Batch {
     fn outcome(&self, statuses: *mut MPI_Status, only: Option<&[usize]>) -> Outcome {
         let all: Vec<usize> = (0..self.codes.len()).collect();
         let set = only.unwrap_or(&all);
+        // SAFETY: an error code the host set at MPI_Init, only read.
         let first = set.iter().find(|i| self.codes[**i] != 0 && self.codes[**i] != err::get(unsafe { &err::PENDING }));
         let Some(&i) = first else { return Ok(()) };
         let code = if user_status(statuses) { err::get(unsafe { &err::IN_STATUS }) } else { self.codes[i] };
@@ -598,6 +585,7 @@ impl Batch {
     /// After an error: what is still pending is reported as `MPI_ERR_PENDING`.
     fn mark_pending(&mut self) {
         for i in self.pending() {
+            // SAFETY: an error code the host set at MPI_Init, only read.
             self.statuses[i].MPI_ERROR = err::get(unsafe { &err::PENDING });
         }
     }
@@ -630,20 +618,24 @@ pub fn testall(count: c_int, reqs: *mut Sim_FT_MPI_Request, flag: *mut c_int, st
     let idx = b.pending();
     let mut reals: Vec<MPI_Request> = idx.iter().map(|i| b.reals[*i]).collect();
     let mut sts = vec![zero_status(); reals.len()];
+    // SAFETY: this call's real requests and status storage, valid for the call.
     let rc = unsafe { mpi::MPI_Testall(reals.len() as c_int, reals.as_mut_ptr(), flag, sts.as_mut_ptr()) };
     for (w, i) in idx.iter().enumerate() {
         b.reals[*i] = reals[w];
         b.statuses[*i] = sts[w];
     }
+    // SAFETY: the program's argument (MPI requires it valid; arrays of `count`).
     if unsafe { *flag } != 0 {
         for i in idx {
             b.complete(i, if rc != 0 { b.statuses[i].MPI_ERROR } else { 0 });
         }
     } else if !b.verdicts().is_empty() {
         b.mark_pending();
+        // SAFETY: the program's argument (MPI requires it valid; arrays of `count`).
         unsafe { *flag = 1 };
     }
     b.settle(reqs);
+    // SAFETY: the program's argument (MPI requires it valid; arrays of `count`).
     if unsafe { *flag } != 0 {
         b.copy_statuses(statuses);
     }
@@ -674,9 +666,11 @@ pub fn waitany(count: c_int, reqs: *mut Sim_FT_MPI_Request, index: *mut c_int, s
     }
     b.settle(reqs);
     let Some(i) = got else {
+        // SAFETY: the program's argument (MPI requires it valid; arrays of `count`).
         unsafe { *index = undefined() };
         return Ok(());
     };
+    // SAFETY: the program's argument (MPI requires it valid; arrays of `count`).
     unsafe { *index = i as c_int };
     copy_status(status, &b.statuses[i]);
     request::fail_on(b.states[i].as_ref(), b.codes[i])
@@ -699,6 +693,7 @@ pub fn testany(
     let mut got = None;
     for i in &idx {
         let mut f = 0;
+        // SAFETY: this call's real requests and status storage, valid for the call.
         let rc = unsafe { mpi::MPI_Test(&mut b.reals[*i], &mut f, &mut b.statuses[*i]) };
         if f != 0 {
             b.complete(*i, rc);
@@ -710,6 +705,7 @@ pub fn testany(
         got = b.verdicts().first().copied();
     }
     b.settle(reqs);
+    // SAFETY: the program's argument (MPI requires it valid; arrays of `count`).
     unsafe {
         *flag = (got.is_some() || idx.is_empty()) as c_int;
         *index = got.map_or(undefined(), |i| i as c_int);
@@ -720,10 +716,12 @@ pub fn testany(
 }
 
 fn some_out(b: &Batch, got: &[usize], outcount: *mut c_int, indices: *mut c_int, statuses: *mut MPI_Status, none_active: bool) {
+    // SAFETY: the program's argument (MPI requires it valid; arrays of `count`).
     unsafe { *outcount = if none_active { undefined() } else { got.len() as c_int } };
     for (k, i) in got.iter().enumerate() {
         unsafe { *indices.add(k) = *i as c_int };
         if user_status(statuses) {
+            // SAFETY: the program's argument (MPI requires it valid; arrays of `count`).
             unsafe { *statuses.add(k) = b.statuses[*i] };
         }
     }
@@ -776,6 +774,7 @@ pub fn testsome(
     let mut got = Vec::new();
     for i in &idx {
         let mut f = 0;
+        // SAFETY: this call's real requests and status storage, valid for the call.
         let rc = unsafe { mpi::MPI_Test(&mut b.reals[*i], &mut f, &mut b.statuses[*i]) };
         if f != 0 {
             b.complete(*i, rc);

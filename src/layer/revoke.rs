@@ -31,11 +31,13 @@ use crate::ffi::errors::{Failure, Outcome};
 use crate::ffi::handles::{self, CommRef, Sim_FT_MPI_Comm};
 use crate::layer::describe::Desc;
 use crate::layer::join::{self, Joined, Who};
+use crate::layer::request::ReqState;
 use crate::layer::{comm, logs, news};
 use crate::transport::script::Scripts;
 use crate::transport::serial::Serial;
 use crate::transport::{self, mpi, window};
 use std::sync::atomic::{AtomicBool, Ordering};
+use mpi_sys::{MPI_Request, MPI_Status};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -442,5 +444,43 @@ impl Idle {
             std::thread::sleep(self.nap);
             self.nap = (self.nap * 2).min(Duration::from_millis(2));
         }
+    }
+}
+
+/// How long a send on a revoked communicator waits for its receiver to drain it
+/// (revoke::drain_revoked, which every member runs in its MPI calls and waits).
+/// A receiver inside MPI answers within microseconds; one that computes, or sits
+/// in a real blocking collective or MPI_Finalize, may not: then the send is
+/// orphaned as before rather than waited for without bound.
+const DRAIN_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Waits up to [`DRAIN_WAIT`] for a send on a revoked communicator to complete,
+/// running this process's own service meanwhile (its receivers' drains need
+/// nothing from it, but others may need its catch-ups). Wakes the receiver now
+/// and again after 1, 2, 4 ... ms: a receiver blocked in a wait drains when
+/// woken (revoke::drain_revoked; a wake and the message travel on different
+/// communicators, so the first may arrive before the message). True if it
+/// completed.
+pub(crate) fn drained(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status) -> bool {
+    let t0 = std::time::Instant::now();
+    let mut idle = Idle::new();
+    let receiver = comm::read(st.comm.0, |c| c.peer_world(st.peer.max(0) as usize)).flatten().filter(|w| *w != comm::FOREIGN);
+    let mut next_wake = std::time::Duration::ZERO;
+    loop {
+        if let Some(w) = receiver.filter(|_| t0.elapsed() >= next_wake) {
+            news::wake(w as usize);
+            next_wake = (next_wake * 2).max(std::time::Duration::from_millis(1));
+        }
+        let mut flag = 0;
+        // SAFETY: the caller's real request and status storage.
+        unsafe { mpi::MPI_Test(real, &mut flag, status) };
+        if flag != 0 {
+            return true;
+        }
+        if t0.elapsed() >= DRAIN_WAIT {
+            return false;
+        }
+        drain_revoked();
+        idle.pause();
     }
 }
