@@ -3,9 +3,11 @@
 //! `Comm_spawn_multiple`, `Comm_connect` and `Comm_accept` are generic `comm_new`
 //! wrappers with an opaque descriptor.)
 //!
-//! No failure is simulated across the two groups of an intercommunicator
-//! (docs/ARCHITECTURE.md, "Not simulated"): MPIFT tracks failures, revokes and
-//! collective logs per `MPI_COMM_WORLD`, and a spawned or connected job has its own.
+//! No failure is simulated across two jobs (docs/ARCHITECTURE.md, "Not
+//! simulated"): MPIFT tracks failures, revokes and collective logs per
+//! `MPI_COMM_WORLD`, and a spawned or connected job has its own. (An
+//! intercommunicator between two groups of one job has ULFM semantics:
+//! layer::inter.)
 
 use crate::ffi::errors::{Failure, Outcome};
 use crate::ffi::handles::{self, Sim_FT_MPI_Comm};
