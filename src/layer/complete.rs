@@ -343,6 +343,7 @@ pub fn test(request: *mut Sim_FT_MPI_Request, flag: *mut c_int, status: *mut MPI
     let mut s = zero_status();
     // SAFETY: this call's real requests and status storage, valid for the call.
     let rc = unsafe { mpi::MPI_Test(&mut real, flag, &mut s) };
+    // SAFETY: the program's flag, just written by MPI_Test.
     let code = if unsafe { *flag } != 0 {
         finish(&st, &s, rc)
     } else if let Some((code, act)) = verdict(&st) {
@@ -355,6 +356,7 @@ pub fn test(request: *mut Sim_FT_MPI_Request, flag: *mut c_int, status: *mut MPI
     };
     // SAFETY: the program's argument (MPI requires it valid; arrays of `count`).
     unsafe { *request = request::settle_after(*request, real, *flag != 0) };
+    // SAFETY: the program's flag, as above.
     if unsafe { *flag } != 0 || code != 0 {
         copy_status(status, &s);
     }
@@ -578,6 +580,7 @@ impl Batch {
         // SAFETY: an error code the host set at MPI_Init, only read.
         let first = set.iter().find(|i| self.codes[**i] != 0 && self.codes[**i] != err::get(unsafe { &err::PENDING }));
         let Some(&i) = first else { return Ok(()) };
+        // SAFETY: an error code the host set at MPI_Init, only read.
         let code = if user_status(statuses) { err::get(unsafe { &err::IN_STATUS }) } else { self.codes[i] };
         request::fail_on(self.states[i].as_ref(), code)
     }
@@ -719,6 +722,7 @@ fn some_out(b: &Batch, got: &[usize], outcount: *mut c_int, indices: *mut c_int,
     // SAFETY: the program's argument (MPI requires it valid; arrays of `count`).
     unsafe { *outcount = if none_active { undefined() } else { got.len() as c_int } };
     for (k, i) in got.iter().enumerate() {
+        // SAFETY: k < outcount <= incount, the length of the program's indices.
         unsafe { *indices.add(k) = *i as c_int };
         if user_status(statuses) {
             // SAFETY: the program's argument (MPI requires it valid; arrays of `count`).

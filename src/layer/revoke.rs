@@ -400,7 +400,7 @@ static LAST_DRAIN: Mutex<Option<(Instant, u64)>> = Mutex::new(None);
 /// the host's progress engine (microseconds), and after a revoke every MPI call
 /// passes here, so draining a program's ten kept revoked communicators on every
 /// call made an agreement 14x slower (bench/README.md). A sender waiting for its
-/// message to be drained wakes the receiver (layer::complete::drained), so a
+/// message to be drained wakes the receiver ([`drained`]), so a
 /// receiver blocked in a wait drains at once.
 pub fn drain_revoked() {
     {
