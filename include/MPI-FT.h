@@ -436,13 +436,10 @@ int Sim_FT_MPI_Comm_get_name(Sim_FT_MPI_Comm comm,
                              int *resultlen);
 
 /*
- Redirected `MPI_Comm_get_attr`: local operation (no communication; allowed on a revoked communicator).
+ Redirected `MPI_Comm_get_attr`: implemented by MPIFT.
  Also reached as `MPI_Attr_get`.
  */
-int Sim_FT_MPI_Comm_get_attr(Sim_FT_MPI_Comm comm,
-                             int comm_keyval,
-                             void *attribute_val,
-                             int *flag);
+int Sim_FT_MPI_Comm_get_attr(Sim_FT_MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
 
 /*
  Redirected `MPI_Comm_set_attr`: implemented by MPIFT.
@@ -583,7 +580,7 @@ int Sim_FT_MPI_Comm_get_errhandler(Sim_FT_MPI_Comm comm, MPI_Errhandler *errhand
 int Sim_FT_MPI_Comm_call_errhandler(Sim_FT_MPI_Comm comm, int errorcode);
 
 /*
- Redirected `MPI_Comm_spawn`: collective that creates a communicator; the new handle is an MPIFT communicator.
+ Redirected `MPI_Comm_spawn`: implemented by MPIFT.
  */
 int Sim_FT_MPI_Comm_spawn(const char *command,
                           char **argv,

@@ -352,6 +352,9 @@ struct Agreed {
     bitflip: Option<String>,
     /// A problem rank 0 found reading its environment.
     error: Option<String>,
+    /// `MPIFT_SPARES`: launched processes kept aside for `MPI_Comm_spawn`
+    /// (layer::spares).
+    spares: u32,
     /// Fan-out of the agreement tree (layer::ft).
     fanout: u32,
     /// `MPIFT_COLLECTIVES=nonblocking`: blocking collectives run as their
@@ -369,7 +372,14 @@ struct Agreed {
 fn read_environment(names: &RuleVars) -> Agreed {
     let requested = crate::layer::ft::requested_fanout();
     let fanout = if requested > 0 { requested } else { crate::layer::ft::DEFAULT_FANOUT };
-    let mut a = Agreed { seed: 0, seed_from: "chosen", kill: String::new(), bitflip: None, error: None, fanout, nb_colls: false, host_barrier: false, own_allreduce: None };
+    let mut a = Agreed { seed: 0, seed_from: "chosen", kill: String::new(), bitflip: None, error: None, spares: 0, fanout, nb_colls: false, host_barrier: false, own_allreduce: None };
+    if let Some(v) = std::env::var("MPIFT_SPARES").ok().filter(|v| !v.trim().is_empty()) {
+        match v.trim().parse::<u32>() {
+            // A spawned job (host spawn) has no spares of its own.
+            Ok(k) => a.spares = if names.spawned { 0 } else { k },
+            _ => a.error = Some(format!("invalid MPIFT_SPARES: bad token `{}`: expected an integer >= 0", v.trim())),
+        }
+    }
     if let Some(v) = std::env::var("MPIFT_COLLECTIVES").ok().filter(|v| !v.trim().is_empty()) {
         match v.trim() {
             "blocking" => a.nb_colls = false,
@@ -468,13 +478,14 @@ fn agree(comm: mpi::MPI_Comm, me: u32, names: &RuleVars) -> Agreed {
         let a = read_environment(names);
         // The error goes last: it is free text.
         format!(
-            "{}\n{}\n{}\n{}\n{}\n{}\n{}",
+            "{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}",
             a.seed,
             a.seed_from,
             a.kill,
             a.bitflip.as_deref().unwrap_or("\u{1}"),
             a.fanout,
             a.nb_colls as u8 | (a.host_barrier as u8) << 1 | ((a.own_allreduce == Some(false)) as u8) << 2 | ((a.own_allreduce == Some(true)) as u8) << 3,
+            a.spares,
             a.error.as_deref().unwrap_or("")
         )
     } else {
@@ -488,7 +499,7 @@ fn agree(comm: mpi::MPI_Comm, me: u32, names: &RuleVars) -> Agreed {
         mpi::MPI_Bcast(bytes.as_mut_ptr() as *mut c_void, len[0] as c_int, transport::dt_byte(), 0, comm);
     }
     let text = String::from_utf8_lossy(&bytes).into_owned();
-    let f: Vec<&str> = text.splitn(7, '\n').collect();
+    let f: Vec<&str> = text.splitn(8, '\n').collect();
     let get = |i: usize| f.get(i).copied().unwrap_or("");
     Agreed {
         seed: get(0).parse().unwrap_or(0),
@@ -503,7 +514,8 @@ fn agree(comm: mpi::MPI_Comm, me: u32, names: &RuleVars) -> Agreed {
             8 => Some(true),
             _ => None,
         },
-        error: Some(get(6).to_string()).filter(|e| !e.is_empty()),
+        spares: get(6).parse().unwrap_or(0),
+        error: Some(get(7).to_string()).filter(|e| !e.is_empty()),
     }
 }
 
@@ -588,6 +600,10 @@ pub fn start(shadow: mpi::MPI_Comm, me: u32, size: u32, init: &'static str) -> R
     if let Some(e) = agreed.error {
         return Err(e.into());
     }
+    if agreed.spares >= size {
+        return Err(format!("invalid MPIFT_SPARES: {} spares leave no process of the {size} launched for the program", agreed.spares).into());
+    }
+    crate::layer::spares::set_count(agreed.spares as usize, size as usize);
     crate::layer::ft::set_fanout(agreed.fanout);
     crate::layer::hooks::set_nonblocking_colls(agreed.nb_colls);
     // The own barrier's stamps share one channel per pair of processes: two threads

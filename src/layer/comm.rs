@@ -299,17 +299,31 @@ fn key(h: Sim_FT_MPI_Comm) -> usize {
     h as usize
 }
 
-/// Sets up `MPI_COMM_WORLD` and `MPI_COMM_SELF` (called by `MPI_Init`).
-pub(crate) fn install_predefined() {
+/// Sets up `MPI_COMM_WORLD` and `MPI_COMM_SELF` (called by `MPI_Init`). The
+/// program's world is the real one, or with spare processes (layer::spares) the
+/// part of it that is not spare.
+pub(crate) fn install_predefined(world: MPI_Comm, world_id: u64) {
     let mut map = Registry::default();
     for (h, real, id) in [
-        (handles::world_handle(), transport::comm_world(), WORLD_ID),
+        (handles::world_handle(), world, world_id),
         (handles::self_handle(), transport::comm_self(), SELF_ID),
     ] {
         unsafe { mpi::MPI_Comm_set_errhandler(real, transport::errors_return()) };
         map.insert(key(h), new_state(real, Real(transport::errors_are_fatal()), id, true));
     }
     *COMMS.lock() = Some(map);
+}
+
+/// Points `MPI_COMM_WORLD` at another real communicator (a spare process taking
+/// up the world of the spawn it serves, layer::spares). The caller frees the old
+/// real one if it owns it.
+pub(crate) fn replace_world(world: MPI_Comm, id: u64) {
+    // SAFETY: a valid communicator of this process.
+    unsafe { mpi::MPI_Comm_set_errhandler(world, transport::errors_return()) };
+    let st = new_state(world, Real(transport::errors_are_fatal()), id, true);
+    if let Some(map) = COMMS.lock().as_mut() {
+        map.insert(key(handles::world_handle()), st);
+    }
 }
 
 /// Forgets every communicator (called by `MPI_Finalize`).

@@ -201,19 +201,53 @@ pub fn intercomm_create(
     tag: c_int,
     newintercomm: *mut Sim_FT_MPI_Comm,
 ) -> Outcome {
-    let cr = handles::comm_arg(local)?;
+    intercomm_create_ran(local, local_leader, peer, remote_leader, tag, newintercomm).0
+}
+
+/// [`intercomm_create`], and whether this process made the real call (a spawn
+/// from spares must know whether its children's side was answered,
+/// layer::spares).
+pub(crate) fn intercomm_create_ran(
+    local: Sim_FT_MPI_Comm,
+    local_leader: c_int,
+    peer: Sim_FT_MPI_Comm,
+    remote_leader: c_int,
+    tag: c_int,
+    newintercomm: *mut Sim_FT_MPI_Comm,
+) -> (Outcome, bool) {
+    let entered = || -> Result<CommRef, Failure> {
+        let cr = handles::comm_arg(local)?;
+        let peer_r = handles::comm_arg_or_null(peer)?;
+        handles::check_out_ptr(newintercomm, &cr)?;
+        let desc = describe::unless_inter(&cr, || describe_intercomm_create(&cr, local_leader, peer_r.real, remote_leader, tag));
+        hooks::coll_enter(&cr, &desc)?;
+        Ok(cr)
+    };
+    match entered() {
+        Err(f) => (Err(f), false),
+        Ok(cr) => (created(&cr, local_leader, peer, remote_leader, tag, newintercomm), true),
+    }
+}
+
+/// The part of [`intercomm_create`] after the entry: the real call, the verdict
+/// and id exchange, the new handle.
+fn created(
+    cr: &CommRef,
+    local_leader: c_int,
+    peer: Sim_FT_MPI_Comm,
+    remote_leader: c_int,
+    tag: c_int,
+    newintercomm: *mut Sim_FT_MPI_Comm,
+) -> Outcome {
     let peer_r = handles::comm_arg_or_null(peer)?;
-    handles::check_out_ptr(newintercomm, &cr)?;
-    let desc = describe::unless_inter(&cr, || describe_intercomm_create(&cr, local_leader, peer_r.real, remote_leader, tag));
-    hooks::coll_enter(&cr, &desc)?;
-    let local_id = hooks::next_child_id(&cr);
+    let local_id = hooks::next_child_id(cr);
     let mut nc = transport::comm_null();
     // SAFETY: real handles from the checked conversions; `nc` is an out.
     let rc = unsafe { mpi::MPI_Intercomm_create(cr.real, local_leader, peer_r.real, remote_leader, tag, &mut nc) };
     // The local group's verdict is uniform (a dead member joined and every live
     // one sees the death at the leave); the exchange makes it the other group's
     // too, so that no group keeps an intercommunicator the other freed.
-    let mut outcome = hooks::coll_leave(&cr, rc);
+    let mut outcome = hooks::coll_leave(cr, rc);
     let mut id = local_id;
     if rc == 0 {
         let (common, remote_ok) = inter_id(nc, local_id, outcome.is_ok());
@@ -229,7 +263,7 @@ pub fn intercomm_create(
         return Err(failure);
     }
     // SAFETY: as above.
-    unsafe { *newintercomm = comm::adopt(nc, &cr, id) };
+    unsafe { *newintercomm = comm::adopt(nc, cr, id) };
     Ok(())
 }
 

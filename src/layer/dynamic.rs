@@ -43,6 +43,11 @@ pub fn get_parent(parent: *mut Sim_FT_MPI_Comm) -> Outcome {
     if parent.is_null() {
         return Err(Failure::on_world(err::get(unsafe { &err::ARG })));
     }
+    if let Some(h) = crate::layer::spares::parent() {
+        // SAFETY: checked non-null above.
+        unsafe { *parent = h };
+        return Ok(());
+    }
     let mut real = transport::comm_null();
     let rc = unsafe { mpi::MPI_Comm_get_parent(&mut real) };
     if rc != 0 {
@@ -98,7 +103,8 @@ pub fn disconnect(c: *mut Sim_FT_MPI_Comm) -> Outcome {
     }
     let h = unsafe { *c };
     let cr = handles::comm_arg(h)?;
-    if !is_inter(cr.real) {
+    if !is_inter(cr.real) || !cr.foreign {
+        // Within one host job (an intercommunicator of spawned spares too).
         return comm::free(c);
     }
     if comm::read(h, |s| s.predefined).unwrap_or(false) {

@@ -134,6 +134,25 @@ pub fn set_attr(c: Sim_FT_MPI_Comm, keyval: c_int, val: *mut c_void) -> Outcome 
     Ok(())
 }
 
+/// `MPI_Comm_get_attr` (and `MPI_Attr_get`). With spare processes the program's
+/// `MPI_COMM_WORLD` is a part of the host's (layer::spares), and only the host's
+/// carries the predefined attributes (`MPI_TAG_UB`, `MPI_UNIVERSE_SIZE`, ...,
+/// `MPIX_FT`): what the world's own real communicator lacks is read there.
+pub fn get_attr(c: Sim_FT_MPI_Comm, keyval: c_int, val: *mut c_void, flag: *mut c_int) -> Outcome {
+    let cr = handles::comm_arg(c)?;
+    // SAFETY: the program's arguments, the real communicator of a checked handle.
+    let mut rc = unsafe { mpi::MPI_Comm_get_attr(cr.real, keyval, val, flag) };
+    // SAFETY: `flag` was written by the successful call.
+    if rc == 0 && c == handles::world_handle() && cr.real != transport::comm_world() && unsafe { *flag } == 0 {
+        // SAFETY: as above, on the host's world.
+        rc = unsafe { mpi::MPI_Comm_get_attr(transport::comm_world(), keyval, val, flag) };
+    }
+    if rc != 0 {
+        return Err(Failure::on(c, rc));
+    }
+    Ok(())
+}
+
 /// Called first by `MPI_Finalize`: deletes `MPI_COMM_SELF`'s attributes, last set
 /// first, while the program may still call MPI from the delete callbacks.
 pub(crate) fn before_finalize() {

@@ -2,7 +2,7 @@
 
 use crate::ffi::api::Sim_FT_MPIX_FT_keyval;
 use crate::ffi::errors::{Failure, Outcome};
-use crate::layer::{comm, ft, logs, news, orphans, request, revoke, service};
+use crate::layer::{comm, ft, logs, news, orphans, request, revoke, service, spares};
 use crate::transport::{self, mpi};
 use std::os::raw::{c_char, c_int, c_void};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -24,8 +24,9 @@ fn check(rc: c_int) -> Outcome {
     }
 }
 
-/// After the host MPI's `init` (`MPI_Init` or `MPI_Init_thread`) returned.
-fn after_init(init: &'static str) -> Outcome {
+/// After the host MPI's `init` (`MPI_Init` or `MPI_Init_thread`) returned. A
+/// spare process (layer::spares) stays here until a spawn takes it.
+fn after_init(init: &'static str, argc: *mut c_int, argv: *mut *mut *mut c_char) -> Outcome {
     // Lock the layer's tables for real only if the program may call MPI from
     // several threads at once (transport::serial).
     let mut level: c_int = 0;
@@ -62,13 +63,16 @@ fn after_init(init: &'static str) -> Outcome {
         unsafe { mpi::MPI_Finalize() };
         std::process::exit(1);
     }
-    comm::install_predefined();
+    let spare = spares::start().map_err(Failure::on_world)?;
     let mut keyval = -1;
     check(transport::create_ft_keyval(&mut keyval))?;
     check(unsafe {
         mpi::MPI_Comm_set_attr(transport::comm_world(), keyval, &FT_ON as *const c_int as *mut c_void)
     })?;
     unsafe { Sim_FT_MPIX_FT_keyval = keyval };
+    if spare {
+        spares::wait_as_spare(argc, argv);
+    }
     ACTIVE.store(true, Ordering::Release);
     Ok(())
 }
@@ -92,7 +96,7 @@ fn host_ft_off() {
 pub fn init(argc: *mut c_int, argv: *mut *mut *mut c_char) -> Outcome {
     host_ft_off();
     check(unsafe { mpi::MPI_Init(argc, argv) })?;
-    after_init("MPI_Init")
+    after_init("MPI_Init", argc, argv)
 }
 
 /// `MPI_Init_thread`.
@@ -104,7 +108,7 @@ pub fn init_thread(
 ) -> Outcome {
     host_ft_off();
     check(unsafe { mpi::MPI_Init_thread(argc, argv, required, provided) })?;
-    after_init("MPI_Init_thread")
+    after_init("MPI_Init_thread", argc, argv)
 }
 
 /// `MPI_Initialized`.

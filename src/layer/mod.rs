@@ -31,6 +31,7 @@ pub mod p2p;
 pub mod request;
 pub mod revoke;
 pub mod service;
+pub mod spares;
 pub mod topo;
 pub mod ulfm;
 pub mod zombie;

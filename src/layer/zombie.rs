@@ -145,6 +145,7 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>, mut news_out: S
     // Peers that have this death's news in their memory.
     let mut told = vec![false; n];
     told[me] = true;
+    let mut confirm = None;
     loop {
         let mut busy = false;
         news::refresh();
@@ -182,7 +183,7 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>, mut news_out: S
         // New log entries keep the loop quick (the reads take a few rounds).
         busy |= logs::with(|cache| cache.poll_async(&everyone));
         busy |= join_ready(&mut comms, &told, &mut pending);
-        if all_live_finalizing(me, n)
+        if all_live_finalizing(me, n, &mut confirm)
             && pending.is_empty()
             && news_out.done()
             && !ft::zombie_pending()
@@ -349,8 +350,26 @@ pub fn adopt_shrunk(real: mpi::MPI_Comm, id: u64, live: &[u32], members: &[u32],
     NEW_COMMS.lock().unwrap().push(ZComm { id, real, rank, members, remote: Vec::new(), inter: false, seq: 0 });
 }
 
-fn all_live_finalizing(me: usize, n: usize) -> bool {
-    logs::with(|cache| (0..n).filter(|p| *p != me && !news::is_dead(*p as u32)).all(|p| cache.finalizing(p)))
+/// Every live process is finalizing. With spares (layer::spares) a waiting
+/// spare's word says finalizing and a spawn that takes it clears it, so a word
+/// read before that must not count: the answer is yes only once read cycles
+/// that started after the first yes (`confirm`) have finished and still say so.
+fn all_live_finalizing(me: usize, n: usize, confirm: &mut Option<Vec<(u32, u64)>>) -> bool {
+    let live: Vec<u32> = (0..n as u32).filter(|p| *p as usize != me && !news::is_dead(*p)).collect();
+    if !logs::with(|cache| live.iter().all(|p| cache.finalizing(*p as usize))) {
+        *confirm = None;
+        return false;
+    }
+    if !crate::layer::spares::on() {
+        return true;
+    }
+    match confirm {
+        None => {
+            *confirm = Some(logs::with(|cache| cache.next_cycles(&live)));
+            false
+        }
+        Some(need) => logs::with(|cache| cache.cycles_done(need)),
+    }
 }
 
 /// Every message dead member `peer` of `c` sent here before dying has been

@@ -54,6 +54,10 @@ pub mod err {
         pub static IN_STATUS: c_int;
         #[link_name = "MPIFT_ERR_PENDING"]
         pub static PENDING: c_int;
+        #[link_name = "MPIFT_ERR_SPAWN"]
+        pub static SPAWN: c_int;
+        #[link_name = "MPIFT_ERR_ROOT"]
+        pub static ROOT: c_int;
     }
     /// Reads one of the statics above (they are immutable C constants).
     pub fn get(c: &'static c_int) -> c_int {

@@ -17,6 +17,7 @@
 //! | `REVOKE_HEAD` | others (fetch-and-op) | slots taken in the revoke ring |
 //! | `LOG_HEAD` | owner | collective log entries written so far |
 //! | `KILL_TICKETS` | others (fetch-and-op) | rank 0's only: injected deaths so far (`max=M`, src/inject) |
+//! | `SPARES_TAKEN`, `SPAWNS` | others (fetch-and-op) | rank 0's only: spares handed out, spawns served (layer::spares) |
 //! | `DEAD + w` | rank w | rank w is (simulated) dead |
 //! | `RING + 3i` | others | revoke ring: (horizon + 1 or 0, comm id, check), one update |
 //! | `SENT + z` | rank z | messages z sent here per communicator before it died |
@@ -44,6 +45,11 @@ pub const KILL_TICKETS: usize = 4;
 /// The id of the communicator whose `MPIX_Comm_agree` this process is in (0: none;
 /// layer::ft, read by layer::fillin).
 pub const IN_AGREE: usize = 5;
+/// Spare processes handed out so far (`MPIFT_SPARES`, layer::spares): rank 0's
+/// region only.
+pub const SPARES_TAKEN: usize = 6;
+/// Spawns served from the spares so far, job-wide: rank 0's region only.
+pub const SPAWNS: usize = 7;
 pub const DEAD: usize = 8;
 /// Revoke ring slots (triples: value, comm id, check word).
 pub const RING_LEN: usize = 64;
