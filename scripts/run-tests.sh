@@ -204,7 +204,7 @@ for mpi in "${mpis[@]}"; do
     timeout -k 10 "${MPIFT_TEST_TIMEOUT:-180}" "$MPIEXEC" -n 4 "build-out/$mpi/MPI_Test_ft" $test_args
   # One program per ULFM call and failure case, outcomes as on Open MPI 5 ULFM
   # (docs/ULFM-DIFFERENCES.md); each run under its own timeout.
-  t "$mpi: examples/ulfm -n 4" env ULFM_CFLAGS="$FT" ULFM_TIMEOUT="${MPIFT_TEST_TIMEOUT:-180}" \
+  t "$mpi: examples/ulfm -n 4" env ULFM_CFLAGS="$FT" ULFM_TIMEOUT="${MPIFT_TEST_TIMEOUT:-180}" ULFM_SPARES=1 \
     ULFM_LIBS="$lib -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc" tests/ulfm/run.sh "$MPICC" "$MPIEXEC" 4
   # The revoke-release and non-blocking agreement programs at more sizes: 8 and 2
   # ranks with Open MPI (8 oversubscribed on CI's 2 cores), 2 with MPICH.
@@ -226,7 +226,7 @@ for mpi in "${mpis[@]}"; do
   # Every program again with blocking collectives run as their non-blocking forms
   # (docs/CONFIGURATION.md): the same outcomes.
   t "$mpi: examples/ulfm with MPIFT_COLLECTIVES=nonblocking -n 4" env MPIFT_COLLECTIVES=nonblocking \
-    ULFM_CFLAGS="$FT" ULFM_TIMEOUT="${MPIFT_TEST_TIMEOUT:-180}" \
+    ULFM_CFLAGS="$FT" ULFM_TIMEOUT="${MPIFT_TEST_TIMEOUT:-180}" ULFM_SPARES=1 \
     ULFM_LIBS="$lib -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc" tests/ulfm/run.sh "$MPICC" "$MPIEXEC" 4
 
   # MPICH's own ULFM tests, unchanged (tests/mpich-ft): the ones real ULFM passes,

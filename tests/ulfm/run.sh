@@ -21,6 +21,9 @@
 #   ULFM_TIMEOUT  seconds per run (default 60)
 #   ULFM_BUILD    directory for binaries and logs (default: a fresh mktemp -d)
 #   ULFM_KEEP=1   keep the build directory even if everything passed
+#   ULFM_SPARES=1 launch the spare processes a program asks for on top of <np>,
+#                 with MPIFT_SPARES set (MPIFT's spawn from spares; the oracle
+#                 spawns for real)
 set -u
 if [ $# -ne 3 ]; then
     echo "usage: $0 <mpicc> <mpiexec> <np>" >&2
@@ -49,6 +52,14 @@ expect_exit() {
     esac
 }
 
+# Spare processes a program needs for its spawns (see ULFM_SPARES).
+spares_for() {
+    case "$1" in
+        respawn_deaths) echo 4 ;;
+        *) echo 0 ;;
+    esac
+}
+
 if [ -n "${ULFM_ONLY:-}" ]; then
     PROGS=$ULFM_ONLY
 else
@@ -66,7 +77,9 @@ for p in $PROGS; do
         continue
     fi
     # (The outer 2>/dev/null hides bash's "Killed" notice after timeout -k.)
-    { (cd "$BUILD" && timeout -k 5 "$TIMEOUT" "${MPIEXEC[@]}" -n "$NP" "./$p") \
+    k=0
+    [ -n "${ULFM_SPARES:-}" ] && k=$(spares_for "$p")
+    { (cd "$BUILD" && MPIFT_SPARES=$k timeout -k 5 "$TIMEOUT" "${MPIEXEC[@]}" -n $((NP + k)) "./$p") \
         >"$log.out" 2>"$log.err" </dev/null; } 2>/dev/null
     status=$?
     why=""
