@@ -12,7 +12,9 @@
  * Recovery (every member of W): revoke W, shrink it, agree that the survivors
  * know who is missing, spawn as many processes (this program), agree on the
  * spawn, merge, agree over both groups (local group, then the
- * intercommunicator, as the ULFM tutorials do), then the merged communicator's
+ * intercommunicator, as the ULFM tutorials do; parents that give a spawn up
+ * revoke its intercommunicator, which releases the children from the merge,
+ * and say no in that agreement), then the merged communicator's
  * rank 0 broadcasts the places, the iteration and the checkpoint, the merged
  * communicator is split with the old ranks as keys, and an agree over it ends
  * the recovery. Any failure in between starts over from the shrink; a child
@@ -65,7 +67,7 @@ static int agreed(MPI_Comm c, int ok)
 static int place(MPI_Comm m, struct where *at, const int *dead, int nd, MPI_Comm *nw)
 {
     long long msg[3 + 2 * MAXN];
-    int rc, mr, msize, i, nd_all;
+    int rc, rc2, mr, msize, i, nd_all;
     MPI_Comm_rank(m, &mr);
     MPI_Comm_size(m, &msize);
     msg[0] = at->n;
@@ -81,8 +83,11 @@ static int place(MPI_Comm m, struct where *at, const int *dead, int nd, MPI_Comm
         nd_all = (int)msg[2];
         for (i = 0; i < MAXN; i++) at->ck[i] = msg[3 + MAXN + i];
         if (at->orig < 0) at->orig = (int)msg[3 + mr - (msize - nd_all)]; /* a child */
-        rc = MPI_Comm_split(m, 0, at->orig, nw);
     }
+    /* Called even where the broadcast failed (errors need not be the same
+     * everywhere); the agree decides. */
+    rc2 = MPI_Comm_split(m, 0, at->orig < 0 ? 0 : at->orig, nw);
+    if (rc == MPI_SUCCESS) rc = rc2;
     if (agreed(m, rc == MPI_SUCCESS)) {
         MPI_Comm_set_errhandler(*nw, MPI_ERRORS_RETURN);
         return 1;
@@ -144,7 +149,10 @@ static void recover(MPI_Comm *w, struct where *at, const char *self, int *rounds
         rc = MPI_Comm_spawn((char *)self, MPI_ARGV_NULL, nd, MPI_INFO_NULL, 0, sh, &ic, MPI_ERRCODES_IGNORE);
         if (!agreed(sh, rc == MPI_SUCCESS)) {
             if (rc == MPI_SUCCESS) {
+                /* The children are in the merge: the revoke releases them, and
+                 * the agreement over both groups, which they run too, says no. */
                 MPIX_Comm_revoke(ic);
+                agreed(ic, 0);
                 MPI_Comm_free(&ic);
             }
             continue;
@@ -155,7 +163,6 @@ static void recover(MPI_Comm *w, struct where *at, const char *self, int *rounds
         rflag = agreed(ic, rc == MPI_SUCCESS);
         if (!(flag && rflag && rc == MPI_SUCCESS)) {
             if (rc == MPI_SUCCESS) MPI_Comm_free(&m);
-            MPIX_Comm_revoke(ic);
             MPI_Comm_free(&ic);
             continue;
         }
@@ -192,7 +199,15 @@ int main(int argc, char **argv)
         if (at.n < 4 || at.n > MAXN) MPI_Abort(MPI_COMM_WORLD, 2);
         at.orig = u_rank;
         for (i = 0; i < at.n; i++) at.ck[i] = i + 1;
-        MPI_Comm_dup(MPI_COMM_WORLD, &w);
+        /* A rank dead before this: W is the world shrunk, and the first
+         * iteration finds it short (recovery replaces the missing rank). */
+        rc = MPI_Comm_dup(MPI_COMM_WORLD, &w);
+        if (!agreed(MPI_COMM_WORLD, rc == MPI_SUCCESS)) {
+            if (rc == MPI_SUCCESS) MPI_Comm_free(&w);
+            rc = MPIX_Comm_shrink(MPI_COMM_WORLD, &w);
+            CHECK_RC("shrink(world)", rc, MPI_SUCCESS);
+            if (rc != MPI_SUCCESS) return u_finish();
+        }
         MPI_Comm_set_errhandler(w, MPI_ERRORS_RETURN);
     } else {
         at.spawned = -1;
@@ -207,11 +222,18 @@ int main(int argc, char **argv)
     }
     while (at.it < ITERS && !u_failed) {
         v = at.ck[at.orig];
-        rc = MPI_Allgather(&v, 1, MPI_LONG_LONG, got, 1, MPI_LONG_LONG, w);
+        MPI_Comm_size(w, &r);
+        rc = r < at.n ? MPI_ERR_OTHER : MPI_Allgather(&v, 1, MPI_LONG_LONG, got, 1, MPI_LONG_LONG, w);
         if (rc == MPI_SUCCESS) memcpy(at.ck, got, sizeof(long long) * at.n);
         if ((deaths & 1) && !at.spawned && at.orig == VICTIM_A && at.it == 1) u_die("after its checkpoint of iteration 1");
         if ((deaths & 4) && at.spawned == 2 && at.orig == VICTIM_A && at.it == 3) u_die("(the replacement) after its checkpoint of iteration 3");
-        if (rc == MPI_SUCCESS) rc = MPI_Allreduce(&v, &s, 1, MPI_LONG_LONG, MPI_SUM, w);
+        /* Whatever the allgather returned here (ULFM's errors need not be the
+         * same at every rank): a collective skipped by some would block the
+         * others. The agree decides. */
+        if (r == at.n) {
+            int rc2 = MPI_Allreduce(&v, &s, 1, MPI_LONG_LONG, MPI_SUM, w);
+            if (rc == MPI_SUCCESS) rc = rc2;
+        }
         ok = agreed(w, rc == MPI_SUCCESS);
         if (ok) {
             for (i = 0; i < at.n; i++) at.ck[i] += s + i;

@@ -576,9 +576,10 @@ pub fn entered_counts() -> std::collections::HashMap<u64, u64> {
 pub fn owed_catch_up() -> Vec<(u64, Sim_FT_MPI_Comm)> {
     COMMS.lock().as_ref().map_or(Vec::new(), |m| {
         m.iter()
-            // Intercommunicator collectives are opaque (no dead rank or
-            // catching-up member joins them: docs/ARCHITECTURE.md, "Not simulated").
-            .filter(|(_, st)| st.revoked && !st.inter && st.horizon.map_or(true, |h| st.seq < h))
+            // Intercommunicator collectives with another job are opaque (no dead
+            // rank or catching-up member joins them: docs/ARCHITECTURE.md, "Not
+            // simulated"); within the job a merge is joined (layer::comm_ctor).
+            .filter(|(_, st)| st.revoked && !st.foreign && st.horizon.map_or(true, |h| st.seq < h))
             .map(|(k, st)| (st.id, *k as Sim_FT_MPI_Comm))
             .collect()
     })

@@ -267,6 +267,30 @@ fn created(
     Ok(())
 }
 
+/// `MPI_Intercomm_merge` (MPI-3.1 §6.6.2): a collective of both groups. Within
+/// the job a dead member joins it with its group's `high` (from a group
+/// member's log entry, else the negation of the other group's), and so does a
+/// member catching up after a revoke, so that a merge the other group entered
+/// is released (a spawn given up: layer::spares, examples/ulfm/respawn_deaths).
+pub fn intercomm_merge(ic: Sim_FT_MPI_Comm, high: c_int, newcomm: *mut Sim_FT_MPI_Comm) -> Outcome {
+    let cr = handles::comm_arg(ic)?;
+    handles::check_out_ptr(newcomm, &cr)?;
+    let desc = describe::MPI_Intercomm_merge(&cr, high);
+    hooks::coll_enter(&cr, &desc)?;
+    let child_id = hooks::next_child_id(&cr);
+    let mut nc = transport::comm_null();
+    // SAFETY: the real communicator of a checked handle; `nc` is an out.
+    let rc = unsafe { mpi::MPI_Intercomm_merge(cr.real, high, &mut nc) };
+    if let Err(failure) = hooks::comm_new_leave(&cr, rc, &mut [&mut nc]) {
+        // SAFETY: checked non-null above.
+        unsafe { *newcomm = std::ptr::null_mut() };
+        return Err(failure);
+    }
+    // SAFETY: as above.
+    unsafe { *newcomm = comm::adopt(nc, &cr, child_id) };
+    Ok(())
+}
+
 /// The id both groups give a new intercommunicator, and whether the other group
 /// keeps it: each member contributes its group's id and verdict (a dead member
 /// all ones, neutral), the intercommunicator's allreduce gives each group the

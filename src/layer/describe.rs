@@ -60,6 +60,9 @@ pub mod fcode {
     pub const GRAPH_CREATE: u32 = 48;
     pub const DIST_GRAPH_CREATE: u32 = 49;
     pub const DIST_GRAPH_CREATE_ADJACENT: u32 = 50;
+    /// `MPI_Intercomm_merge` on an intercommunicator within the job: `extra[0]`
+    /// is the caller's `high` (layer::comm_ctor::intercomm_merge).
+    pub const INTERCOMM_MERGE: u32 = 51;
 }
 
 /// A count with a datatype code.
@@ -400,8 +403,12 @@ pub fn MPI_Comm_create(c: &CommRef, group: mpi::MPI_Group) -> Desc {
     x.extra[0] = gsize as u64;
     x
 }
-pub fn MPI_Intercomm_merge(_c: &CommRef, _high: c_int) -> Desc {
-    d(fcode::OPAQUE)
+pub fn MPI_Intercomm_merge(c: &CommRef, high: c_int) -> Desc {
+    // Across two jobs nobody could join it for a dead member.
+    if c.foreign || !c.inter {
+        return d(fcode::OPAQUE);
+    }
+    Desc { extra: [(high != 0) as u64, 0, 0, 0], ..d(fcode::INTERCOMM_MERGE) }
 }
 pub fn MPI_Cart_create(_c: &CommRef, ndims: c_int, dims: Ci, periods: Ci, reorder: c_int) -> Desc {
     let mut x = d(fcode::CART_CREATE);

@@ -376,6 +376,12 @@ pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>]) -> Joined {
             unsafe { mpi::MPI_Comm_dup(c, &mut nc) };
             free_comm(nc);
         }
+        fcode::INTERCOMM_MERGE => {
+            let mut nc = transport::comm_null();
+            // SAFETY: the intercommunicator being joined; `nc` an out, freed.
+            unsafe { mpi::MPI_Intercomm_merge(c, e0.extra[0] as c_int, &mut nc) };
+            free_comm(nc);
+        }
         fcode::COMM_SPLIT => {
             let mut nc = transport::comm_null();
             unsafe { mpi::MPI_Comm_split(c, transport::undefined(), 0, &mut nc) };

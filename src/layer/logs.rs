@@ -256,10 +256,25 @@ pub fn by_member(found: &HashMap<u32, Desc>, members: &[u32]) -> Option<(Desc, V
             })
         })
         .collect();
-    let any = any.or_else(|| {
-        found.values().map(|d| Desc { fcode: d.fcode & !DUMMY, ..d.clone() }).find(|d| fcode_only(d.fcode))
-    })?;
+    let any = any
+        .or_else(|| found.values().map(|d| Desc { fcode: d.fcode & !DUMMY, ..d.clone() }).find(|d| fcode_only(d.fcode)))
+        .or_else(|| other_group(found, members))?;
     Some((any, per))
+}
+
+/// An intercommunicator collective that only the other group entered for real
+/// (`found` holds both groups' entries, `members` this group): its descriptor,
+/// with this group's `high` for a merge (one value per group, the other's
+/// negation). A collective joined from it that no dead rank can join (opaque)
+/// is skipped by layer::join.
+fn other_group(found: &HashMap<u32, Desc>, members: &[u32]) -> Option<Desc> {
+    use crate::layer::describe::fcode;
+    let (_, d) = found.iter().filter(|(w, d)| d.fcode & DUMMY == 0 && !members.contains(w)).min_by_key(|(w, _)| **w)?;
+    let mut d = d.clone();
+    if d.fcode & !fcode::NB == fcode::INTERCOMM_MERGE {
+        d.extra[0] = (d.extra[0] == 0) as u64;
+    }
+    Some(d)
 }
 
 /// Collectives a dummy joins from the function code alone (layer::join reads no
@@ -345,6 +360,22 @@ mod tests {
             let found: HashMap<u32, Desc> = [(1, dummy(f))].into();
             assert!(by_member(&found, &members).is_none(), "f{f} needs a real entry");
         }
+    }
+
+    #[test]
+    fn a_merge_only_the_other_group_entered_is_joined_with_this_groups_high() {
+        let merge = |high: u64| Desc { fcode: fcode::INTERCOMM_MERGE, extra: [high, 0, 0, 0], ..Desc::default() };
+        // This group: world ranks 0 and 1 (a dummy of 1's catch-up); the other: 4, 5 with high 1.
+        let found: HashMap<u32, Desc> = [(1, dummy(fcode::INTERCOMM_MERGE)), (4, merge(1)), (5, merge(1))].into();
+        let (d, per) = by_member(&found, &[0, 1]).expect("from the other group");
+        assert_eq!((d.fcode, d.extra[0]), (fcode::INTERCOMM_MERGE, 0));
+        assert!(per.iter().all(|e| e.is_none()));
+        // An entry of this group wins, with its own high.
+        let found: HashMap<u32, Desc> = [(0, merge(1)), (4, merge(0))].into();
+        assert_eq!(by_member(&found, &[0, 1]).expect("own group").0.extra[0], 1);
+        // Only dummies anywhere: nothing to join from yet.
+        let found: HashMap<u32, Desc> = [(1, dummy(fcode::INTERCOMM_MERGE)), (4, dummy(fcode::INTERCOMM_MERGE))].into();
+        assert!(by_member(&found, &[0, 1]).is_none());
     }
 
     fn st(v: &[(u32, u64)]) -> HashMap<u32, u64> {

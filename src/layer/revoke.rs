@@ -312,9 +312,11 @@ pub(crate) fn catch_up(cr: &CommRef) -> Outcome {
 
 /// Joins collective `s` on `cr` with dummy data (blocking until it completes).
 fn join_next(cr: &CommRef, s: u64) -> Outcome {
-    let (members, rank) = comm::read(cr.handle, |st| (st.members.clone(), st.rank as usize)).expect("caller looked it up");
+    let (members, rank, union) =
+        comm::read(cr.handle, |st| (st.members.clone(), st.rank as usize, st.union())).expect("caller looked it up");
     let me = news::world_rank() as u32;
-    let others: Vec<u32> = members.iter().copied().filter(|w| *w != me).collect();
+    // Both groups of an intercommunicator: the other one may be the only one in it.
+    let others: Vec<u32> = union.iter().copied().filter(|w| *w != me).collect();
     let mut idle = Idle::new();
     let (d, per) = loop {
         // The revoke job usually kept the descriptor already (layer::revoke's

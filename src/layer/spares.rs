@@ -566,3 +566,24 @@ fn host_spawn(
     unsafe { *intercomm = comm::adopt(nc, &cr, child_id) };
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Plan;
+
+    #[test]
+    fn a_plan_survives_the_broadcast_and_nothing_else_is_one() {
+        let w = Plan { status: 0, spawn: 3, first: 6, count: 2, tag: 0x4003 }.words();
+        let p = Plan::parse(&w).expect("a plan");
+        assert_eq!((p.status, p.spawn, p.first, p.count, p.tag), (0, 3, 6, 2, 0x4003));
+        // A dead root's dummy data (zeros), and a plan with any word changed.
+        assert!(Plan::parse(&[0; 8]).is_none());
+        for i in 1..8 {
+            let mut bad = w;
+            bad[i] ^= 1;
+            assert!(Plan::parse(&bad).is_none(), "word {i} changed");
+        }
+        let e = Plan::parse(&Plan::error(17)).expect("an error plan");
+        assert_eq!(e.status, 17);
+    }
+}

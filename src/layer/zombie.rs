@@ -302,7 +302,11 @@ fn join_ready(comms: &mut [ZComm], told: &[bool], pending: &mut Vec<Pending>) ->
 /// `MPI_ERR_PROC_FAILED` rather than success with dummy data. A member that logged
 /// the collective is inside MPI, so its news lands promptly.
 fn next_ready(c: &ZComm, told: &[bool]) -> Option<Ready> {
-    if c.members.iter().any(|w| !told[*w as usize]) {
+    // An intercommunicator's collective involves both groups (another job's
+    // members, FOREIGN, excepted).
+    let remote = if c.inter { &c.remote[..] } else { &[] };
+    let everyone = || c.members.iter().chain(remote.iter()).filter(|w| **w != comm::FOREIGN);
+    if everyone().any(|w| !told.get(*w as usize).copied().unwrap_or(true)) {
         return None;
     }
     let s = c.seq + 1;
@@ -314,10 +318,9 @@ fn next_ready(c: &ZComm, told: &[bool]) -> Option<Ready> {
         let found = found?;
         // Every member not known dead must have logged it: then nobody in it waits
         // for a member that is elsewhere, and the join completes at once.
-        for (r, w) in c.members.iter().enumerate() {
-            if r != c.rank && !news::is_dead(*w) && !found.contains_key(w) {
-                return None;
-            }
+        let me = c.members[c.rank];
+        if everyone().any(|w| *w != me && !news::is_dead(*w) && !found.contains_key(w)) {
+            return None;
         }
         let (d, per) = logs::by_member(found, &c.members)?;
         Some((d, per, cache.stamps(c.id, s).cloned().unwrap_or_default()))
