@@ -223,6 +223,11 @@ for mpi in "${mpis[@]}"; do
     ULFM_TIMEOUT="${MPIFT_TEST_TIMEOUT:-180}" ULFM_LIBS="$lib -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc" \
     ULFM_ONLY="inter_p2p_dead inter_revoke inter_agree inter_iagree inter_shrink respawn" \
     tests/ulfm/run.sh "$MPICC" "$MPIEXEC" "$np3"
+  # Respawn recovery with deaths during the recovery and of a spawned process, from
+  # spare processes (MPIFT_SPARES), at 8 ranks on every MPI (MPICH too: no host spawn).
+  t "$mpi: examples/ulfm respawn_deaths -n 8 (4 spares)" env ULFM_CFLAGS="$FT" ULFM_SPARES=1 \
+    ULFM_TIMEOUT="${MPIFT_TEST_TIMEOUT:-180}" ULFM_LIBS="$lib -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc" \
+    ULFM_ONLY="respawn_deaths" tests/ulfm/run.sh "$MPICC" "$MPIEXEC" 8
   # Every program again with blocking collectives run as their non-blocking forms
   # (docs/CONFIGURATION.md): the same outcomes.
   t "$mpi: examples/ulfm with MPIFT_COLLECTIVES=nonblocking -n 4" env MPIFT_COLLECTIVES=nonblocking \

@@ -1,13 +1,14 @@
 //! Process creation and management (MPI-3.1 §10) that MPIFT implements by hand:
-//! `MPI_Comm_get_parent`, `MPI_Comm_join`, `MPI_Comm_disconnect`. (`Comm_spawn`,
-//! `Comm_spawn_multiple`, `Comm_connect` and `Comm_accept` are generic `comm_new`
-//! wrappers with an opaque descriptor.)
+//! `MPI_Comm_get_parent`, `MPI_Comm_join`, `MPI_Comm_disconnect`. (`Comm_spawn`
+//! is layer::spares; `Comm_spawn_multiple`, `Comm_connect` and `Comm_accept` are
+//! generic `comm_new` wrappers with an opaque descriptor.)
 //!
 //! No failure is simulated across two jobs (docs/ARCHITECTURE.md, "Not
-//! simulated"): MPIFT tracks failures, revokes and collective logs per
-//! `MPI_COMM_WORLD`, and a spawned or connected job has its own. (An
+//! simulated"): MPIFT tracks failures, revokes and collective logs per host
+//! `MPI_COMM_WORLD`, and a job spawned by the host or connected has its own. (An
 //! intercommunicator between two groups of one job has ULFM semantics:
-//! layer::inter.)
+//! layer::inter; spawns from spare processes stay within the job:
+//! layer::spares.)
 
 use crate::ffi::errors::{Failure, Outcome};
 use crate::ffi::handles::{self, Sim_FT_MPI_Comm};
@@ -91,8 +92,9 @@ fn is_inter(real: mpi::MPI_Comm) -> bool {
 /// `MPI_Comm_disconnect` (MPI-3.1 §10.5.4): collective; waits for the pending
 /// communication on the communicator, then frees it.
 ///
-/// On an intercommunicator (spawned or connected processes: nothing simulated)
-/// the real call. On an intracommunicator `MPI_Comm_free`, which lets pending
+/// On an intercommunicator with another job (spawned by the host or connected:
+/// nothing simulated) the real call. Within the job (an intracommunicator, or an
+/// intercommunicator such as a spawn's from spares) `MPI_Comm_free`, which lets pending
 /// operations complete in the background: within one job the difference cannot be
 /// observed, and a dead member (which could never take part in the real call)
 /// blocks nobody. Like real ULFM (Open MPI 5), it succeeds with a dead member, and

@@ -182,9 +182,11 @@ pub fn spawn(
     let cr = handles::comm_arg(c)?;
     handles::check_out_ptr(intercomm, &cr)?;
     if cr.inter {
+        // SAFETY (here and below for err::*): immutable C constants of the shim.
         return Err(Failure::on(cr.handle, err::get(unsafe { &err::COMM })));
     }
     if root < 0 || root >= cr.size {
+        // SAFETY: as above.
         return Err(Failure::on(cr.handle, err::get(unsafe { &err::ROOT })));
     }
     // SAFETY: checked non-null.
@@ -235,9 +237,10 @@ fn set_errcodes(errcodes: *mut c_int, count: u64, code: c_int) {
 
 /// Step 1, at the root: the plan, or why there is none.
 fn reserve(command: *const c_char, maxprocs: c_int) -> [u64; 8] {
-    let spawn_err = err::get(unsafe { &err::SPAWN });
+    // SAFETY: immutable C constants of the shim.
+    let (spawn_err, arg_err) = unsafe { (err::get(&err::SPAWN), err::get(&err::ARG)) };
     if maxprocs < 1 {
-        return Plan::error(err::get(unsafe { &err::ARG }));
+        return Plan::error(arg_err);
     }
     if !same_program(command) {
         say_why("the command is not this program (a spare runs the launched executable)");

@@ -15,6 +15,11 @@
 #   inter_loop     examples/inter_loop.c at 4 ranks: token exchange across an
 #                  intercommunicator, agree, shrink of the intercommunicator; each
 #                  survivor must print OK.
+#   respawn_deaths examples/ulfm/respawn_deaths.c at 4 ranks + 4 spares (MPIFT_SPARES):
+#                  rank 2 dies in iteration 1, the survivors replace it by a spawn; the
+#                  campaign adds a death anywhere, also in the recovery and in the
+#                  spawned process (tests/campaign/respawn_check.sh: every old rank's
+#                  place ends with one OK line whose state is right).
 #   MPI_Test_ft    the thesis test program (examples/MPI_Test.cpp) at 4 ranks, small sizes
 #                  (--iters 2 --max-exp 1 --loops 4: ~450 calls per rank); it kills ranks
 #                  itself, the campaign adds one more death; a test that death disturbs
@@ -39,6 +44,7 @@ LIBS="$lib -lgcc_s -lutil -lrt -lpthread -lm -ldl"
 "$MPICXX" -O2 $FT examples/master_worker.cpp $LIBS -o "$out/bin/master_worker" || exit 1
 "$MPICXX" -O2 $FT examples/MPI_Test.cpp $LIBS -o "$out/bin/MPI_Test_ft" || exit 1
 "$MPICC" -O2 $FT examples/inter_loop.c $LIBS -o "$out/bin/inter_loop" || exit 1
+"$MPICC" -O2 $FT -Iexamples/ulfm examples/ulfm/respawn_deaths.c $LIBS -o "$out/bin/respawn_deaths" || exit 1
 passed=0 failed=0
 
 
@@ -73,6 +79,8 @@ campaign ft_loop_late_blocking "${sel[@]}" --expect-survivors "$ok" -- "$MPIEXEC
 campaign master_worker "${sel[@]}" --ranks 1-4 --expect '\(correct\)$' -- "$MPIEXEC" -n 5 ./bin/master_worker --kill 0
 campaign MPI_Test_ft "${sel[@]}" --expect '^[0-9]+ passed, 0 failed' -- "$MPIEXEC" -n 4 ./bin/MPI_Test_ft --iters 2 --max-exp 1 --loops 4
 campaign inter_loop "${sel[@]}" --expect-survivors '^inter_loop: rank [0-9]+: OK ' -- "$MPIEXEC" -n 4 ./bin/inter_loop
+campaign respawn_deaths "${sel[@]}" --check "sh $root/tests/campaign/respawn_check.sh 4" \
+  -- env RESPAWN_DEATHS=1 MPIFT_SPARES=4 "$MPIEXEC" -n 8 ./bin/respawn_deaths
 campaign ft_loop_pairs --no-single --pairs "$pairs" --time 10 --seed 11 --expect-survivors "$ok" -- "$MPIEXEC" -n 4 ./bin/ft_loop 12
 
 # Regressions: kill points that hung (ft_loop late: a dead root's Ibcast skipped by
