@@ -590,7 +590,7 @@ int Sim_FT_MPI_Comm_spawn(const char *command,
                           int *array_of_errcodes);
 
 /*
- Redirected `MPI_Comm_spawn_multiple`: collective that creates a communicator; the new handle is an MPIFT communicator.
+ Redirected `MPI_Comm_spawn_multiple`: implemented by MPIFT.
  */
 int Sim_FT_MPI_Comm_spawn_multiple(int count,
                                    char **array_of_commands,

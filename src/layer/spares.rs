@@ -164,6 +164,13 @@ impl Plan {
     }
 }
 
+/// What the root spawns, per command: its arguments and process count.
+struct App {
+    command: *const c_char,
+    argv: *mut *mut c_char,
+    procs: c_int,
+}
+
 /// `MPI_Comm_spawn`.
 #[allow(clippy::too_many_arguments)]
 pub fn spawn(
@@ -179,6 +186,52 @@ pub fn spawn(
     if !on() {
         return host_spawn(command, argv, maxprocs, info, root, c, intercomm, errcodes);
     }
+    from_spares(|| vec![App { command, argv, procs: maxprocs }], root, c, intercomm, errcodes)
+}
+
+/// `MPI_Comm_spawn_multiple`: the children of command i get its arguments
+/// (`MPI_APPNUM` stays the launch's).
+#[allow(clippy::too_many_arguments)]
+pub fn spawn_multiple(
+    count: c_int,
+    commands: *mut *mut c_char,
+    argvs: *mut *mut *mut c_char,
+    maxprocs: *const c_int,
+    infos: *const mpi::MPI_Info,
+    root: c_int,
+    c: Sim_FT_MPI_Comm,
+    intercomm: *mut Sim_FT_MPI_Comm,
+    errcodes: *mut c_int,
+) -> Outcome {
+    if !on() {
+        return host_spawn_multiple(count, commands, argvs, maxprocs, infos, root, c, intercomm, errcodes);
+    }
+    let apps = || {
+        (0..count.max(0) as usize)
+            .map(|i| {
+                // SAFETY: the root's arrays of `count` entries (MPI-3.1 §10.3.3);
+                // MPI_ARGVS_NULL is a null array.
+                unsafe {
+                    App {
+                        command: if commands.is_null() { std::ptr::null() } else { *commands.add(i) },
+                        argv: if argvs.is_null() { std::ptr::null_mut() } else { *argvs.add(i) },
+                        procs: if maxprocs.is_null() { 0 } else { *maxprocs.add(i) },
+                    }
+                }
+            })
+            .collect()
+    };
+    from_spares(apps, root, c, intercomm, errcodes)
+}
+
+/// A spawn from spares (module comment); `apps` is read at the root only.
+fn from_spares(
+    apps: impl FnOnce() -> Vec<App>,
+    root: c_int,
+    c: Sim_FT_MPI_Comm,
+    intercomm: *mut Sim_FT_MPI_Comm,
+    errcodes: *mut c_int,
+) -> Outcome {
     let cr = handles::comm_arg(c)?;
     handles::check_out_ptr(intercomm, &cr)?;
     if cr.inter {
@@ -191,7 +244,9 @@ pub fn spawn(
     }
     // SAFETY: checked non-null.
     unsafe { *intercomm = std::ptr::null_mut() };
-    let mut words = if cr.rank == root { reserve(command, maxprocs) } else { [0; 8] };
+    let apps = if cr.rank == root { apps() } else { Vec::new() };
+    let asked: u64 = apps.iter().map(|a| a.procs.max(0) as u64).sum();
+    let mut words = if cr.rank == root { reserve(&apps) } else { [0; 8] };
     // Step 2: a logged collective of `comm`; its verdict does not matter when
     // the data is a plan (a member dead in it forwarded the data; step 4 fails).
     let desc = describe::MPI_Bcast(&cr, words.as_mut_ptr() as _, 8, transport::dt_uint64(), root);
@@ -203,12 +258,12 @@ pub fn spawn(
         return Err(verdict.err().unwrap_or(Failure::on(cr.handle, SIM_FT_ERR_PROC_FAILED)));
     };
     if plan.status != 0 {
-        set_errcodes(errcodes, maxprocs.max(0) as u64, plan.status);
+        set_errcodes(errcodes, asked, plan.status);
         return Err(Failure::on(cr.handle, plan.status));
     }
     let root_leads = cr.rank == root;
     if root_leads {
-        activate_spares(&plan, argv);
+        activate_spares(&plan, &apps);
     }
     let joined = || comm_ctor::joined_as_leader(UNIVERSE_ID, plan.first as c_int, plan.tag);
     let before = joined();
@@ -236,17 +291,17 @@ fn set_errcodes(errcodes: *mut c_int, count: u64, code: c_int) {
 }
 
 /// Step 1, at the root: the plan, or why there is none.
-fn reserve(command: *const c_char, maxprocs: c_int) -> [u64; 8] {
+fn reserve(apps: &[App]) -> [u64; 8] {
     // SAFETY: immutable C constants of the shim.
     let (spawn_err, arg_err) = unsafe { (err::get(&err::SPAWN), err::get(&err::ARG)) };
-    if maxprocs < 1 {
+    let k: u64 = apps.iter().map(|a| a.procs.max(0) as u64).sum();
+    if k < 1 || apps.iter().any(|a| a.procs < 0) {
         return Plan::error(arg_err);
     }
-    if !same_program(command) {
+    if !apps.iter().all(|a| same_program(a.command)) {
         say_why("the command is not this program (a spare runs the launched executable)");
         return Plan::error(spawn_err);
     }
-    let k = maxprocs as u64;
     let spares = SPARES.load(Ordering::Relaxed) as u64;
     let got = news::with(|rt| {
         let before = rt.win.fetch_add(0, window::SPARES_TAKEN, k);
@@ -307,20 +362,25 @@ fn args_of(argv: *mut *mut c_char) -> Vec<Vec<u8>> {
     out
 }
 
-/// Step 3: the activation, to each spare of the plan.
-fn activate_spares(plan: &Plan, argv: *mut *mut c_char) {
-    let args = args_of(argv);
-    let head = [MAGIC, plan.spawn, plan.first, plan.count, news::world_rank() as u64, plan.tag as u64, args.len() as u64];
-    let mut msg: Vec<u8> = head.iter().flat_map(|w| w.to_le_bytes()).collect();
-    for a in &args {
-        msg.extend_from_slice(a);
-        msg.push(0);
-    }
+/// Step 3: the activation, to each spare of the plan, in the order of the
+/// commands (each child gets its command's arguments).
+fn activate_spares(plan: &Plan, apps: &[App]) {
     let shadow = news::shadow();
-    for s in plan.first..plan.first + plan.count {
-        // SAFETY: our own buffer, on the shadow communicator; a spare always has
-        // the matching receive coming (it polls for it).
-        unsafe { mpi::MPI_Send(msg.as_ptr() as *const c_void, msg.len() as c_int, transport::dt_byte(), s as c_int, TAG_ACTIVATE, shadow) };
+    let mut s = plan.first;
+    for app in apps {
+        let args = args_of(app.argv);
+        let head = [MAGIC, plan.spawn, plan.first, plan.count, news::world_rank() as u64, plan.tag as u64, args.len() as u64];
+        let mut msg: Vec<u8> = head.iter().flat_map(|w| w.to_le_bytes()).collect();
+        for a in &args {
+            msg.extend_from_slice(a);
+            msg.push(0);
+        }
+        for _ in 0..app.procs.max(0) {
+            // SAFETY: our own buffer, on the shadow communicator; a spare always
+            // has the matching receive coming (it polls for it).
+            unsafe { mpi::MPI_Send(msg.as_ptr() as *const c_void, msg.len() as c_int, transport::dt_byte(), s as c_int, TAG_ACTIVATE, shadow) };
+            s += 1;
+        }
     }
 }
 
@@ -537,6 +597,39 @@ impl Finals {
             (true, Some(c)) => self.round > c,
         }
     }
+}
+
+/// `MPI_Comm_spawn_multiple` on the host MPI (no spares), as [`host_spawn`].
+#[allow(clippy::too_many_arguments)]
+fn host_spawn_multiple(
+    count: c_int,
+    commands: *mut *mut c_char,
+    argvs: *mut *mut *mut c_char,
+    maxprocs: *const c_int,
+    infos: *const mpi::MPI_Info,
+    root: c_int,
+    c: Sim_FT_MPI_Comm,
+    intercomm: *mut Sim_FT_MPI_Comm,
+    errcodes: *mut c_int,
+) -> Outcome {
+    let cr = handles::comm_arg(c)?;
+    handles::check_out_ptr(intercomm, &cr)?;
+    let mut nc = transport::comm_null();
+    let desc = describe::unless_inter(&cr, || {
+        describe::MPI_Comm_spawn_multiple(&cr, count, commands as _, argvs as _, maxprocs as _, infos as _, root, errcodes as _)
+    });
+    hooks::coll_enter(&cr, &desc)?;
+    let child_id = hooks::next_child_id(&cr);
+    // SAFETY: the program's arguments, the real communicator of a checked handle.
+    let rc = unsafe { mpi::MPI_Comm_spawn_multiple(count, commands, argvs, maxprocs, infos, root, cr.real, &mut nc, errcodes) };
+    if let Err(failure) = hooks::comm_new_leave(&cr, rc, &mut [&mut nc]) {
+        // SAFETY: checked non-null above.
+        unsafe { *intercomm = std::ptr::null_mut() };
+        return Err(failure);
+    }
+    // SAFETY: as above.
+    unsafe { *intercomm = comm::adopt(nc, &cr, child_id) };
+    Ok(())
 }
 
 /// `MPI_Comm_spawn` on the host MPI (no spares): a collective of `comm` that the

@@ -56,6 +56,7 @@ expect_exit() {
 spares_for() {
     case "$1" in
         respawn_deaths) echo 4 ;;
+        spawn_multiple_dead) echo 3 ;;
         *) echo 0 ;;
     esac
 }
