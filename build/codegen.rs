@@ -146,6 +146,9 @@ pub struct Function {
     /// (`MPI_File_open`: the file error handler): the real return code is returned
     /// as is, because the real MPI already applied that object's handler.
     pub objerr: bool,
+    /// `coll`/`comm_new` whose describer also describes intercommunicators
+    /// (`MPI_Intercomm_merge`): the generated code does not make it opaque there.
+    pub inter: bool,
 }
 
 pub fn parse_table(text: &str) -> Result<Vec<Function>, String> {
@@ -186,12 +189,14 @@ fn parse_line(line: &str) -> Result<Function, String> {
     let mut aliases = Vec::new();
     let mut preinit = false;
     let mut objerr = false;
+    let mut inter = false;
     while let Some(w) = words.next() {
         match w {
             "=>" => {}
             "alias" => aliases.push(words.next().ok_or("`alias` needs a name")?.to_string()),
             "preinit" => preinit = true,
             "objerr" => objerr = true,
+            "inter" => inter = true,
             p if rust_path.is_none() && p.starts_with("crate::") => rust_path = Some(p.to_string()),
             other => return Err(format!("unexpected `{other}` after the prototype")),
         }
@@ -211,7 +216,10 @@ fn parse_line(line: &str) -> Result<Function, String> {
     if objerr && kind != Kind::NoFt {
         return Err("`objerr` applies to `noft` lines only".into());
     }
-    Ok(Function { kind, ret, name, params, rust_path, aliases, preinit, objerr })
+    if inter && !matches!(kind, Kind::Coll | Kind::CommNew) {
+        return Err("`inter` applies to `coll` and `comm_new` lines only".into());
+    }
+    Ok(Function { kind, ret, name, params, rust_path, aliases, preinit, objerr, inter })
 }
 
 /// Rust source of every wrapper, `include!`d by `src/ffi/generated.rs` and read
@@ -348,13 +356,14 @@ fn generic_body(s: &mut String, f: &Function) {
         if f.kind == Kind::Coll {
             nonblocking_branch(s, f, &first_comm, &dargs);
         }
-        // On an intercommunicator the descriptor is opaque (no dead-rank joins there).
-        let _ = writeln!(
-            s,
-            "        let desc = crate::layer::describe::unless_inter(&{first_comm}_r, || crate::layer::describe::{}({}));",
-            f.name,
-            dargs.join(", ")
-        );
+        // On an intercommunicator the descriptor is opaque (no dead-rank joins
+        // there), unless the describer says otherwise (`inter`).
+        let describe = format!("crate::layer::describe::{}({})", f.name, dargs.join(", "));
+        if f.inter {
+            let _ = writeln!(s, "        let desc = {describe};");
+        } else {
+            let _ = writeln!(s, "        let desc = crate::layer::describe::unless_inter(&{first_comm}_r, || {describe});");
+        }
         match (&f.rust_path, f.kind) {
             (Some(own), Kind::Coll) => {
                 // MPIFT's own algorithm where it applies (None: the host's call below).

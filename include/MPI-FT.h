@@ -544,9 +544,11 @@ int Sim_FT_MPI_Intercomm_create(Sim_FT_MPI_Comm local_comm,
                                 Sim_FT_MPI_Comm *newintercomm);
 
 /*
- Redirected `MPI_Intercomm_merge`: implemented by MPIFT.
+ Redirected `MPI_Intercomm_merge`: collective that creates a communicator; the new handle is an MPIFT communicator.
  */
-int Sim_FT_MPI_Intercomm_merge(Sim_FT_MPI_Comm intercomm, int high, Sim_FT_MPI_Comm *newintracomm);
+int Sim_FT_MPI_Intercomm_merge(Sim_FT_MPI_Comm intercomm,
+                               int high,
+                               Sim_FT_MPI_Comm *newintracomm);
 
 /*
  Redirected `MPI_Comm_free`: implemented by MPIFT.

@@ -134,6 +134,10 @@ fn noft_wrappers_pass_through_and_wrap_requests() {
     let file = get("MPI_File_iread");
     assert!(file.contains("boundary::run_raw(") && file.contains("*request = request::adopt_plain(request_r)"));
     assert!(get("MPI_File_open").contains("boundary::run_raw("), "objerr: the file's handler already ran");
+    // A describer that knows intercommunicators is called as is; the others are
+    // opaque there.
+    assert!(get("MPI_Intercomm_merge").contains("let desc = crate::layer::describe::MPI_Intercomm_merge(&intercomm_r, high)"));
+    assert!(get("MPI_Comm_dup").contains("describe::unless_inter(&comm_r"));
     let conv = get("MPI_Comm_f2c");
     assert!(conv.contains("-> Sim_FT_MPI_Comm {") && conv.contains("boundary::value("));
 }
@@ -148,6 +152,7 @@ fn malformed_lines_are_rejected() {
         "local void MPI_X(MPI_Comm c)",                     // MPI functions return int
         "local MPI_Fint MPI_X(MPI_Comm c)",                 // only custom lines return a value
         "local int MPI_X(MPI_Comm c) objerr",               // objerr is for noft lines
+        "local int MPI_X(MPI_Comm c) inter",                // inter is for coll / comm_new lines
     ] {
         assert!(codegen::parse_table(bad).is_err(), "accepted: {bad}");
     }

@@ -215,35 +215,34 @@ pub(crate) fn intercomm_create_ran(
     tag: c_int,
     newintercomm: *mut Sim_FT_MPI_Comm,
 ) -> (Outcome, bool) {
-    let entered = || -> Result<CommRef, Failure> {
+    let entered = || -> Result<(CommRef, mpi::MPI_Comm), Failure> {
         let cr = handles::comm_arg(local)?;
         let peer_r = handles::comm_arg_or_null(peer)?;
         handles::check_out_ptr(newintercomm, &cr)?;
         let desc = describe::unless_inter(&cr, || describe_intercomm_create(&cr, local_leader, peer_r.real, remote_leader, tag));
         hooks::coll_enter(&cr, &desc)?;
-        Ok(cr)
+        Ok((cr, peer_r.real))
     };
     match entered() {
         Err(f) => (Err(f), false),
-        Ok(cr) => (created(&cr, local_leader, peer, remote_leader, tag, newintercomm), true),
+        Ok((cr, peer_real)) => (created(&cr, local_leader, peer_real, remote_leader, tag, newintercomm), true),
     }
 }
 
-/// The part of [`intercomm_create`] after the entry: the real call, the verdict
-/// and id exchange, the new handle.
+/// The part of [`intercomm_create`] after the entry: the real call (`peer`: the
+/// real peer communicator), the verdict and id exchange, the new handle.
 fn created(
     cr: &CommRef,
     local_leader: c_int,
-    peer: Sim_FT_MPI_Comm,
+    peer: mpi::MPI_Comm,
     remote_leader: c_int,
     tag: c_int,
     newintercomm: *mut Sim_FT_MPI_Comm,
 ) -> Outcome {
-    let peer_r = handles::comm_arg_or_null(peer)?;
     let local_id = hooks::next_child_id(cr);
     let mut nc = transport::comm_null();
     // SAFETY: real handles from the checked conversions; `nc` is an out.
-    let rc = unsafe { mpi::MPI_Intercomm_create(cr.real, local_leader, peer_r.real, remote_leader, tag, &mut nc) };
+    let rc = unsafe { mpi::MPI_Intercomm_create(cr.real, local_leader, peer, remote_leader, tag, &mut nc) };
     // The local group's verdict is uniform (a dead member joined and every live
     // one sees the death at the leave); the exchange makes it the other group's
     // too, so that no group keeps an intercommunicator the other freed.
@@ -264,30 +263,6 @@ fn created(
     }
     // SAFETY: as above.
     unsafe { *newintercomm = comm::adopt(nc, cr, id) };
-    Ok(())
-}
-
-/// `MPI_Intercomm_merge` (MPI-3.1 §6.6.2): a collective of both groups. Within
-/// the job a dead member joins it with its group's `high` (from a group
-/// member's log entry, else the negation of the other group's), and so does a
-/// member catching up after a revoke, so that a merge the other group entered
-/// is released (a spawn given up: layer::spares, examples/ulfm/respawn_deaths).
-pub fn intercomm_merge(ic: Sim_FT_MPI_Comm, high: c_int, newcomm: *mut Sim_FT_MPI_Comm) -> Outcome {
-    let cr = handles::comm_arg(ic)?;
-    handles::check_out_ptr(newcomm, &cr)?;
-    let desc = describe::MPI_Intercomm_merge(&cr, high);
-    hooks::coll_enter(&cr, &desc)?;
-    let child_id = hooks::next_child_id(&cr);
-    let mut nc = transport::comm_null();
-    // SAFETY: the real communicator of a checked handle; `nc` is an out.
-    let rc = unsafe { mpi::MPI_Intercomm_merge(cr.real, high, &mut nc) };
-    if let Err(failure) = hooks::comm_new_leave(&cr, rc, &mut [&mut nc]) {
-        // SAFETY: checked non-null above.
-        unsafe { *newcomm = std::ptr::null_mut() };
-        return Err(failure);
-    }
-    // SAFETY: as above.
-    unsafe { *newcomm = comm::adopt(nc, &cr, child_id) };
     Ok(())
 }
 

@@ -61,7 +61,7 @@ pub mod fcode {
     pub const DIST_GRAPH_CREATE: u32 = 49;
     pub const DIST_GRAPH_CREATE_ADJACENT: u32 = 50;
     /// `MPI_Intercomm_merge` on an intercommunicator within the job: `extra[0]`
-    /// is the caller's `high` (layer::comm_ctor::intercomm_merge).
+    /// is the caller's `high` (describe::MPI_Intercomm_merge).
     pub const INTERCOMM_MERGE: u32 = 51;
 }
 
@@ -403,6 +403,11 @@ pub fn MPI_Comm_create(c: &CommRef, group: mpi::MPI_Group) -> Desc {
     x.extra[0] = gsize as u64;
     x
 }
+/// A collective of both groups (the table's `inter` flag). Within the job a dead
+/// member joins it with its group's `high` (from a group member's log entry, else
+/// the negation of the other group's: layer::logs), and so does a member catching
+/// up after a revoke, so that a merge the other group entered is released (a
+/// spawn given up: layer::spares, examples/ulfm/respawn_deaths).
 pub fn MPI_Intercomm_merge(c: &CommRef, high: c_int) -> Desc {
     // Across two jobs nobody could join it for a dead member.
     if c.foreign || !c.inter {

@@ -251,6 +251,34 @@ pub fn comm_new_leave(c: &CommRef, rc: c_int, created: &mut [&mut crate::transpo
     r
 }
 
+/// A communicator constructor with one new communicator, run by hand as the
+/// generated `comm_new` wrappers run it (for a `custom` function that falls
+/// back to the host's call, layer::spares): the descriptor (`describe`), the
+/// entry, the real call (`call(real communicator, new real communicator)`), the
+/// leave, and the new handle in `out` (null on failure).
+pub fn comm_new_by_hand(
+    c: Sim_FT_MPI_Comm,
+    out: *mut Sim_FT_MPI_Comm,
+    describe: impl FnOnce(&CommRef) -> Desc,
+    call: impl FnOnce(crate::transport::mpi::MPI_Comm, &mut crate::transport::mpi::MPI_Comm) -> c_int,
+) -> Outcome {
+    let cr = crate::ffi::handles::comm_arg(c)?;
+    crate::ffi::handles::check_out_ptr(out, &cr)?;
+    let desc = describe(&cr);
+    coll_enter(&cr, &desc)?;
+    let child_id = next_child_id(&cr);
+    let mut nc = crate::transport::comm_null();
+    let rc = call(cr.real, &mut nc);
+    if let Err(failure) = comm_new_leave(&cr, rc, &mut [&mut nc]) {
+        // SAFETY: checked non-null above.
+        unsafe { *out = std::ptr::null_mut() };
+        return Err(failure);
+    }
+    // SAFETY: as above.
+    unsafe { *out = comm::adopt(nc, &cr, child_id) };
+    Ok(())
+}
+
 /// Before an operation no dead rank can take part in (an opaque collective, a
 /// window or file on the communicator, `MPI_Comm_create_group`): a revoked
 /// communicator refuses, and so does one with a known failure, because the

@@ -184,7 +184,11 @@ pub fn spawn(
     errcodes: *mut c_int,
 ) -> Outcome {
     if !on() {
-        return host_spawn(command, argv, maxprocs, info, root, c, intercomm, errcodes);
+        // The host's spawn, an opaque collective of `c` (as a generated wrapper).
+        let desc = |cr: &_| describe::unless_inter(cr, || describe::MPI_Comm_spawn(cr, command as _, argv as _, maxprocs, info, root, errcodes as _));
+        // SAFETY: the program's arguments, the real communicator of a checked handle.
+        let call = |real, nc: &mut _| unsafe { mpi::MPI_Comm_spawn(command as _, argv, maxprocs, info, root, real, nc, errcodes) };
+        return hooks::comm_new_by_hand(c, intercomm, desc, call);
     }
     from_spares(|| vec![App { command, argv, procs: maxprocs }], root, c, intercomm, errcodes)
 }
@@ -204,7 +208,15 @@ pub fn spawn_multiple(
     errcodes: *mut c_int,
 ) -> Outcome {
     if !on() {
-        return host_spawn_multiple(count, commands, argvs, maxprocs, infos, root, c, intercomm, errcodes);
+        // The host's spawn, an opaque collective of `c` (as a generated wrapper).
+        let desc = |cr: &_| {
+            describe::unless_inter(cr, || {
+                describe::MPI_Comm_spawn_multiple(cr, count, commands as _, argvs as _, maxprocs as _, infos as _, root, errcodes as _)
+            })
+        };
+        // SAFETY: the program's arguments, the real communicator of a checked handle.
+        let call = |real, nc: &mut _| unsafe { mpi::MPI_Comm_spawn_multiple(count, commands, argvs, maxprocs, infos, root, real, nc, errcodes) };
+        return hooks::comm_new_by_hand(c, intercomm, desc, call);
     }
     let apps = || {
         (0..count.max(0) as usize)
@@ -597,70 +609,6 @@ impl Finals {
             (true, Some(c)) => self.round > c,
         }
     }
-}
-
-/// `MPI_Comm_spawn_multiple` on the host MPI (no spares), as [`host_spawn`].
-#[allow(clippy::too_many_arguments)]
-fn host_spawn_multiple(
-    count: c_int,
-    commands: *mut *mut c_char,
-    argvs: *mut *mut *mut c_char,
-    maxprocs: *const c_int,
-    infos: *const mpi::MPI_Info,
-    root: c_int,
-    c: Sim_FT_MPI_Comm,
-    intercomm: *mut Sim_FT_MPI_Comm,
-    errcodes: *mut c_int,
-) -> Outcome {
-    let cr = handles::comm_arg(c)?;
-    handles::check_out_ptr(intercomm, &cr)?;
-    let mut nc = transport::comm_null();
-    let desc = describe::unless_inter(&cr, || {
-        describe::MPI_Comm_spawn_multiple(&cr, count, commands as _, argvs as _, maxprocs as _, infos as _, root, errcodes as _)
-    });
-    hooks::coll_enter(&cr, &desc)?;
-    let child_id = hooks::next_child_id(&cr);
-    // SAFETY: the program's arguments, the real communicator of a checked handle.
-    let rc = unsafe { mpi::MPI_Comm_spawn_multiple(count, commands, argvs, maxprocs, infos, root, cr.real, &mut nc, errcodes) };
-    if let Err(failure) = hooks::comm_new_leave(&cr, rc, &mut [&mut nc]) {
-        // SAFETY: checked non-null above.
-        unsafe { *intercomm = std::ptr::null_mut() };
-        return Err(failure);
-    }
-    // SAFETY: as above.
-    unsafe { *intercomm = comm::adopt(nc, &cr, child_id) };
-    Ok(())
-}
-
-/// `MPI_Comm_spawn` on the host MPI (no spares): a collective of `comm` that the
-/// others cannot join as dead ranks (an opaque descriptor).
-#[allow(clippy::too_many_arguments)]
-fn host_spawn(
-    command: *const c_char,
-    argv: *mut *mut c_char,
-    maxprocs: c_int,
-    info: mpi::MPI_Info,
-    root: c_int,
-    c: Sim_FT_MPI_Comm,
-    intercomm: *mut Sim_FT_MPI_Comm,
-    errcodes: *mut c_int,
-) -> Outcome {
-    let cr = handles::comm_arg(c)?;
-    handles::check_out_ptr(intercomm, &cr)?;
-    let mut nc = transport::comm_null();
-    let desc = describe::unless_inter(&cr, || describe::MPI_Comm_spawn(&cr, command as _, argv as _, maxprocs, info, root, errcodes as _));
-    hooks::coll_enter(&cr, &desc)?;
-    let child_id = hooks::next_child_id(&cr);
-    // SAFETY: the program's arguments, the real communicator of a checked handle.
-    let rc = unsafe { mpi::MPI_Comm_spawn(command as _, argv as _, maxprocs, info, root, cr.real, &mut nc, errcodes) };
-    if let Err(failure) = hooks::comm_new_leave(&cr, rc, &mut [&mut nc]) {
-        // SAFETY: checked non-null above.
-        unsafe { *intercomm = std::ptr::null_mut() };
-        return Err(failure);
-    }
-    // SAFETY: as above.
-    unsafe { *intercomm = comm::adopt(nc, &cr, child_id) };
-    Ok(())
 }
 
 #[cfg(test)]
