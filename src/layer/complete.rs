@@ -142,7 +142,11 @@ fn finish(st: &ReqState, status: &MPI_Status, rc: c_int) -> c_int {
     if status.MPI_ERROR != 0 && rc != 0 {
         return status.MPI_ERROR;
     }
-    if st.kind == Kind::P2pStart && !st.recv && st.nth > 0 && !comm::calm() {
+    // A dead rank drains a message only once its news is in the sender's window
+    // (layer::zombie::drain_comm), so a send it completed sees the death here: read
+    // it (one load when nothing is new). Without this, a synchronous send that only
+    // the drain matched returned success (Fenix's test/issend, 1 run in 4).
+    if st.kind == Kind::P2pStart && !st.recv && st.nth > 0 && (news::refresh() || !comm::calm()) {
         // A send whose destination died: delivered only if the dead rank had
         // received this many messages from here while alive; otherwise its drain
         // took it (ULFM: a message only a dead process got was not delivered).
@@ -580,9 +584,12 @@ impl Batch {
         // SAFETY: an error code the host set at MPI_Init, only read.
         let first = set.iter().find(|i| self.codes[**i] != 0 && self.codes[**i] != err::get(unsafe { &err::PENDING }));
         let Some(&i) = first else { return Ok(()) };
+        if !user_status(statuses) {
+            return request::fail_on(self.states[i].as_ref(), self.codes[i]);
+        }
         // SAFETY: an error code the host set at MPI_Init, only read.
-        let code = if user_status(statuses) { err::get(unsafe { &err::IN_STATUS }) } else { self.codes[i] };
-        request::fail_on(self.states[i].as_ref(), code)
+        let in_status = err::get(unsafe { &err::IN_STATUS });
+        request::fail_on(self.states[i].as_ref(), in_status).map_err(|f| f.raising(self.codes[i]))
     }
 
     /// After an error: what is still pending is reported as `MPI_ERR_PENDING`.

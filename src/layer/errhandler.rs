@@ -42,7 +42,7 @@ pub fn raise(name: &str, failure: Failure) -> c_int {
     }
     if let Some(f) = user_fn(eh) {
         let mut handle = h;
-        let mut code = failure.code;
+        let mut code = failure.handler_code();
         unsafe {
             transport::call_user_errhandler(
                 f as *mut c_void,
@@ -54,10 +54,10 @@ pub fn raise(name: &str, failure: Failure) -> c_int {
     }
     crate::say!(
         "MPIFT: {name}: {} (error code {}); the communicator's error handler is fatal: aborting",
-        error_text(failure.code),
-        failure.code
+        error_text(failure.handler_code()),
+        failure.handler_code()
     );
-    let exit = if (1..256).contains(&failure.code) { failure.code } else { 1 };
+    let exit = if (1..256).contains(&failure.handler_code()) { failure.handler_code() } else { 1 };
     unsafe { mpi::MPI_Abort(real, exit) };
     failure.code
 }
