@@ -270,6 +270,8 @@ for mpi in "${mpis[@]}"; do
       cmake -S examples/cmake-consumer -B "$work/cmake-other-$mpi" -DCMAKE_PREFIX_PATH="$prefix" -DMPI_C_COMPILER="$(command -v "$OTHER_MPICC")"
   fi
   t "$mpi: demo (master/worker) -n 5" make -s --no-print-directory demo-run MPI="$mpi"
+  # The README's example: rank 1 dies, the 3 survivors shrink and count 3, exit 0.
+  t "$mpi: README example (examples/readme_example.c) -n 4" sh -c "$MPICC $W $FT examples/readme_example.c -o $work/readme $LIBS && $(declare -f run); MPIEXEC=$MPIEXEC; run 4 $work/readme >$work/readme.out; rc=\$?; cat $work/readme.out; [ \$rc -eq 0 ] && [ \$(grep -c ', 3 ranks left\$' $work/readme.out) -eq 3 ] && grep -q MPIX_ERR_PROC_FAILED $work/readme.out"
   # Fault injection: one case per rule type, seeds, bit flips, legacy mapping.
   t "$mpi: fault injection (tests/inject/run.sh)" tests/inject/run.sh "$mpi"
   # Kill-point campaigns (docs/CAMPAIGN.md): the runner end to end, then sampled
