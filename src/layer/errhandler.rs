@@ -67,6 +67,9 @@ pub fn error_text(code: c_int) -> String {
     if let Some((_, text)) = CLASSES.iter().find(|(c, _)| *c == code) {
         return text.to_string();
     }
+    if let Some(text) = hinted_text(code) {
+        return text;
+    }
     let mut buf = vec![0 as c_char; transport::max_error_string() + 1];
     let mut len = 0;
     if unsafe { mpi::MPI_Error_string(code, buf.as_mut_ptr(), &mut len) } != 0 {
@@ -81,7 +84,8 @@ pub fn error_string(code: c_int, string: *mut c_char, resultlen: *mut c_int) -> 
     if string.is_null() || resultlen.is_null() {
         return Err(Failure::on_world(err::get(unsafe { &err::ARG })));
     }
-    let Some((_, text)) = CLASSES.iter().find(|(c, _)| *c == code) else {
+    let known = CLASSES.iter().find(|(c, _)| *c == code).map(|(_, t)| t.to_string()).or_else(|| hinted_text(code));
+    let Some(text) = known else {
         let rc = unsafe { mpi::MPI_Error_string(code, string, resultlen) };
         return if rc == 0 { Ok(()) } else { Err(Failure::on_world(rc)) };
     };
@@ -166,4 +170,33 @@ pub fn call(c: Sim_FT_MPI_Comm, code: c_int) -> Outcome {
     handles::comm_arg(c)?;
     raise("MPI_Comm_call_errhandler", Failure::on(c, code));
     Ok(())
+}
+
+/// Codes made by [`with_hint`]: the host's code, the hint's code, its text.
+static HINTED: Mutex<Vec<(c_int, c_int, String)>> = Mutex::new(Vec::new());
+
+/// The text of a code made by [`with_hint`] (MPIFT answers `MPI_Error_string`
+/// for it: MPICH 4.0 ignores `MPI_Add_error_string` for a code of a predefined class).
+fn hinted_text(code: c_int) -> Option<String> {
+    HINTED.lock().unwrap().iter().find(|h| h.1 == code).map(|h| h.2.clone())
+}
+
+/// A code of `code`'s class whose `MPI_Error_string` is `hint` followed by the
+/// host's text for `code` (made once per code with `MPI_Add_error_code`, so the
+/// host knows its class). `code` itself if the host refuses.
+pub fn with_hint(code: c_int, hint: &str) -> c_int {
+    if let Some(h) = HINTED.lock().unwrap().iter().find(|h| h.0 == code) {
+        return h.1;
+    }
+    let mut class = code;
+    let mut new = 0;
+    // SAFETY: int outs on this stack frame.
+    if unsafe { mpi::MPI_Error_class(code, &mut class) } != 0 || unsafe { mpi::MPI_Add_error_code(class, &mut new) } != 0 {
+        return code;
+    }
+    let text = format!("{hint} [{}]", error_text(code));
+    let max = transport::max_error_string().saturating_sub(1);
+    let text: String = text.chars().filter(|c| *c != '\0').take(max).collect();
+    HINTED.lock().unwrap().push((code, new, text));
+    new
 }

@@ -648,7 +648,7 @@ fn result(cr: &CommRef, code: c_int) -> Outcome {
 pub fn agree(c: Sim_FT_MPI_Comm, flag: *mut c_int) -> Outcome {
     let cr = handles::comm_arg(c)?;
     handles::check_out_ptr(flag, &cr)?;
-    if cr.foreign && !cr.inter {
+    if cr.foreign {
         return inter::agree_foreign(&cr, flag);
     }
     refuse_inter(&cr)?;

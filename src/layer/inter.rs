@@ -112,12 +112,14 @@ pub(crate) fn shrunk(members: &[u32], me: usize, sides: Sides, live: &[Rank], ta
     Ok(out)
 }
 
-/// `MPIX_Comm_agree` on an intracommunicator with members in another job's world
-/// (a merged spawn intercommunicator, the respawn pattern): no failure among
-/// them can be simulated (no news crosses jobs), so the agreement is the host's
-/// `MPI_Allreduce(BAND)` of the flags; `MPI_ERR_PROC_FAILED` if an unacknowledged
-/// failure of a member of this world is known. A dead member would leave the
-/// others inside the allreduce.
+/// `MPIX_Comm_agree` on a communicator with members in another job's world: a
+/// host spawn's intercommunicator (the check of the ULFM tutorial's
+/// `MPIX_Comm_replace`, HEAT's `jacobi_ulfm`) or its merge (the respawn
+/// pattern). No failure among them can be simulated (no news crosses jobs), so
+/// the agreement is the host's `MPI_Allreduce(BAND)` of the flags: on an
+/// intercommunicator that gives each group the other group's AND, as ULFM's
+/// agree does. `MPI_ERR_PROC_FAILED` if an unacknowledged failure of a member of
+/// this world is known. A dead member would leave the others inside the allreduce.
 pub(crate) fn agree_foreign(cr: &CommRef, flag: *mut c_int) -> Outcome {
     // SAFETY: checked non-null by the caller.
     let mine = unsafe { *flag };

@@ -171,6 +171,20 @@ struct App {
     procs: c_int,
 }
 
+/// A host spawn failed (Debian's MPICH under Hydra cannot spawn): the same error
+/// class, as a code of its own whose `MPI_Error_string` adds how to launch with
+/// spares, so a program that prints or aborts on the error tells its user
+/// (issue 33). MPIFT's own errors (a known failure, a revoke) pass unchanged.
+fn hint_spares(f: Failure) -> Failure {
+    if crate::ffi::errors::CLASSES.iter().any(|(c, _)| *c == f.code) {
+        return f;
+    }
+    Failure { code: crate::layer::errhandler::with_hint(f.code, SPARES_HINT), ..f }
+}
+
+const SPARES_HINT: &str = "MPIFT: the host MPI could not spawn; launch with MPIFT_SPARES=k and k more \
+processes (mpiexec -n <np+k>) to spawn from spares (docs/ARCHITECTURE.md, Spawn from spares)";
+
 /// `MPI_Comm_spawn`.
 #[allow(clippy::too_many_arguments)]
 pub fn spawn(
@@ -188,7 +202,7 @@ pub fn spawn(
         let desc = |cr: &_| describe::unless_inter(cr, || describe::MPI_Comm_spawn(cr, command as _, argv as _, maxprocs, info, root, errcodes as _));
         // SAFETY: the program's arguments, the real communicator of a checked handle.
         let call = |real, nc: &mut _| unsafe { mpi::MPI_Comm_spawn(command as _, argv, maxprocs, info, root, real, nc, errcodes) };
-        return hooks::comm_new_by_hand(c, intercomm, desc, call);
+        return hooks::comm_new_by_hand(c, intercomm, desc, call).map_err(hint_spares);
     }
     from_spares(|| vec![App { command, argv, procs: maxprocs }], root, c, intercomm, errcodes)
 }
@@ -216,7 +230,7 @@ pub fn spawn_multiple(
         };
         // SAFETY: the program's arguments, the real communicator of a checked handle.
         let call = |real, nc: &mut _| unsafe { mpi::MPI_Comm_spawn_multiple(count, commands, argvs, maxprocs, infos, root, real, nc, errcodes) };
-        return hooks::comm_new_by_hand(c, intercomm, desc, call);
+        return hooks::comm_new_by_hand(c, intercomm, desc, call).map_err(hint_spares);
     }
     let apps = || {
         (0..count.max(0) as usize)
