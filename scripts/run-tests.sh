@@ -263,6 +263,14 @@ for mpi in "${mpis[@]}"; do
   t "$mpi: CMake consumer loads the MPI library MPIFT was built with" \
     links_mpi_of "$prefix" "$work/cmake-$mpi/consumer" "$work/cmake-$mpi/consumer_cxx"
   t "$mpi: CMake consumer runs -n 2" sh -c "$(declare -f run); MPIEXEC=$MPIEXEC; run 2 $work/cmake-$mpi/consumer && run 2 $work/cmake-$mpi/consumer_cxx"
+  # The most common way: the MPI wrapper as the project's compiler (FindMPI then
+  # lists no MPI libraries; issue 33 found find_package(MPIFT) refusing it).
+  t "$mpi: CMake consumer with CC=$MPICC configures, builds and runs -n 2" \
+    sh -c "CC=$MPICC CXX=$MPICXX cmake -S examples/cmake-consumer -B $work/cmake-cc-$mpi -DCMAKE_PREFIX_PATH=$prefix >/dev/null && cmake --build $work/cmake-cc-$mpi && $(declare -f run); MPIEXEC=$MPIEXEC; run 2 $work/cmake-cc-$mpi/consumer && run 2 $work/cmake-cc-$mpi/consumer_cxx"
+  if command -v "$OTHER_MPICC" >/dev/null; then
+    t "$mpi: a CMake build with CC=$OTHER_MPICC stops with a clear message" expect_fail_with "was built for" \
+      sh -c "CC=$OTHER_MPICC cmake -S examples/cmake-consumer -B $work/cmake-other-cc-$mpi -DCMAKE_PREFIX_PATH=$prefix && cmake --build $work/cmake-other-cc-$mpi"
+  fi
   if command -v "$OTHER_MPICC" >/dev/null; then
     t "$mpi: a program built against $OTHER_MPICC fails with a clear message" \
       expect_fail_with "libmpift.a was built for" "$OTHER_MPICC" -I"$prefix/include/compat" -I"$prefix/include" tests/c/api_check.c -c -o "$work/x.o"
