@@ -580,6 +580,11 @@ int Sim_FT_MPI_Comm_get_errhandler(Sim_FT_MPI_Comm comm, MPI_Errhandler *errhand
 int Sim_FT_MPI_Comm_call_errhandler(Sim_FT_MPI_Comm comm, int errorcode);
 
 /*
+ Redirected `MPI_Errhandler_free`: implemented by MPIFT.
+ */
+int Sim_FT_MPI_Errhandler_free(MPI_Errhandler *errhandler);
+
+/*
  Redirected `MPI_Comm_spawn`: implemented by MPIFT.
  */
 int Sim_FT_MPI_Comm_spawn(const char *command,

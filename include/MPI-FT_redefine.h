@@ -285,6 +285,10 @@
 #define MPI_Comm_call_errhandler Sim_FT_MPI_Comm_call_errhandler
 #undef PMPI_Comm_call_errhandler
 #define PMPI_Comm_call_errhandler Sim_FT_MPI_Comm_call_errhandler
+#undef MPI_Errhandler_free
+#define MPI_Errhandler_free Sim_FT_MPI_Errhandler_free
+#undef PMPI_Errhandler_free
+#define PMPI_Errhandler_free Sim_FT_MPI_Errhandler_free
 #undef MPI_Comm_spawn
 #define MPI_Comm_spawn Sim_FT_MPI_Comm_spawn
 #undef PMPI_Comm_spawn

@@ -138,6 +138,16 @@ for mpi in "${mpis[@]}"; do
     done
   done
 
+  # MPI's reference semantics for error handlers and an idup's early handler
+  # (mpi4py's test_errhandler, test_exceptions, test_comm; issue 33).
+  t "$mpi: errhandler_refs builds (plain MPI)" $MPICC $W $NOCXX tests/c/errhandler_refs.c -o "$work/ehr_plain"
+  t "$mpi: errhandler_refs builds (include/compat)" $MPICC $W $FT tests/c/errhandler_refs.c -o "$work/ehr_compat" $LIBS
+  for np in 1 2; do
+    for way in plain compat; do
+      t "$mpi: errhandler_refs $way -n $np" run "$np" "$work/ehr_$way"
+    done
+  done
+
   # MPIFT's own allreduce (layer::allreduce) against results each rank computes,
   # beside the host's (plain MPI); odd sizes run the fold-in steps.
   t "$mpi: allreduce_check builds (plain MPI)" $MPICC $W $NOCXX tests/c/allreduce_check.c -o "$work/ar_plain"

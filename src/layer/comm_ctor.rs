@@ -49,6 +49,9 @@ struct PendingDup {
     real: Real<mpi::MPI_Comm>,
     request: Real<Sim_FT_MPI_Request>,
     errhandler: Real<MPI_Errhandler>,
+    /// The program set `errhandler` before the idup completed: the real
+    /// communicator gets it at registration.
+    errhandler_set: bool,
     id: u64,
 }
 
@@ -76,6 +79,7 @@ pub fn idup(c: Sim_FT_MPI_Comm, newcomm: *mut Sim_FT_MPI_Comm, req: *mut Sim_FT_
         real: Real(real),
         request: Real(r),
         errhandler,
+        errhandler_set: false,
         id,
     });
     ANY_PENDING.store(true, Ordering::Release);
@@ -101,8 +105,27 @@ pub fn adopt_pending(h: Sim_FT_MPI_Comm) -> Option<CommRef> {
     let p = pending.swap_remove(i);
     ANY_PENDING.store(!pending.is_empty(), Ordering::Release);
     drop(pending);
+    if p.errhandler_set {
+        // SAFETY: the completed idup's real communicator and a valid errhandler.
+        unsafe { mpi::MPI_Comm_set_errhandler(p.real.0, crate::layer::errhandler::real_for(p.errhandler.0)) };
+    }
     comm::adopt_at(h, p.real.0, p.errhandler, p.id);
     comm::lookup(h)
+}
+
+/// The error handler of an idup's communicator that is not usable yet: MPI lets
+/// a program set and get it at once (mpi4py's `Comm.Idup` sets one before the
+/// request completes). `f` reads or replaces it; None if `h` is no pending idup.
+pub fn with_pending_errhandler<T>(h: Sim_FT_MPI_Comm, f: impl FnOnce(&mut Real<MPI_Errhandler>) -> T) -> Option<T> {
+    if !ANY_PENDING.load(Ordering::Acquire) || h.is_null() {
+        return None;
+    }
+    let mut pending = PENDING.lock().unwrap();
+    let p = pending.iter_mut().find(|p| p.handle.0 == h)?;
+    let before = p.errhandler.0;
+    let out = f(&mut p.errhandler);
+    p.errhandler_set |= p.errhandler.0 != before;
+    Some(out)
 }
 
 /// Per (parent, group, tag): `MPI_Comm_create_group` calls so far. Every member of

@@ -8,7 +8,7 @@
 
 use crate::ffi::errors::{Failure, Outcome, CLASSES};
 use crate::ffi::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Comm_errhandler_function};
-use crate::layer::{comm, Real};
+use crate::layer::{comm, comm_ctor, Real};
 use crate::transport::{self, err, mpi};
 use mpi_sys::MPI_Errhandler;
 use std::os::raw::{c_char, c_int, c_void};
@@ -132,16 +132,26 @@ pub fn create(f: *mut Sim_FT_MPI_Comm_errhandler_function, out: *mut MPI_Errhand
     Ok(())
 }
 
+/// The handler the real communicator carries for the program's `eh` (see the
+/// module doc): a user handler's token, else `MPI_ERRORS_RETURN`.
+pub(crate) fn real_for(eh: MPI_Errhandler) -> MPI_Errhandler {
+    if user_fn(eh).is_some() {
+        eh
+    } else {
+        transport::errors_return()
+    }
+}
+
 /// `MPI_Comm_set_errhandler`.
 pub fn set(c: Sim_FT_MPI_Comm, eh: MPI_Errhandler) -> Outcome {
-    let cr = handles::comm_arg(c)?;
-    let real_eh = if user_fn(eh).is_some() {
-        eh
-    } else if is_predefined(eh) {
-        transport::errors_return()
-    } else {
+    if user_fn(eh).is_none() && !is_predefined(eh) {
         return Err(Failure::on(c, err::get(unsafe { &err::ARG })));
-    };
+    }
+    if comm_ctor::with_pending_errhandler(c, |h| *h = Real(eh)).is_some() {
+        return Ok(());
+    }
+    let cr = handles::comm_arg(c)?;
+    let real_eh = real_for(eh);
     let rc = unsafe { mpi::MPI_Comm_set_errhandler(cr.real, real_eh) };
     if rc != 0 {
         return Err(Failure::on(c, rc));
@@ -150,8 +160,60 @@ pub fn set(c: Sim_FT_MPI_Comm, eh: MPI_Errhandler) -> Outcome {
     Ok(())
 }
 
+/// References to user handlers that MPIFT handed out without the host's
+/// (`get` on an idup's communicator before it is usable): their free is MPIFT's.
+static UNBACKED: Mutex<Vec<Real<MPI_Errhandler>>> = Mutex::new(Vec::new());
+
+/// `MPI_Errhandler_free`. A predefined handler that [`get`] handed out carries no
+/// reference of the host's (the real communicator's handler is MPIFT's choice,
+/// not the program's), so freeing it only nulls the program's handle, as MPI
+/// allows (MPI-3.1 §8.3.4). Passing it to the host dropped a reference the host
+/// never gave: Open MPI refuses the last one (`MPI_ERR_ARG`, mpi4py's
+/// `test_exceptions`) and frees the predefined object before that (mpi4py's
+/// `testGetFree`: `free(): invalid pointer`). User handlers: the host's call.
+pub fn free(eh: *mut MPI_Errhandler) -> Outcome {
+    if eh.is_null() {
+        return Err(Failure::on_world(err::get(unsafe { &err::ARG })));
+    }
+    // SAFETY: checked non-null; the program's handle.
+    if is_predefined(unsafe { *eh }) {
+        // SAFETY: as above.
+        unsafe { *eh = transport::errhandler_null() };
+        return Ok(());
+    }
+    {
+        let mut unbacked = UNBACKED.lock().unwrap();
+        // SAFETY: as above.
+        if let Some(i) = unbacked.iter().position(|r| r.0 == unsafe { *eh }) {
+            unbacked.swap_remove(i);
+            // SAFETY: as above.
+            unsafe { *eh = transport::errhandler_null() };
+            return Ok(());
+        }
+    }
+    // SAFETY: as above; the host checks the handle itself.
+    let rc = unsafe { mpi::MPI_Errhandler_free(eh) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(Failure::on_world(rc))
+    }
+}
+
 /// `MPI_Comm_get_errhandler`.
 pub fn get(c: Sim_FT_MPI_Comm, out: *mut MPI_Errhandler) -> Outcome {
+    if let Some(eh) = comm_ctor::with_pending_errhandler(c, |h| h.0) {
+        if out.is_null() {
+            return Err(Failure::on_world(err::get(unsafe { &err::ARG })));
+        }
+        if user_fn(eh).is_some() {
+            // The program will free this reference; the host has not given it.
+            UNBACKED.lock().unwrap().push(Real(eh));
+        }
+        // SAFETY: checked non-null above.
+        unsafe { *out = eh };
+        return Ok(());
+    }
     let cr = handles::comm_arg(c)?;
     handles::check_out_ptr(out, &cr)?;
     let eh = comm::read(c, |st| st.errhandler.0).expect("looked up above");

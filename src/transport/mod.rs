@@ -29,6 +29,7 @@ extern "C" {
     static MPIFT_HOST_MPICH: c_int;
     fn mpift_create_noop_op(commute: c_int, op: *mut mpi::MPI_Op) -> c_int;
     static MPIFT_ERRORS_ABORT: MPI_Errhandler;
+    static MPIFT_ERRHANDLER_NULL: MPI_Errhandler;
     fn mpift_create_ft_keyval(keyval: *mut c_int) -> c_int;
     fn mpift_create_errhandler_token(errhandler: *mut MPI_Errhandler) -> c_int;
     fn mpift_call_user_errhandler(f: *mut c_void, comm: *mut c_void, code: *mut c_int);
@@ -86,6 +87,10 @@ pub fn errors_are_fatal() -> MPI_Errhandler {
 /// `MPI_ERRORS_ABORT` where the MPI has it (MPI-4), else `MPI_ERRORS_ARE_FATAL`.
 pub fn errors_abort() -> MPI_Errhandler {
     unsafe { MPIFT_ERRORS_ABORT }
+}
+pub fn errhandler_null() -> MPI_Errhandler {
+    // SAFETY: a constant the C shim initialised from the host's macro.
+    unsafe { MPIFT_ERRHANDLER_NULL }
 }
 pub fn group_empty() -> MPI_Group {
     unsafe { mpi::RSMPI_GROUP_EMPTY }
