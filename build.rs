@@ -85,6 +85,8 @@ struct Probe {
     flavour: &'static str,
     major: String,
     display: String,
+    /// The host's `MPI_ERR_LASTCODE`, as its header spells it.
+    lastcode: String,
 }
 
 /// Runs the preprocessor of `mpicc` over `cpp/mpift_probe.c` and reads the
@@ -102,21 +104,36 @@ fn probe_mpi(mpicc: &str, probe: &Path) -> Probe {
         .find(|l| l.starts_with("MPIFT_PROBE"))
         .expect("MPIFT_PROBE line missing from preprocessor output");
     let words: Vec<String> = line.split_whitespace().map(|w| w.trim_matches('"').to_string()).collect();
+    let lastcode = text
+        .lines()
+        .find_map(|l| l.strip_prefix("MPIFT_LASTCODE"))
+        .map(|v| v.trim().to_string())
+        .expect("MPIFT_LASTCODE line missing from preprocessor output");
+    let mut p = probe_words(&words);
+    p.lastcode = lastcode;
+    p
+}
+
+fn probe_words(words: &[String]) -> Probe {
+    let lastcode = String::new();
     match words.get(1).map(String::as_str) {
         Some("openmpi") => Probe {
             flavour: "openmpi",
             major: words[2].clone(),
             display: format!("Open MPI {}.{}.{}", words[2], words[3], words[4]),
+            lastcode,
         },
         Some("mpich") => Probe {
             flavour: "mpich",
             major: words[2].split('.').next().unwrap().to_string(),
             display: format!("MPICH {}", words[2]),
+            lastcode,
         },
         _ => Probe {
             flavour: "other",
             major: words.get(2).cloned().unwrap_or_default(),
             display: format!("MPI {}", words[2..].join(".")),
+            lastcode,
         },
     }
 }
@@ -136,7 +153,10 @@ fn config_header(p: &Probe, mpicc: &str) -> String {
          #ifndef MPIFT_CONFIG_H\n#define MPIFT_CONFIG_H\n\n\
          #define MPIFT_BUILT_FOR_MPI \"{display}\"\n\
          #define MPIFT_BUILT_FOR_FLAVOUR \"{flavour}\"\n\
-         #define MPIFT_BUILT_WITH_MPICC \"{mpicc}\"\n\n\
+         #define MPIFT_BUILT_WITH_MPICC \"{mpicc}\"\n\
+         /* The host's MPI_ERR_LASTCODE: MPIFT's ULFM classes go above it when it is\n\
+         \x20* small (MPI-FT.h, docs/ULFM-DIFFERENCES.md \"Error classes\"). */\n\
+         #define MPIFT_HOST_ERR_LASTCODE ({lastcode})\n\n\
          /* Handles differ between MPIs (int in MPICH, pointer in Open MPI; Open MPI 4 and 5\n\
          \x20* differ in layout): a program must use the MPI the library was built for. */\n\
          {check}\
@@ -144,5 +164,6 @@ fn config_header(p: &Probe, mpicc: &str) -> String {
          #endif\n\n#endif /* MPIFT_CONFIG_H */\n",
         display = p.display,
         flavour = p.flavour,
+        lastcode = p.lastcode,
     )
 }

@@ -601,6 +601,11 @@ pub fn redefine_header(funcs: &[Function], not_covered: &[(String, Vec<String>)]
     ] {
         let _ = writeln!(s, "#undef {from}\n#define {from} {to}");
     }
+    s.push_str(
+        "/* MPIFT's classes sit above a small host MPI_ERR_LASTCODE (MPI-FT.h): the last\n\
+         \x20* predefined code is then the last of them. */\n\
+         #if MPIFT_HOST_ERR_LASTCODE < 1000000\n#undef MPI_ERR_LASTCODE\n#define MPI_ERR_LASTCODE SIM_FT_ERR_REVOKED\n#endif\n",
+    );
     for m in [
         "OMPI_HAVE_MPI_EXT_FTMPI",
         "OMPI_HAVE_MPIX_COMM_GET_FAILED",

@@ -29,6 +29,25 @@
 /* Which MPI libmpift.a was built for; stops the build on a mismatch. */
 #include "mpift_config.h"
 
+/* ULFM's error classes. Where the host's MPI_ERR_LASTCODE is small (Open MPI:
+ * 92), just above it, and MPI-FT_redefine.h raises MPI_ERR_LASTCODE by 3, so
+ * every predefined class is at most MPI_ERR_LASTCODE as the standard asks; MPIFT
+ * reserves them with the host at MPI_Init, so MPI_Add_error_class never hands
+ * them out again. Else (MPICH: 0x3fffffff) fixed values below it, whose low 7
+ * bits (125-127) MPICH never uses as a class. docs/ULFM-DIFFERENCES.md. */
+#if MPIFT_HOST_ERR_LASTCODE < 1000000
+#define SIM_FT_ERR_BASE MPIFT_HOST_ERR_LASTCODE
+#else
+#define SIM_FT_ERR_BASE 1000060
+#endif
+/* A process involved in the operation has failed (ULFM MPI_ERR_PROC_FAILED). */
+#define SIM_FT_ERR_PROC_FAILED (SIM_FT_ERR_BASE + 1)
+/* A wildcard receive could match a failed process and cannot complete until the
+ * failure is acknowledged (ULFM MPI_ERR_PROC_FAILED_PENDING). */
+#define SIM_FT_ERR_PROC_FAILED_PENDING (SIM_FT_ERR_BASE + 2)
+/* The communicator was revoked (ULFM MPI_ERR_REVOKED). */
+#define SIM_FT_ERR_REVOKED (SIM_FT_ERR_BASE + 3)
+
 /* size_t (Sim_FT_Manipulate_bytes). */
 #include <stddef.h>
 
@@ -71,20 +90,9 @@ __attribute__((constructor)) static void Sim_FT_apply_tree_fanout_(void) { Sim_F
 
 
 /*
- A process involved in the operation has failed (ULFM `MPI_ERR_PROC_FAILED`).
+ Does the host leave room above its `MPI_ERR_LASTCODE` (see the module doc)?
  */
-#define SIM_FT_ERR_PROC_FAILED 1000061
-
-/*
- A wildcard receive could match a failed process and cannot complete until the
- failure is acknowledged (ULFM `MPI_ERR_PROC_FAILED_PENDING`).
- */
-#define SIM_FT_ERR_PROC_FAILED_PENDING 1000062
-
-/*
- The communicator was revoked (ULFM `MPI_ERR_REVOKED`).
- */
-#define SIM_FT_ERR_REVOKED 1000063
+#define ABOVE_HOST (HOST_LASTCODE < 1000000)
 
 /*
  The object a `Sim_FT_MPI_Comm` points to (opaque to C).

@@ -69,6 +69,12 @@
 #define MPI_FT Sim_FT_MPIX_FT_keyval
 #undef MPIX_FT
 #define MPIX_FT Sim_FT_MPIX_FT_keyval
+/* MPIFT's classes sit above a small host MPI_ERR_LASTCODE (MPI-FT.h): the last
+ * predefined code is then the last of them. */
+#if MPIFT_HOST_ERR_LASTCODE < 1000000
+#undef MPI_ERR_LASTCODE
+#define MPI_ERR_LASTCODE SIM_FT_ERR_REVOKED
+#endif
 #undef OMPI_HAVE_MPI_EXT_FTMPI
 #define OMPI_HAVE_MPI_EXT_FTMPI 1
 #undef OMPI_HAVE_MPIX_COMM_GET_FAILED

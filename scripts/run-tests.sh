@@ -148,6 +148,10 @@ for mpi in "${mpis[@]}"; do
     done
   done
 
+  # The ULFM error classes within MPI_ERR_LASTCODE, added classes beside them.
+  t "$mpi: error_classes builds (include/compat)" $MPICC $W $FT tests/c/error_classes.c -o "$work/ec_compat" $LIBS
+  t "$mpi: error_classes -n 2" run 2 "$work/ec_compat"
+
   # MPIFT's own allreduce (layer::allreduce) against results each rank computes,
   # beside the host's (plain MPI); odd sizes run the fold-in steps.
   t "$mpi: allreduce_check builds (plain MPI)" $MPICC $W $NOCXX tests/c/allreduce_check.c -o "$work/ar_plain"

@@ -262,3 +262,27 @@ pub fn with_hint(code: c_int, hint: &str) -> c_int {
     HINTED.lock().unwrap().push((code, new, text));
     new
 }
+
+/// At `MPI_Init`, where MPIFT's classes sit above the host's `MPI_ERR_LASTCODE`
+/// (ffi::errors): takes the same three values from the host with
+/// `MPI_Add_error_class`, so it never hands them out to the program and its
+/// `MPI_LASTUSEDCODE` counts them. A host that answers other values (none seen)
+/// is said aloud: the program's added classes could then equal MPIFT's.
+pub fn reserve_classes() {
+    if !crate::ffi::errors::ABOVE_HOST {
+        return;
+    }
+    for (want, text) in CLASSES {
+        let mut got: c_int = -1;
+        // SAFETY: an int out on this frame.
+        let rc = unsafe { mpi::MPI_Add_error_class(&mut got) };
+        if rc != 0 || got != want {
+            crate::say!("MPIFT: MPI_Init: the host MPI gave error class {got} (rc {rc}), not {want}: added classes may equal MPIFT's ULFM classes");
+            return;
+        }
+        let mut bytes: Vec<u8> = text.bytes().take(transport::max_error_string().saturating_sub(1)).collect();
+        bytes.push(0);
+        // SAFETY: a NUL-terminated string the host copies.
+        unsafe { mpi::MPI_Add_error_string(got, bytes.as_ptr() as *const c_char) };
+    }
+}
