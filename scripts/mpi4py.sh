@@ -46,6 +46,17 @@ since() { local ms=$(($(now_ms) - $1)); printf '%d.%d' $((ms / 1000)) $((ms % 10
 die() { echo "mpi4py.sh: $*" >&2; exit 2; }
 note() { echo "mpi4py.sh: $*" >&2; }
 
+# A python3 that can make venvs and build C extensions (Debian: python3-venv, python3-dev).
+python_ready() {
+  "$PYTHON" -c 'import venv, ensurepip, os, sysconfig
+assert os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h"))' 2>/dev/null && return 0
+  local SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  note "installing python3-venv python3-dev"
+  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+    python3 python3-venv python3-dev >/dev/null
+}
+
 # The sdist, downloaded once; an unpacked copy whose test/ the runs use.
 sdist() {
   local f=$cache/mpi4py-$VERSION.tar.gz
@@ -130,6 +141,7 @@ ext_path() { # the installed extension module file (without importing it)
 build() {
   local mpi=$1 mode=$2 dir=$cache/$2-$1 key t0 lib sum
   mpi_host "$mpi" || die "unknown MPI '$mpi'"
+  python_ready || die "$PYTHON cannot make venvs or build C extensions"
   sdist >/dev/null
   t0=$(now_ms)
   case $mode in
