@@ -142,9 +142,13 @@ for mpi in "${mpis[@]}"; do
   # (mpi4py's test_errhandler, test_exceptions, test_comm; issue 33).
   t "$mpi: errhandler_refs builds (plain MPI)" $MPICC $W $NOCXX tests/c/errhandler_refs.c -o "$work/ehr_plain"
   t "$mpi: errhandler_refs builds (include/compat)" $MPICC $W $FT tests/c/errhandler_refs.c -o "$work/ehr_compat" $LIBS
+  # Waitsome/Testsome statuses in completion order (mpi4py's testWaitSomeRecv).
+  t "$mpi: waitsome_status builds (plain MPI)" $MPICC $W $NOCXX tests/c/waitsome_status.c -o "$work/wss_plain"
+  t "$mpi: waitsome_status builds (include/compat)" $MPICC $W $FT tests/c/waitsome_status.c -o "$work/wss_compat" $LIBS
   for np in 1 2; do
     for way in plain compat; do
       t "$mpi: errhandler_refs $way -n $np" run "$np" "$work/ehr_$way"
+      t "$mpi: waitsome_status $way -n $np" run "$np" "$work/wss_$way"
     done
   done
 
