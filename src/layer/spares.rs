@@ -176,7 +176,13 @@ struct App {
 /// spares, so a program that prints or aborts on the error tells its user
 /// (issue 33). MPIFT's own errors (a known failure, a revoke) pass unchanged.
 fn hint_spares(f: Failure) -> Failure {
-    if crate::ffi::errors::CLASSES.iter().any(|(c, _)| *c == f.code) {
+    let mut class = f.code;
+    // SAFETY: an int out on this frame.
+    unsafe { mpi::MPI_Error_class(f.code, &mut class) };
+    // Only what the host's spawn itself reports (MPICH: OTHER; Open MPI: SPAWN);
+    // argument errors, failures and revokes pass unchanged.
+    // SAFETY: error codes the host set at MPI_Init, only read.
+    if class != err::get(unsafe { &err::SPAWN }) && class != err::get(unsafe { &err::OTHER }) {
         return f;
     }
     Failure { code: crate::layer::errhandler::with_hint(f.code, SPARES_HINT), ..f }
