@@ -143,9 +143,8 @@ fn finish(st: &ReqState, status: &MPI_Status, rc: c_int) -> c_int {
         return status.MPI_ERROR;
     }
     // A dead rank drains a message only once its news is in the sender's window
-    // (layer::zombie::drain_comm), so a send it completed sees the death here: read
-    // it (one load when nothing is new). Without this, a synchronous send that only
-    // the drain matched returned success (Fenix's test/issend, 1 run in 4).
+    // (zombie::drain_comm): read it (one load when nothing is new), or an Issend
+    // only the drain matched succeeded (Fenix's test/issend, 1 run in 4).
     if st.kind == Kind::P2pStart && !st.recv && st.nth > 0 && (news::refresh() || !comm::calm()) {
         // A send whose destination died: delivered only if the dead rank had
         // received this many messages from here while alive; otherwise its drain
@@ -520,9 +519,7 @@ impl Batch {
             }
             let i = idx[w];
             self.reals[i] = reals[w];
-            // MPI_Waitsome's statuses follow the order of `which`, not of the
-            // requests (MPI-3.1 §3.7.5); reading sts[w] gave mpi4py's
-            // testWaitSomeRecv an empty status, so no message.
+            // Statuses follow `which`, not the requests (MPI-3.1 §3.7.5).
             self.statuses[i] = sts[j];
             self.complete(i, if rc != 0 { sts[j].MPI_ERROR } else { 0 });
             got.push(i);
