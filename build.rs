@@ -109,13 +109,10 @@ fn probe_mpi(mpicc: &str, probe: &Path) -> Probe {
         .find_map(|l| l.strip_prefix("MPIFT_LASTCODE"))
         .map(|v| v.trim().to_string())
         .expect("MPIFT_LASTCODE line missing from preprocessor output");
-    let mut p = probe_words(&words);
-    p.lastcode = lastcode;
-    p
+    probe_words(&words, lastcode)
 }
 
-fn probe_words(words: &[String]) -> Probe {
-    let lastcode = String::new();
+fn probe_words(words: &[String], lastcode: String) -> Probe {
     match words.get(1).map(String::as_str) {
         Some("openmpi") => Probe {
             flavour: "openmpi",

@@ -23,7 +23,7 @@ const HOST_LASTCODE: i64 = mpi_sys::MPI_ERR_LASTCODE as i64;
 /// Does the host leave room above its `MPI_ERR_LASTCODE` (see the module doc)?
 pub const ABOVE_HOST: bool = HOST_LASTCODE < 1_000_000;
 /// MPIFT's classes are `ERR_BASE` + 1, 2, 3 (MPI-FT.h: `SIM_FT_ERR_BASE`).
-pub const ERR_BASE: c_int = if ABOVE_HOST { HOST_LASTCODE as c_int } else { 1_000_060 };
+const ERR_BASE: c_int = if ABOVE_HOST { HOST_LASTCODE as c_int } else { 1_000_060 };
 /// A process involved in the operation has failed (ULFM `MPI_ERR_PROC_FAILED`).
 pub const SIM_FT_ERR_PROC_FAILED: c_int = ERR_BASE + 1;
 /// A wildcard receive could match a failed process and cannot complete until the

@@ -48,10 +48,9 @@ struct PendingDup {
     handle: Real<Sim_FT_MPI_Comm>,
     real: Real<mpi::MPI_Comm>,
     request: Real<Sim_FT_MPI_Request>,
+    /// The program's handler, which it may set before the idup completes: the
+    /// real communicator gets it at registration.
     errhandler: Real<MPI_Errhandler>,
-    /// The program set `errhandler` before the idup completed: the real
-    /// communicator gets it at registration.
-    errhandler_set: bool,
     id: u64,
 }
 
@@ -79,7 +78,6 @@ pub fn idup(c: Sim_FT_MPI_Comm, newcomm: *mut Sim_FT_MPI_Comm, req: *mut Sim_FT_
         real: Real(real),
         request: Real(r),
         errhandler,
-        errhandler_set: false,
         id,
     });
     ANY_PENDING.store(true, Ordering::Release);
@@ -105,10 +103,8 @@ pub fn adopt_pending(h: Sim_FT_MPI_Comm) -> Option<CommRef> {
     let p = pending.swap_remove(i);
     ANY_PENDING.store(!pending.is_empty(), Ordering::Release);
     drop(pending);
-    if p.errhandler_set {
-        // SAFETY: the completed idup's real communicator and a valid errhandler.
-        unsafe { mpi::MPI_Comm_set_errhandler(p.real.0, crate::layer::errhandler::real_for(p.errhandler.0)) };
-    }
+    // SAFETY: the completed idup's real communicator and a valid errhandler.
+    unsafe { mpi::MPI_Comm_set_errhandler(p.real.0, crate::layer::errhandler::real_for(p.errhandler.0)) };
     comm::adopt_at(h, p.real.0, p.errhandler, p.id);
     comm::lookup(h)
 }
@@ -122,10 +118,7 @@ pub fn with_pending_errhandler<T>(h: Sim_FT_MPI_Comm, f: impl FnOnce(&mut Real<M
     }
     let mut pending = PENDING.lock().unwrap();
     let p = pending.iter_mut().find(|p| p.handle.0 == h)?;
-    let before = p.errhandler.0;
-    let out = f(&mut p.errhandler);
-    p.errhandler_set |= p.errhandler.0 != before;
-    Some(out)
+    Some(f(&mut p.errhandler))
 }
 
 /// Per (parent, group, tag): `MPI_Comm_create_group` calls so far. Every member of

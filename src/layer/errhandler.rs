@@ -40,9 +40,10 @@ pub fn raise(name: &str, failure: Failure) -> c_int {
     if eh == transport::errors_return() {
         return failure.code;
     }
+    let raised = failure.handler_code();
     if let Some(f) = user_fn(eh) {
         let mut handle = h;
-        let mut code = failure.handler_code();
+        let mut code = raised;
         unsafe {
             transport::call_user_errhandler(
                 f as *mut c_void,
@@ -54,10 +55,10 @@ pub fn raise(name: &str, failure: Failure) -> c_int {
     }
     crate::say!(
         "MPIFT: {name}: {} (error code {}); the communicator's error handler is fatal: aborting",
-        error_text(failure.handler_code()),
-        failure.handler_code()
+        error_text(raised),
+        raised
     );
-    let exit = if (1..256).contains(&failure.handler_code()) { failure.handler_code() } else { 1 };
+    let exit = if (1..256).contains(&raised) { raised } else { 1 };
     unsafe { mpi::MPI_Abort(real, exit) };
     failure.code
 }
