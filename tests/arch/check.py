@@ -1,0 +1,1217 @@
+#!/usr/bin/env python3
+"""House rules of MPIFT's Rust sources (issue 34), checked in `make test`.
+
+Reads the hand-written Rust under src/ (generated code lives in OUT_DIR) and
+prints one line per violation, `path:line: rule: detail`, then exits 1; prints
+nothing and exits 0 when the tree keeps the rules:
+
+  folder-doc       every top-level folder of src/ (and a top-level `src/x.rs`)
+                   is a unit whose mod.rs opens with `//!` docs, one of them
+                   `//! May import: a, b.` (or `//! May import: nothing.`)
+                   naming only existing units.  A folder one level down whose
+                   mod.rs has such a line is a unit of its own, `parent::sub`.
+  import-up        a `crate::<unit>` path (in `use`, in code, in `use
+                   crate::{..}` groups) or a `super::super::..` path that
+                   reaches a unit which is neither the file's own unit nor in
+                   its unit's May-import list.  src/lib.rs may reach anything.
+  layer-cycle      the declared May-import graph has a cycle.
+  unsafe-without-safety
+                   an `unsafe {` block or `unsafe impl` without a `// SAFETY:`
+                   comment of 15+ characters of reason on its line or in the
+                   comment lines right above its line or above the first line
+                   of the statement (match arm, field) that holds it.
+  host-mpi-outside-transport
+                   outside src/transport/: `mpi_sys`, `mpi::MPI_*`, an alias
+                   of the bindings (`use mpi_sys as X` -> `X::`, transport's
+                   re-export `crate::transport::mpi` -> `mpi::`), or a bare
+                   `MPI_Xxx(` call to a function MPIFT does not define itself.
+  file-too-long    a file over 600 lines.
+  fn-too-long      a fn whose span (line of `fn` to its closing brace) is over
+                   80 lines.
+
+Usage:
+  python3 tests/arch/check.py [--src DIR]        check (exit 1 on violations)
+  python3 tests/arch/check.py --summary          counts per rule and per unit (exit 0)
+  python3 tests/arch/check.py --svg FILE         also draw the layers as SVG
+
+Python 3 standard library only.
+"""
+
+import argparse
+import bisect
+import math
+import os
+import re
+import sys
+from collections import defaultdict
+
+MAX_FILE_LINES = 600
+MAX_FN_LINES = 80
+MIN_SAFETY_REASON = 15
+TRANSPORT = "transport"  # the one unit that may touch the host MPI bindings
+HOST_CRATE = "mpi_sys"
+
+RULES = [
+    "folder-doc",
+    "import-up",
+    "layer-cycle",
+    "unsafe-without-safety",
+    "host-mpi-outside-transport",
+    "file-too-long",
+    "fn-too-long",
+]
+
+IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+IDENT_CH = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+# ---------------------------------------------------------------------------
+# Lexing: blank out comments and literals, keep every offset and newline.
+# ---------------------------------------------------------------------------
+
+class Source:
+    """One .rs file: `code` is the text with comments, strings and char
+    literals replaced by spaces (quotes kept, newlines kept, so offsets and
+    line numbers are those of the file); `comments[line]` lists the text of
+    the comments on that line (markers stripped)."""
+
+    def __init__(self, path, rel, text):
+        self.path = path
+        self.rel = rel
+        self.text = text
+        self.code, self.comments = mask(text)
+        self.line_starts = [0]
+        for i, ch in enumerate(text):
+            if ch == "\n":
+                self.line_starts.append(i + 1)
+        self.code_lines = self.code.split("\n")
+        self.nlines = len(text.splitlines())
+        self._pairs = None
+        self._braces = None
+        self._attr_lines = None
+
+    def line_of(self, off):
+        return bisect.bisect_right(self.line_starts, off)  # 1-based
+
+    def line_code(self, ln):
+        return self.code_lines[ln - 1] if 1 <= ln <= len(self.code_lines) else ""
+
+    # Brackets of the masked code: open offset -> close offset (and back).
+    def pairs(self):
+        if self._pairs is None:
+            match, stack = {}, []
+            closer = {")": "(", "]": "[", "}": "{"}
+            for i, ch in enumerate(self.code):
+                if ch in "([{":
+                    stack.append((ch, i))
+                elif ch in ")]}":
+                    # unbalanced input (should not compile): unwind to a match
+                    while stack and stack[-1][0] != closer[ch]:
+                        stack.pop()
+                    if stack:
+                        _, o = stack.pop()
+                        match[o] = i
+                        match[i] = o
+            self._pairs = match
+        return self._pairs
+
+    def braces(self):
+        """List of (open, close) offsets of `{ }` pairs, by open offset."""
+        if self._braces is None:
+            p = self.pairs()
+            self._braces = sorted((o, c) for o, c in p.items() if o < c and self.code[o] == "{")
+        return self._braces
+
+    def enclosing_brace(self, off):
+        best = None
+        for o, c in self.braces():
+            if o >= off:
+                break
+            if c > off:
+                best = (o, c)
+        return best
+
+    def attribute_lines(self):
+        """Lines whose code is only (part of) `#[..]` / `#![..]` attributes."""
+        if self._attr_lines is None:
+            inside = bytearray(len(self.code))
+            p = self.pairs()
+            for m in re.finditer(r"#\s*!?\s*\[", self.code):
+                o = m.end() - 1
+                c = p.get(o)
+                if c is not None and c > o:
+                    for i in range(m.start(), c + 1):
+                        inside[i] = 1
+            lines = set()
+            for ln in range(1, len(self.code_lines) + 1):
+                start = self.line_starts[ln - 1]
+                s = self.code_lines[ln - 1]
+                chars = [start + i for i, ch in enumerate(s) if not ch.isspace()]
+                if chars and all(inside[i] for i in chars):
+                    lines.add(ln)
+            self._attr_lines = lines
+        return self._attr_lines
+
+
+def _comment_text(raw):
+    """Strip comment markers: `// x`, `/// x`, `//! x`, `/* x */`, ` * x`."""
+    t = raw.strip()
+    for pre in ("///", "//!", "//", "/**", "/*!", "/*"):
+        if t.startswith(pre):
+            t = t[len(pre):]
+            break
+    if t.endswith("*/"):
+        t = t[:-2]
+    t = t.strip()
+    if t.startswith("*") and not t.startswith("*/"):
+        t = t[1:].strip()
+    return t
+
+
+def mask(text):
+    """Return (code, comments) for Rust source `text` (see Source)."""
+    out = list(text)
+    comments = defaultdict(list)
+    n = len(text)
+    line = 1
+    i = 0
+
+    def blank(a, b):
+        for k in range(a, b):
+            if out[k] != "\n":
+                out[k] = " "
+
+    while i < n:
+        ch = text[i]
+        if ch == "\n":
+            line += 1
+            i += 1
+            continue
+        nxt = text[i + 1] if i + 1 < n else ""
+        # line comment (also /// and //!)
+        if ch == "/" and nxt == "/":
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            comments[line].append(_comment_text(text[i:j]))
+            blank(i, j)
+            i = j
+            continue
+        # block comment, nested
+        if ch == "/" and nxt == "*":
+            depth, j = 1, i + 2
+            while j < n and depth:
+                if text.startswith("/*", j):
+                    depth += 1
+                    j += 2
+                elif text.startswith("*/", j):
+                    depth -= 1
+                    j += 2
+                else:
+                    j += 1
+            for k, piece in enumerate(text[i:j].split("\n")):
+                t = _comment_text(piece)
+                if t:
+                    comments[line + k].append(t)
+            line += text.count("\n", i, j)
+            blank(i, j)
+            i = j
+            continue
+        prev = text[i - 1] if i else ""
+        # raw strings r"..", r#".."#, br#".."#, cr".."
+        if ch == "r" and (prev not in IDENT_CH or (prev in "bc" and (i < 2 or text[i - 2] not in IDENT_CH))):
+            j = i + 1
+            while j < n and text[j] == "#":
+                j += 1
+            if j < n and text[j] == '"':
+                hashes = j - i - 1
+                end = text.find('"' + "#" * hashes, j + 1)
+                end = n if end < 0 else end + 1 + hashes
+                line += text.count("\n", i, end)
+                blank(i + 1, end)
+                out[j] = '"'
+                out[end - 1] = '"'
+                i = end
+                continue
+        # strings (b".." and c".." keep their prefix as an identifier char)
+        if ch == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            end = min(j + 1, n)
+            line += text.count("\n", i, end)
+            blank(i + 1, end - 1)
+            i = end
+            continue
+        # char literals vs lifetimes / labels
+        if ch == "'":
+            if nxt == "\\":
+                j = i + 3  # skip the escaped character
+                while j < n and text[j] != "'" and text[j] != "\n":
+                    j += 1
+                if j < n and text[j] == "'":
+                    blank(i + 1, j)
+                    i = j + 1
+                    continue
+            elif i + 2 < n and text[i + 2] == "'" and nxt != "\n":
+                blank(i + 1, i + 2)
+                i += 3
+                continue
+            i += 1  # a lifetime or a label: leave as code
+            continue
+        i += 1
+    return "".join(out), comments
+
+
+# ---------------------------------------------------------------------------
+# Paths: `crate::a::{b, c::d}` and `super::super::x` trees in masked code.
+# ---------------------------------------------------------------------------
+
+_TOK = re.compile(r"\s*(::|" + IDENT + r"|\S)")
+
+
+def _next(code, pos):
+    m = _TOK.match(code, pos)
+    if not m:
+        return None, pos
+    return m.group(1), m.end()
+
+
+def parse_tree(code, pos, prefix):
+    """Parse a path / use tree starting at `pos` (just after the leading
+    segments `prefix`, expecting `::`).  Returns [(segments, rename)], with a
+    trailing `self` dropped and `*` kept as a segment."""
+    results = []
+    segs = list(prefix)
+    while True:
+        tok, p = _next(code, pos)
+        if tok != "::":
+            break
+        tok, p2 = _next(code, p)
+        if tok == "{":
+            pos = p2
+            while True:
+                tok, p3 = _next(code, pos)
+                if tok == "}" or tok is None:
+                    pos = p3
+                    break
+                if tok == ",":
+                    pos = p3
+                    continue
+                if tok == "*":
+                    results.append((segs + ["*"], None))
+                    pos = p3
+                    continue
+                if tok == "{" or not re.match(IDENT, tok):
+                    pos = p3  # unexpected; skip it
+                    continue
+                sub, pos = parse_tree(code, p3, segs + [tok])
+                results.extend(sub)
+            return results, pos
+        if tok == "*":
+            results.append((segs + ["*"], None))
+            return results, p2
+        if tok is None or not re.fullmatch(IDENT, tok):
+            break  # turbofish `::<`, etc.
+        segs.append(tok)
+        pos = p2
+    rename = None
+    tok, p = _next(code, pos)
+    if tok == "as":
+        tok2, p2 = _next(code, p)
+        if tok2 and re.fullmatch(IDENT, tok2):
+            rename, pos = tok2, p2
+    if segs and segs[-1] == "self":
+        segs = segs[:-1]
+    results.append((segs, rename))
+    return results, pos
+
+
+# ---------------------------------------------------------------------------
+# The tree: files, units, May-import lines.
+# ---------------------------------------------------------------------------
+
+MAY_RE = re.compile(r"^\s*//!\s*May import:\s*(.*)$")
+
+
+class Unit:
+    def __init__(self, name, doc_rel, doc_src):
+        self.name = name
+        self.doc_rel = doc_rel  # e.g. src/engine/mod.rs, or None if missing
+        self.doc_src = doc_src
+        self.may = None  # list of names, None when there is no line
+        self.may_line = 1
+        self.job = ""
+        self.files = []
+
+
+def module_path(rel_in_src):
+    """src-relative file path -> module segments (lib.rs -> [])."""
+    parts = rel_in_src[:-3].split("/")
+    if parts[-1] == "mod" or (len(parts) == 1 and parts[0] in ("lib", "main")):
+        parts = parts[:-1]
+    return parts
+
+
+class Tree:
+    def __init__(self, src_dir):
+        self.src_dir = os.path.abspath(src_dir)
+        self.root = os.path.dirname(self.src_dir)
+        self.sources = []  # Source
+        self.modpath = {}  # rel -> segments
+        for dirpath, dirnames, filenames in os.walk(self.src_dir):
+            dirnames.sort()
+            for fn in sorted(filenames):
+                if fn.endswith(".rs"):
+                    path = os.path.join(dirpath, fn)
+                    rel = os.path.relpath(path, self.root).replace(os.sep, "/")
+                    with open(path, encoding="utf-8", errors="replace") as f:
+                        src = Source(path, rel, f.read())
+                    self.sources.append(src)
+                    self.modpath[rel] = module_path(os.path.relpath(path, self.src_dir).replace(os.sep, "/"))
+        self.by_rel = {s.rel: s for s in self.sources}
+        self.src_rel = os.path.relpath(self.src_dir, self.root).replace(os.sep, "/")
+        self.units = {}
+        self._find_units()
+        for s in self.sources:
+            u = self.unit_of_file(s.rel)
+            if u in self.units:
+                self.units[u].files.append(s)
+
+    def _doc_file(self, parts):
+        base = "/".join([self.src_rel] + parts)
+        for cand in (base + "/mod.rs", base + ".rs"):
+            if cand in self.by_rel:
+                return cand
+        return None
+
+    def _find_units(self):
+        tops = set()
+        for s in self.sources:
+            mp = self.modpath[s.rel]
+            if mp:
+                tops.add(mp[0])
+        for top in sorted(tops):
+            doc = self._doc_file([top])
+            u = Unit(top, doc, self.by_rel.get(doc))
+            read_doc(u)
+            self.units[top] = u
+        # folders one level down that declare their own May-import line
+        for s in self.sources:
+            mp = self.modpath[s.rel]
+            if len(mp) == 2 and os.path.isdir(os.path.join(self.src_dir, mp[0], mp[1])):
+                doc = self._doc_file(mp)
+                if doc == s.rel:
+                    u = Unit(mp[0] + "::" + mp[1], doc, s)
+                    read_doc(u)
+                    if u.may is not None:
+                        self.units[u.name] = u
+
+    def unit_of_segments(self, segs):
+        """Absolute module segments -> unit name, or None for root items."""
+        if not segs or segs[0] not in self.units:
+            return None
+        if len(segs) >= 2 and segs[0] + "::" + segs[1] in self.units:
+            return segs[0] + "::" + segs[1]
+        return segs[0]
+
+    def unit_of_file(self, rel):
+        mp = self.modpath[rel]
+        return self.unit_of_segments(mp) or "(root)"
+
+
+def read_doc(u):
+    """Fill u.may, u.may_line, u.job from the opening `//!` lines."""
+    if u.doc_src is None:
+        return
+    lines = u.doc_src.text.split("\n")
+    for i, line in enumerate(lines):
+        t = line.strip()
+        if not t:
+            continue
+        if t.startswith("//!"):
+            body = t[3:].strip()
+            if not u.job and body:
+                u.job = body
+            m = MAY_RE.match(line)
+            if m and u.may is None:
+                u.may = parse_may(m.group(1))
+                u.may_line = i + 1
+            continue
+        if t.startswith("//") or t.startswith("#!"):
+            continue
+        break
+
+
+def parse_may(text):
+    text = text.split(".")[0].strip()
+    if text.strip("` ").lower() == "nothing":
+        return []
+    names = []
+    for part in re.split(r",|\band\b", text):
+        p = part.strip().strip("`").strip()
+        if p.startswith("crate::"):
+            p = p[len("crate::"):]
+        if p:
+            names.append(p)
+    return names
+
+
+# ---------------------------------------------------------------------------
+# The checks.
+# ---------------------------------------------------------------------------
+
+class Result:
+    def __init__(self):
+        self.violations = []  # (rel, line, rule, detail)
+        self.refs = []  # (rel, line, from_unit, to_unit, ok)
+        self.unsafe = []  # (rel, line, kind, ok)
+        self.host = []  # (rel, line, text)
+        self.fns = []  # (rel, line, name, span)
+
+    def add(self, rel, line, rule, detail):
+        self.violations.append((rel, line, rule, detail))
+
+
+def check_folders(tree, res):
+    for name, u in sorted(tree.units.items()):
+        if u.doc_src is None:
+            res.add(tree.src_rel + "/" + name, 1, "folder-doc", "folder has no mod.rs to declare its layer in")
+            continue
+        first = next((ln for ln in u.doc_src.text.split("\n") if ln.strip()), "")
+        if not first.strip().startswith("//!"):
+            res.add(u.doc_rel, 1, "folder-doc", "mod.rs must open with `//!` doc comments saying the folder's job")
+        if u.may is None:
+            res.add(u.doc_rel, 1, "folder-doc",
+                    "no `//! May import: a, b.` line (or `//! May import: nothing.`) in the opening docs")
+            continue
+        for m in u.may:
+            if m not in tree.units:
+                res.add(u.doc_rel, u.may_line, "folder-doc", "May import names `%s`, which is no folder of %s/"
+                        % (m, tree.src_rel))
+
+
+def declared_graph(tree):
+    return {n: [m for m in (u.may or []) if m in tree.units and m != n] for n, u in tree.units.items()}
+
+
+def check_cycles(tree, res):
+    g = declared_graph(tree)
+    # Tarjan's strongly connected components
+    index, low, on, stack, comps = {}, {}, set(), [], []
+    counter = [0]
+
+    def strong(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in g[v]:
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            comps.append(comp)
+
+    for v in sorted(g):
+        if v not in index:
+            strong(v)
+    for comp in comps:
+        if len(comp) < 2:
+            continue
+        members = set(comp)
+        start = min(comp)
+        # a shortest cycle through `start`, by breadth-first search
+        prev, frontier, found = {start: None}, [start], None
+        while frontier and found is None:
+            nxt = []
+            for v in frontier:
+                for w in sorted(g[v]):
+                    if w == start:
+                        found = v
+                        break
+                    if w in members and w not in prev:
+                        prev[w] = v
+                        nxt.append(w)
+                if found is not None:
+                    break
+            frontier = nxt
+        path, v = [], found
+        while v is not None:
+            path.append(v)
+            v = prev[v]
+        path.reverse()
+        cyc = " -> ".join(path + [start])
+        u = tree.units[start]
+        res.add(u.doc_rel, u.may_line, "layer-cycle", "declared May-import lines form a cycle: %s" % cyc)
+
+
+def inline_mods(src):
+    """[(open, close, name)] of `mod name { .. }` in the file."""
+    p = src.pairs()
+    out = []
+    for m in re.finditer(r"\bmod\s+(" + IDENT + r")\s*\{", src.code):
+        o = m.end() - 1
+        if o in p:
+            out.append((o, p[o], m.group(1)))
+    return out
+
+
+def paths_in(tree, src):
+    """Every crate path in the file: [(offset, absolute segments, rename, leading)]
+    with `super` resolved; `leading` is 'crate' or 'super'."""
+    code = src.code
+    base = tree.modpath[src.rel]
+    mods = inline_mods(src)
+    found = []
+    for m in re.finditer(r"\$?\b(crate|super)\s*::", code):
+        start = m.start()
+        if _before(code, start).endswith("::"):
+            continue  # not leading: `self::super::`, `a::crate` (not Rust)
+        word = m.group(1)
+        after_kw = m.start(1) + len(word)
+        items, _ = parse_tree(code, after_kw, [word])
+        for segs, rename in items:
+            if word == "crate":
+                absolute = segs[1:]
+            else:
+                here = list(base) + [nm for (o, c, nm) in mods if o < start < c]
+                k = 0
+                while k < len(segs) and segs[k] == "super":
+                    k += 1
+                if k > len(here):
+                    continue
+                absolute = here[:len(here) - k] + segs[k:]
+            found.append((start, absolute, rename, word))
+    return found
+
+
+def check_imports(tree, res):
+    for src in tree.sources:
+        frm = tree.unit_of_file(src.rel)
+        if frm == "(root)":
+            continue
+        may = tree.units[frm].may or []
+        for off, absolute, _rename, _lead in paths_in(tree, src):
+            to = tree.unit_of_segments(absolute)
+            if to is None or to == frm:
+                continue
+            ok = to in may
+            line = src.line_of(off)
+            res.refs.append((src.rel, line, frm, to, ok))
+            if not ok:
+                listed = ", ".join(may) if may else "nothing"
+                res.add(src.rel, line, "import-up", "`%s` reaches `crate::%s` (%s may import: %s)"
+                        % (frm, to, frm, listed))
+
+
+def _statement_start(src, off):
+    """Offset of the first code of the statement, match arm or field holding
+    `off`: after the last `;` `,` or closed `{..}` at the level of the
+    innermost enclosing brace."""
+    code = src.code
+    enc = src.enclosing_brace(off)
+    i = enc[0] + 1 if enc else 0
+    boundary = i
+    p = src.pairs()
+    while i < off:
+        ch = code[i]
+        if ch in "([{":
+            c = p.get(i)
+            if c is None or c > off:
+                break  # a ( or [ around off: the statement started before it
+
+            if ch == "{":
+                rest = code[c + 1:c + 40].lstrip()
+                if not re.match(r"(else\b|[.?)\];,=+\-*/<>|&^%!]|as\b)", rest):
+                    boundary = c + 1
+            i = c + 1
+            continue
+        if ch in ";,":
+            boundary = i + 1
+        i += 1
+    while boundary < off and code[boundary].isspace():
+        boundary += 1
+    return boundary
+
+
+def _safety_in(texts):
+    """texts: comment texts top to bottom. -> (found, reason_ok, reason)."""
+    for k, t in enumerate(texts):
+        if t.startswith("SAFETY:"):
+            reason = " ".join([t[len("SAFETY:"):]] + texts[k + 1:])
+            reason = " ".join(reason.split())
+            return True, len(reason) >= MIN_SAFETY_REASON, reason
+    return False, False, ""
+
+
+def _comments_above(src, ln):
+    """Comment texts of the contiguous comment / attribute lines above ln."""
+    attrs = src.attribute_lines()
+    texts = []
+    k = ln - 1
+    while k >= 1:
+        has_code = src.line_code(k).strip() != ""
+        if not has_code and src.comments.get(k):
+            texts = list(src.comments[k]) + texts
+        elif k in attrs:
+            texts = list(src.comments.get(k, [])) + texts
+        else:
+            break
+        k -= 1
+    return texts
+
+
+def check_unsafe(tree, res):
+    for src in tree.sources:
+        code = src.code
+        for m in re.finditer(r"(?<![A-Za-z0-9_#])unsafe\b", code):
+            rest = code[m.end():m.end() + 20].lstrip()
+            if rest.startswith("{"):
+                kind = "unsafe block"
+            elif re.match(r"impl\b", rest):
+                kind = "unsafe impl"
+            else:
+                continue  # unsafe fn / extern / trait / attribute
+            ln = src.line_of(m.start())
+            lines = [ln]
+            st = src.line_of(_statement_start(src, m.start()))
+            if st != ln:
+                lines.append(st)
+            best = (False, False, "")
+            for cand in lines:
+                for texts in (list(src.comments.get(cand, [])), _comments_above(src, cand)):
+                    r = _safety_in(texts)
+                    if r[1]:
+                        best = r
+                        break
+                    if r[0] and not best[0]:
+                        best = r
+                if best[1]:
+                    break
+            ok = best[1]
+            res.unsafe.append((src.rel, ln, kind, ok))
+            if not ok:
+                if best[0]:
+                    detail = "%s: SAFETY reason too short (%d characters, need %d): %r" % (
+                        kind, len(best[2]), MIN_SAFETY_REASON, best[2])
+                else:
+                    detail = "%s without a `// SAFETY: <reason>` comment on its line or right above" % kind
+                res.add(src.rel, ln, "unsafe-without-safety", detail)
+
+
+def _extern_blocks(src):
+    p = src.pairs()
+    out = []
+    for m in re.finditer(r"\bextern\s*(?:\"\s*\"\s*)?\{", src.code):
+        o = m.end() - 1
+        if o in p:
+            out.append((o, p[o]))
+    return out
+
+
+def own_mpi_fns(tree):
+    """Names MPI_* that MPIFT defines itself as fn items (not in extern blocks)."""
+    names = set()
+    for src in tree.sources:
+        ext = _extern_blocks(src)
+        for m in re.finditer(r"\bfn\s+(MPI_[A-Za-z0-9_]*)", src.code):
+            if not any(o < m.start() < c for o, c in ext):
+                names.add(m.group(1))
+    return names
+
+
+def transport_reexports(tree):
+    """Absolute paths under which transport re-exports the host bindings."""
+    out = []
+    for src in tree.sources:
+        if tree.unit_of_file(src.rel).split("::")[0] != TRANSPORT:
+            continue
+        for m in re.finditer(r"\bpub(?:\s*\([^)]*\))?\s+use\s+(?:::)?" + HOST_CRATE + r"(?:\s+as\s+(" + IDENT + r"))?\s*;",
+                             src.code):
+            out.append(tree.modpath[src.rel] + [m.group(1) or HOST_CRATE])
+    return out
+
+
+_PATH_RE = re.compile(IDENT + r"(?:\s*::\s*(?:" + IDENT + r"|\*|\{[^}]*\}))*")
+
+
+def _path_at(code, off):
+    """(end, text) of the path starting at off: `a::b::C`, `a::*`, `a::{b, c}`."""
+    m = _PATH_RE.match(code, off)
+    if not m:
+        return off + 1, code[off:off + 1]
+    return m.end(), " ".join(m.group(0).split())
+
+
+def _before(code, off, k=60):
+    return code[max(0, off - k):off].rstrip()
+
+
+def check_host_mpi(tree, res):
+    own = own_mpi_fns(tree)
+    reexports = transport_reexports(tree)
+    for src in tree.sources:
+        if tree.unit_of_file(src.rel).split("::")[0] == TRANSPORT:
+            continue
+        code = src.code
+        hits = {}  # offset -> (end, text)
+
+        def hit(off, text=None):
+            end, t = _path_at(code, off)
+            if off not in hits:
+                hits[off] = (end, text or t)
+
+        aliases = set()
+        for m in re.finditer(r"\buse\s+(?:::)?" + HOST_CRATE + r"\s+as\s+(" + IDENT + r")", code):
+            aliases.add(m.group(1))
+        for off, absolute, rename, _lead in paths_in(tree, src):
+            for rx in reexports:
+                if absolute == rx:
+                    aliases.add(rename or rx[-1])  # `use crate::transport::mpi;`: its uses count
+                elif absolute[:len(rx)] == rx:
+                    hit(off)
+        for rx in reexports:  # `transport::mpi::X` through an imported `transport`
+            if len(rx) >= 2:
+                for m in re.finditer(r"(?<![A-Za-z0-9_:])" + rx[-2] + r"\s*::\s*" + rx[-1] + r"\s*::", code):
+                    hit(m.start())
+        # the crate itself: `mpi_sys::X`, `use mpi_sys::*`, `use mpi_sys as X`
+        for m in re.finditer(r"(?<![A-Za-z0-9_])" + HOST_CRATE + r"\b", code):
+            hit(m.start())
+        # `mpi::MPI_*` always; any `X::` for a known alias of the bindings
+        for m in re.finditer(r"(?<![A-Za-z0-9_])mpi\s*::\s*MPI_", code):
+            hit(m.start())
+        for a in aliases:
+            for m in re.finditer(r"(?<![A-Za-z0-9_])" + re.escape(a) + r"\s*::", code):
+                hit(m.start())
+        # declarations of host functions in extern blocks
+        ext = _extern_blocks(src)
+        for m in re.finditer(r"\bfn\s+(MPI_[A-Za-z0-9_]*)", code):
+            if any(o < m.start() < c for o, c in ext):
+                hit(m.start(1), "extern fn " + m.group(1))
+        # bare calls MPI_Xxx( to a function MPIFT does not define
+        for m in re.finditer(r"\bMPI_[A-Za-z0-9_]+(?=\s*\()", code):
+            before = _before(code, m.start())
+            if before.endswith("::") or re.search(r"\bfn$", before):
+                continue
+            if m.group(0) in own:
+                continue
+            hit(m.start(), m.group(0) + "(")
+        # one report per place: a hit inside an earlier hit's path is the same place
+        last_end = -1
+        for off in sorted(hits):
+            end, text = hits[off]
+            if off < last_end:
+                continue
+            last_end = end
+            ln = src.line_of(off)
+            res.host.append((src.rel, ln, text))
+            res.add(src.rel, ln, "host-mpi-outside-transport",
+                    "`%s`: the host MPI bindings are for src/%s/ only" % (text, TRANSPORT))
+
+
+def functions(src):
+    """[(name, fn_line, span_lines)] for each fn item with a body."""
+    code = src.code
+    p = src.pairs()
+    out = []
+    for m in re.finditer(r"\bfn\s+(?:r#)?(" + IDENT + r")", code):
+        i = m.end()
+        body = None
+        while i < len(code):
+            ch = code[i]
+            if ch in "([":
+                c = p.get(i)
+                if c is None:
+                    break
+                i = c + 1
+                continue
+            if ch == "{":
+                body = i
+                break
+            if ch in ";})]":
+                break
+            i += 1
+        if body is None or body not in p:
+            continue
+        l0, l1 = src.line_of(m.start()), src.line_of(p[body])
+        out.append((m.group(1), l0, l1 - l0 + 1))
+    return out
+
+
+def check_sizes(tree, res):
+    for src in tree.sources:
+        if src.nlines > MAX_FILE_LINES:
+            res.add(src.rel, 1, "file-too-long", "%d lines (max %d)" % (src.nlines, MAX_FILE_LINES))
+        for name, ln, span in functions(src):
+            res.fns.append((src.rel, ln, name, span))
+            if span > MAX_FN_LINES:
+                res.add(src.rel, ln, "fn-too-long", "fn %s spans %d lines (max %d)" % (name, span, MAX_FN_LINES))
+
+
+def check(src_dir):
+    tree = Tree(src_dir)
+    res = Result()
+    check_folders(tree, res)
+    check_cycles(tree, res)
+    check_imports(tree, res)
+    check_unsafe(tree, res)
+    check_host_mpi(tree, res)
+    check_sizes(tree, res)
+    res.violations.sort(key=lambda v: (v[0], v[1], RULES.index(v[2]), v[3]))
+    return tree, res
+
+
+# ---------------------------------------------------------------------------
+# --summary
+# ---------------------------------------------------------------------------
+
+def summary(tree, res):
+    out = []
+    counts = defaultdict(int)
+    for v in res.violations:
+        counts[v[2]] += 1
+    out.append("Violations per rule")
+    for r in RULES:
+        out.append("  %-28s %5d" % (r, counts[r]))
+    out.append("  %-28s %5d" % ("total", len(res.violations)))
+    out.append("")
+
+    names = ["(root)"] + sorted(tree.units)
+    per = {n: defaultdict(int) for n in names}
+    longest_fn = {}
+    longest_file = {}
+    for s in tree.sources:
+        u = tree.unit_of_file(s.rel)
+        per[u]["files"] += 1
+        per[u]["lines"] += s.nlines
+        if s.nlines > longest_file.get(u, ("", 0))[1]:
+            longest_file[u] = (s.rel, s.nlines)
+    for rel, ln, frm, to, ok in res.refs:
+        if not ok:
+            per[frm]["up"] += 1
+    for rel, ln, kind, ok in res.unsafe:
+        u = tree.unit_of_file(rel)
+        per[u]["unsafe"] += 1
+        if not ok:
+            per[u]["nosafety"] += 1
+    for rel, ln, text in res.host:
+        per[tree.unit_of_file(rel)]["host"] += 1
+    for rel, ln, name, span in res.fns:
+        u = tree.unit_of_file(rel)
+        if span > longest_fn.get(u, ("", "", 0))[2]:
+            longest_fn[u] = (name, rel, span)
+
+    out.append("Per folder (unit; `(root)` is src/lib.rs)")
+    hdr = "  %-18s %5s %6s %6s %6s %8s %7s  %-44s %s" % (
+        "unit", "files", "lines", "imp-up", "unsafe", "noSAFETY", "hostMPI", "longest fn (lines)", "longest file (lines)")
+    out.append(hdr)
+    tot = defaultdict(int)
+    for n in names:
+        d = per[n]
+        for k in ("files", "lines", "up", "unsafe", "nosafety", "host"):
+            tot[k] += d[k]
+        fnn = longest_fn.get(n)
+        fl = longest_file.get(n)
+        host = "-" if n.split("::")[0] == TRANSPORT else str(d["host"])
+        out.append("  %-18s %5d %6d %6d %6d %8d %7s  %-44s %s" % (
+            n, d["files"], d["lines"], d["up"], d["unsafe"], d["nosafety"], host,
+            ("%s %s (%d)" % (fnn[0], fnn[1], fnn[2])) if fnn else "-",
+            ("%s (%d)" % fl) if fl else "-"))
+    out.append("  %-18s %5d %6d %6d %6d %8d %7d" % (
+        "total (%d units)" % len(tree.units), tot["files"], tot["lines"], tot["up"], tot["unsafe"],
+        tot["nosafety"], tot["host"]))
+    out.append("")
+    if res.fns:
+        f = max(res.fns, key=lambda x: x[3])
+        out.append("Longest function: %s in %s:%d, %d lines (max %d)" % (f[2], f[0], f[1], f[3], MAX_FN_LINES))
+    if tree.sources:
+        s = max(tree.sources, key=lambda x: x.nlines)
+        out.append("Longest file: %s, %d lines (max %d)" % (s.rel, s.nlines, MAX_FILE_LINES))
+    over_fn = sum(1 for f in res.fns if f[3] > MAX_FN_LINES)
+    over_file = sum(1 for s in tree.sources if s.nlines > MAX_FILE_LINES)
+    out.append("Functions over %d lines: %d of %d; files over %d lines: %d of %d" % (
+        MAX_FN_LINES, over_fn, len(res.fns), MAX_FILE_LINES, over_file, len(tree.sources)))
+    out.append("Declared May-import lines:")
+    for n in sorted(tree.units):
+        u = tree.units[n]
+        out.append("  %-18s %s" % (n, "(none)" if u.may is None else (", ".join(u.may) or "nothing")))
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------
+# --svg
+# ---------------------------------------------------------------------------
+
+def _esc(s):
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+def _wrap(text, width, lines):
+    words, out, cur = text.split(), [], ""
+    for w in words:
+        if len(cur) + len(w) + (1 if cur else 0) <= width:
+            cur = (cur + " " + w) if cur else w
+        else:
+            if cur:
+                out.append(cur)
+            cur = w
+        if len(out) == lines:
+            break
+    if cur and len(out) < lines:
+        out.append(cur)
+    joined = " ".join(out)
+    if len(joined) < len(" ".join(words)) and out:
+        last = out[-1]
+        out[-1] = (last[:width - 1] if len(last) >= width else last) + "\u2026"
+    return [o[:width] if len(o) > width else o for o in out]
+
+
+def floors(tree):
+    g = declared_graph(tree)
+    memo, busy = {}, set()
+
+    def fl(v):
+        if v in memo:
+            return memo[v]
+        if v in busy:
+            return 0  # a cycle: layer-cycle reports it
+        busy.add(v)
+        f = 1 + max([fl(w) for w in g[v]] or [0])
+        busy.discard(v)
+        memo[v] = f
+        return f
+
+    return {v: fl(v) for v in g}
+
+
+def svg(tree, res):
+    W = 900
+    BOX_H = 78
+    MIN_GAP = 72
+    TOP = 80
+    fl = floors(tree)
+    nfl = max(fl.values() or [1])
+    rows = defaultdict(list)
+    for n, f in fl.items():
+        rows[f].append(n)
+
+    # x: bottom floor by name, upper floors by mean x of what they may import
+    xpos, width, slot_of = {}, {}, {}
+    g = declared_graph(tree)
+    for f in range(1, nfl + 1):
+        row = rows[f]
+
+        def key(n):
+            xs = [xpos[m] for m in g[n] if m in xpos]
+            return (sum(xs) / len(xs) if xs else W / 2, n)
+
+        row.sort(key=key if f > 1 else (lambda n: n))
+        k = len(row)
+        left, right = 90, W - 20
+        slot = (right - left) / max(k, 1)
+        for i, n in enumerate(row):
+            xpos[n] = left + slot * (i + 0.5)
+            width[n] = min(190, slot - 16)
+            slot_of[n] = i
+
+    lines_of = defaultdict(int)
+    files_of = defaultdict(int)
+    for s in tree.sources:
+        u = tree.unit_of_file(s.rel)
+        files_of[u] += 1
+        lines_of[u] += s.nlines
+    edges = defaultdict(lambda: [0, 0])  # (a, b) -> [count, bad]
+    for rel, ln, frm, to, ok in res.refs:
+        if frm in xpos and to in xpos:
+            edges[(frm, to)][0] += 1
+            if not ok:
+                edges[(frm, to)][1] += 1
+
+    # same-floor arrows arc above (rightwards) or below (leftwards) their
+    # floor, higher the further apart; floors get the room their arcs need
+    arc = {}
+    room_above, room_below = defaultdict(lambda: 0), defaultdict(lambda: 0)
+    for (a, b) in edges:
+        if fl[a] == fl[b]:
+            steps = abs(slot_of[a] - slot_of[b])
+            off = BOX_H / 2 + 18 + 16 * (steps - 1)
+            up = xpos[b] > xpos[a]
+            arc[(a, b)] = -off if up else off
+            room = room_above if up else room_below
+            room[fl[a]] = max(room[fl[a]], off - BOX_H / 2 + 12)
+    floor_y = {}
+    y = TOP + 12 + room_above[nfl]
+    for f in range(nfl, 0, -1):
+        floor_y[f] = y
+        if f > 1:
+            y += BOX_H + max(MIN_GAP, room_below[f] + room_above[f - 1] + 24)
+    H = int(floor_y[1] + BOX_H + room_below[1] + 70)
+    pos = {n: (xpos[n], floor_y[fl[n]] + BOX_H / 2, width[n], BOX_H) for n in xpos}
+
+    o = []
+    o.append('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
+             'font-family="Helvetica, Arial, sans-serif">' % (W, H, W, H))
+    o.append('<defs>')
+    for name, col in (("ok", "#777777"), ("bad", "#d62728")):
+        o.append('<marker id="arrow-%s" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="10" '
+                 'markerHeight="10" markerUnits="userSpaceOnUse" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="%s"/></marker>' % (name, col))
+    o.append('</defs>')
+    o.append('<rect width="100%" height="100%" fill="white"/>')
+    o.append('<text x="20" y="28" font-size="17" font-weight="bold">Layers of %s/ (floors from the '
+             '<tspan font-family="monospace">//! May import:</tspan> lines)</text>' % _esc(tree.src_rel))
+    o.append('<text x="20" y="46" font-size="12" fill="#444">A unit sits one floor above the highest unit it may '
+             'import. Arrows: the crate:: references found in the code, with their count;</text>')
+    o.append('<text x="20" y="61" font-size="12" fill="#444">red when the importer\'s May-import line does not '
+             'allow them. Dashed box: no May-import line.</text>')
+    for f in range(1, nfl + 1):
+        y = floor_y[f]
+        o.append('<rect x="10" y="%d" width="%d" height="%d" fill="%s" rx="6"/>' % (
+            y - 12, W - 20, BOX_H + 24, "#f6f8fb" if f % 2 else "#eef2f7"))
+        o.append('<text x="20" y="%d" font-size="12" fill="#667">floor %d</text>' % (y + BOX_H / 2 + 4, f))
+
+    def border(n, tx, ty):
+        cx, cy, bw, bh = pos[n]
+        dx, dy = tx - cx, ty - cy
+        if dx == 0 and dy == 0:
+            return cx, cy
+        sx = (bw / 2) / abs(dx) if dx else float("inf")
+        sy = (bh / 2) / abs(dy) if dy else float("inf")
+        s = min(sx, sy)
+        return cx + dx * s, cy + dy * s
+
+    def blockers(a, b):
+        """Boxes other than a's and b's that the straight a-b line crosses."""
+        ax, ay, bx, by = pos[a][0], pos[a][1], pos[b][0], pos[b][1]
+        hit = []
+        for n, (cx, cy, bw, bh) in pos.items():
+            if n in (a, b):
+                continue
+            for k in range(1, 20):
+                t = k / 20
+                x, y = ax + (bx - ax) * t, ay + (by - ay) * t
+                if abs(x - cx) <= bw / 2 + 8 and abs(y - cy) <= bh / 2 + 8:
+                    hit.append(n)
+                    break
+        return hit
+
+    labels = []
+    detour = {"left": 0, "right": 0}
+    for (a, b), (cnt, bad) in sorted(edges.items(), key=lambda e: (abs(fl[e[0][0]] - fl[e[0][1]]), e[0])):
+        ax, ay = pos[a][0], pos[a][1]
+        bx, by = pos[b][0], pos[b][1]
+        dx, dy = bx - ax, by - ay
+        dist = math.hypot(dx, dy) or 1
+        block = blockers(a, b)
+        if (a, b) in arc:
+            mxm, mym = (ax + bx) / 2, ay + arc[(a, b)]
+        elif block:
+            # around the boxes in the way, on the nearer side
+            lo = min(pos[n][0] - pos[n][2] / 2 for n in block)
+            hi = max(pos[n][0] + pos[n][2] / 2 for n in block)
+            mid = (ax + bx) / 2
+            if abs((mid - lo) - (hi - mid)) < 40:
+                side = "left" if dx < 0 else "right"  # towards the target
+            else:
+                side = "left" if (mid - lo) < (hi - mid) else "right"
+            if side == "left" and lo < 150:
+                side = "right"
+            elif side == "right" and hi > W - 80:
+                side = "left"
+            detour[side] += 1
+            off = 26 + 16 * (detour[side] - 1)
+            mxm, mym = (lo - off if side == "left" else hi + off), (ay + by) / 2
+            mxm = max(100.0, min(W - 45.0, mxm))
+        else:
+            px, py = dy / dist, -dx / dist  # a->b and b->a bend apart
+            mxm, mym = (ax + bx) / 2 + px * dist * 0.08, (ay + by) / 2 + py * dist * 0.08
+        # control point of the quadratic whose middle is (mxm, mym)
+        mx, my = 2 * mxm - (ax + bx) / 2, 2 * mym - (ay + by) / 2
+        x0, y0 = border(a, mx, my)
+        x1, y1 = border(b, mx, my)
+        col, mk = ("#d62728", "bad") if bad else ("#888888", "ok")
+        width = 1.2 + min(2.5, math.log(cnt + 1, 2) * 0.5)
+        o.append('<path d="M%.1f,%.1f Q%.1f,%.1f %.1f,%.1f" fill="none" stroke="%s" stroke-width="%.1f" '
+                 'marker-end="url(#arrow-%s)" opacity="0.85"/>' % (x0, y0, mx, my, x1, y1, col, width, mk))
+        lx, ly = 0.25 * x0 + 0.5 * mx + 0.25 * x1, 0.25 * y0 + 0.5 * my + 0.25 * y1
+        for _ in range(6):  # keep labels apart
+            if all(abs(lx - qx) > 24 or abs(ly - qy) > 16 for qx, qy, _t, _c in labels):
+                break
+            ly += 17
+        labels.append((lx, ly, str(cnt), col))
+
+    for n in sorted(pos):
+        cx, cy, bw, bh = pos[n]
+        u = tree.units[n]
+        x, y = cx - bw / 2, cy - bh / 2
+        dash = ' stroke-dasharray="5,3"' if u.may is None else ""
+        o.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%d" rx="7" fill="#ffffff" stroke="#35618f" '
+                 'stroke-width="1.6"%s/>' % (x, y, bw, bh, dash))
+        o.append('<text x="%.1f" y="%.1f" font-size="14" font-weight="bold" text-anchor="middle">%s</text>' % (
+            cx, y + 18, _esc(n)))
+        o.append('<text x="%.1f" y="%.1f" font-size="11" fill="#35618f" text-anchor="middle">%d files, %d lines'
+                 '</text>' % (cx, y + 33, files_of[n], lines_of[n]))
+        chars = max(10, int(bw / 5.6))
+        job = _wrap(u.job, chars, 2 if u.may is not None else 1)
+        for i, t in enumerate(job):
+            o.append('<text x="%.1f" y="%.1f" font-size="10" fill="#333" text-anchor="middle">%s</text>' % (
+                cx, y + 50 + 13 * i, _esc(t)))
+        if u.may is None:
+            o.append('<text x="%.1f" y="%.1f" font-size="10" fill="#d62728" text-anchor="middle">no May-import '
+                     'line</text>' % (cx, y + 63))
+    for lx, ly, t, col in labels:
+        w = 7 * len(t) + 6
+        o.append('<rect x="%.1f" y="%.1f" width="%d" height="15" rx="3" fill="white" stroke="%s" '
+                 'stroke-width="0.8"/>' % (lx - w / 2, ly - 8, w, col))
+        o.append('<text x="%.1f" y="%.1f" font-size="11" text-anchor="middle" fill="%s">%s</text>' % (
+            lx, ly + 4, col, t))
+    ly = H - 22
+    o.append('<line x1="20" y1="%d" x2="60" y2="%d" stroke="#888" stroke-width="2" marker-end="url(#arrow-ok)"/>'
+             % (ly, ly))
+    o.append('<text x="68" y="%d" font-size="12">allowed import (references)</text>' % (ly + 4))
+    o.append('<line x1="260" y1="%d" x2="300" y2="%d" stroke="#d62728" stroke-width="2" '
+             'marker-end="url(#arrow-bad)"/>' % (ly, ly))
+    o.append('<text x="308" y="%d" font-size="12">import-up (not in the importer\'s May-import line)</text>'
+             % (ly + 4))
+    nviol = sum(1 for v in res.violations if v[2] == "import-up")
+    o.append('<text x="%d" y="%d" font-size="12" text-anchor="end" fill="#444">%d import-up, src/lib.rs not '
+             'drawn</text>' % (W - 20, ly + 4, nviol))
+    o.append('</svg>')
+    return "\n".join(o) + "\n"
+
+
+# ---------------------------------------------------------------------------
+
+def main(argv=None):
+    here = os.path.dirname(os.path.abspath(__file__))
+    default_src = os.path.normpath(os.path.join(here, "..", "..", "src"))
+    ap = argparse.ArgumentParser(description="MPIFT house rules on src/ (issue 34).")
+    ap.add_argument("--src", default=default_src, help="the src/ directory (default: the repository's)")
+    ap.add_argument("--summary", action="store_true", help="print counts per rule and per folder; exit 0")
+    ap.add_argument("--svg", metavar="FILE", help="write a picture of the layers to FILE")
+    args = ap.parse_args(argv)
+    if not os.path.isdir(args.src):
+        print("check.py: no directory %s" % args.src, file=sys.stderr)
+        return 2
+    tree, res = check(args.src)
+    if args.svg:
+        with open(args.svg, "w", encoding="utf-8") as f:
+            f.write(svg(tree, res))
+    if args.summary:
+        sys.stdout.write(summary(tree, res))
+        return 0
+    for rel, line, rule, detail in res.violations:
+        print("%s:%d: %s: %s" % (rel, line, rule, detail))
+    return 1 if res.violations else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,518 @@
+#!/usr/bin/env python3
+"""Self-test of tests/arch/check.py: small trees in a temporary directory, each
+rule shown to fire on a violation and to stay quiet when the rule is kept.
+
+    python3 tests/arch/test_check.py
+"""
+
+import contextlib
+import io
+import os
+import shutil
+import sys
+import tempfile
+import textwrap
+import unittest
+import xml.dom.minidom
+
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check  # noqa: E402
+
+BASE = {
+    "lib.rs": """\
+        //! The crate root.
+        pub mod engine;
+        pub mod protocol;
+        pub mod transport;
+        pub fn root_item() {}
+        """,
+    "transport/mod.rs": """\
+        //! The real MPI.
+        //!
+        //! May import: nothing.
+
+        pub use mpi_sys as mpi;
+
+        pub fn world() -> mpi::MPI_Comm {
+            // SAFETY: a constant of the host library, set before main.
+            unsafe { mpi::RSMPI_COMM_WORLD }
+        }
+        """,
+    "protocol/mod.rs": """\
+        //! Pure protocol state machines.
+        //!
+        //! May import: nothing.
+
+        pub mod agree;
+        """,
+    "protocol/agree.rs": """\
+        pub fn agree() -> u32 { 1 }
+        """,
+    "engine/mod.rs": """\
+        //! The process runtime.
+        //!
+        //! May import: protocol, transport.
+
+        pub mod comm;
+        """,
+    "engine/comm.rs": """\
+        use crate::protocol::agree;
+        use crate::transport;
+
+        pub fn f() -> u32 { agree::agree() + crate::protocol::agree::agree() }
+        """,
+}
+
+
+class Tree:
+    """A temporary src/ tree: BASE, with files replaced or added."""
+
+    def __init__(self, files=None, drop=()):
+        self.dir = tempfile.mkdtemp(prefix="archcheck-")
+        self.src = os.path.join(self.dir, "src")
+        merged = dict(BASE)
+        merged.update(files or {})
+        for rel, text in merged.items():
+            if rel in drop:
+                continue
+            path = os.path.join(self.src, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(textwrap.dedent(text))
+
+    def run(self):
+        tree, res = check.check(self.src)
+        return res
+
+    def close(self):
+        shutil.rmtree(self.dir)
+
+
+def found(files=None, drop=(), rule=None):
+    """[(path, line, rule, detail)] for a tree of BASE + files, optionally one rule."""
+    t = Tree(files, drop)
+    try:
+        res = t.run()
+    finally:
+        t.close()
+    return [v for v in res.violations if rule is None or v[2] == rule]
+
+
+def engine_file(body):
+    return {"engine/x.rs": body, "engine/mod.rs": BASE["engine/mod.rs"] + "pub mod x;\n"}
+
+
+class Clean(unittest.TestCase):
+    def test_base_tree_is_clean_and_silent(self):
+        t = Tree()
+        try:
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                rc = check.main(["--src", t.src])
+        finally:
+            t.close()
+        self.assertEqual(rc, 0)
+        self.assertEqual(out.getvalue(), "")
+
+    def test_violation_exits_1_with_path_line_rule(self):
+        t = Tree({"protocol/agree.rs": "use crate::engine::comm;\n"})
+        try:
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                rc = check.main(["--src", t.src])
+        finally:
+            t.close()
+        self.assertEqual(rc, 1)
+        self.assertRegex(out.getvalue(), r"^src/protocol/agree\.rs:1: import-up: ")
+
+
+class FolderDoc(unittest.TestCase):
+    def test_missing_opening_doc(self):
+        v = found({"protocol/mod.rs": "pub mod agree;\n//! May import: nothing.\n"}, rule="folder-doc")
+        self.assertTrue(any("must open" in d for _, _, _, d in v), v)
+
+    def test_missing_may_import_line(self):
+        v = found({"protocol/mod.rs": "//! Pure protocols.\n\npub mod agree;\n"}, rule="folder-doc")
+        self.assertEqual([(p, r) for p, _, r, _ in v], [("src/protocol/mod.rs", "folder-doc")])
+
+    def test_unknown_folder_in_list(self):
+        v = found({"protocol/mod.rs": "//! Pure.\n//! May import: transport, layer.\npub mod agree;\n"},
+                  rule="folder-doc")
+        self.assertEqual(len(v), 1)
+        self.assertIn("`layer`", v[0][3])
+        self.assertEqual(v[0][1], 2)
+
+    def test_folder_without_mod_rs(self):
+        v = found({"calls/p2p.rs": "pub fn send() {}\n"}, rule="folder-doc")
+        self.assertEqual([(p, r) for p, _, r, _ in v], [("src/calls", "folder-doc")])
+
+    def test_nothing_and_backticks_and_crate_prefix_accepted(self):
+        v = found({"engine/mod.rs": "//! Runtime.\n//! May import: `crate::protocol`, transport.\npub mod comm;\n"})
+        self.assertEqual(v, [])
+
+
+class ImportUp(unittest.TestCase):
+    def test_use_of_upper_folder(self):
+        v = found({"protocol/agree.rs": "use crate::engine::comm;\npub fn agree() -> u32 { 1 }\n"}, rule="import-up")
+        self.assertEqual([(p, ln) for p, ln, _, _ in v], [("src/protocol/agree.rs", 1)])
+
+    def test_path_in_code(self):
+        v = found({"protocol/agree.rs": "pub fn agree() -> u32 {\n    crate::engine::comm::f()\n}\n"},
+                  rule="import-up")
+        self.assertEqual([ln for _, ln, _, _ in v], [2])
+
+    def test_use_group(self):
+        v = found({"protocol/agree.rs": "use crate::{\n    engine::comm,\n    transport,\n};\n"}, rule="import-up")
+        self.assertEqual(sorted(d.split("`")[3] for _, _, _, d in v), ["crate::engine", "crate::transport"])
+
+    def test_group_allowed_parts_quiet(self):
+        v = found(engine_file("use crate::{protocol::{agree::{self, agree as a}}, transport::mpi as m};\n"),
+                  rule="import-up")
+        self.assertEqual(v, [])
+
+    def test_comments_and_strings_ignored(self):
+        body = ('// use crate::engine::comm;\n/* crate::engine::f() */\n'
+                'pub fn s() -> &\'static str { "crate::engine::comm" }\n')
+        self.assertEqual(found({"protocol/agree.rs": body}, rule="import-up"), [])
+
+    def test_super_super_escape(self):
+        body = "pub mod inner {\n    use super::super::super::engine::comm;\n}\n"
+        v = found({"protocol/agree.rs": body}, rule="import-up")
+        self.assertEqual([ln for _, ln, _, _ in v], [2])
+        # super::super from protocol/agree.rs is the crate root's `engine`
+        v = found({"protocol/agree.rs": "use super::super::engine::comm;\n"}, rule="import-up")
+        self.assertEqual(len(v), 1)
+        # super inside its own folder is fine
+        self.assertEqual(found({"protocol/agree.rs": "use super::agree as x;\n"}, rule="import-up"), [])
+
+    def test_lib_rs_may_reference_everything(self):
+        lib = BASE["lib.rs"] + "pub use crate::engine::comm::f;\npub use crate::protocol::agree;\n"
+        self.assertEqual(found({"lib.rs": lib}), [])
+
+    def test_root_items_are_not_folders(self):
+        self.assertEqual(found({"protocol/agree.rs": "pub fn g() { crate::root_item() }\n"}), [])
+
+    def test_subfolder_unit(self):
+        models = {
+            "protocol/mod.rs": "//! Pure.\n//! May import: nothing.\npub mod agree;\npub mod models;\n",
+            "protocol/models/mod.rs": "//! Models.\n//!\n//! May import: protocol.\npub mod m;\n",
+            "protocol/models/m.rs": "use crate::protocol::agree;\nuse super::super::agree::agree as a;\n",
+        }
+        self.assertEqual(found(models), [])
+        # the parent may not import its models unless it lists them
+        bad = dict(models)
+        bad["protocol/agree.rs"] = "use crate::protocol::models::m;\n"
+        v = found(bad, rule="import-up")
+        self.assertEqual([(p, ln) for p, ln, _, _ in v], [("src/protocol/agree.rs", 1)])
+        self.assertIn("crate::protocol::models", v[0][3])
+        # ... and listing them is enough (a cycle here, reported as such)
+        bad["protocol/mod.rs"] = "//! Pure.\n//! May import: protocol::models.\npub mod agree;\npub mod models;\n"
+        self.assertEqual(found(bad, rule="import-up"), [])
+        self.assertEqual(len(found(bad, rule="layer-cycle")), 1)
+        # models may not reach beyond its line
+        bad = dict(models)
+        bad["protocol/models/m.rs"] = "use crate::transport;\n"
+        v = found(bad, rule="import-up")
+        self.assertEqual([(p, ln) for p, ln, _, _ in v], [("src/protocol/models/m.rs", 1)])
+
+    def test_subfolder_without_line_is_part_of_parent(self):
+        files = {
+            "protocol/mod.rs": "//! Pure.\n//! May import: nothing.\npub mod agree;\npub mod util;\n",
+            "protocol/util/mod.rs": "//! Helpers.\npub fn h() {}\n",
+            "protocol/agree.rs": "use crate::protocol::util::h;\n",
+        }
+        self.assertEqual(found(files), [])
+
+
+class LayerCycle(unittest.TestCase):
+    def test_cycle(self):
+        v = found({"protocol/mod.rs": "//! Pure.\n//! May import: engine.\npub mod agree;\n"}, rule="layer-cycle")
+        self.assertEqual(len(v), 1)
+        self.assertIn("engine -> protocol -> engine", v[0][3])
+
+    def test_acyclic_quiet(self):
+        self.assertEqual(found(rule="layer-cycle"), [])
+
+
+class Unsafe(unittest.TestCase):
+    def rule(self, body):
+        return found(engine_file(body), rule="unsafe-without-safety")
+
+    def test_block_without_safety(self):
+        v = self.rule("pub fn f(p: *const u8) -> u8 {\n    unsafe { *p }\n}\n")
+        self.assertEqual([ln for _, ln, _, _ in v], [2])
+
+    def test_safety_above_let(self):
+        body = """\
+            pub fn f(p: *const u8) -> u8 {
+                // SAFETY: the caller passes a pointer to a live byte.
+                let x = unsafe { *p };
+                x
+            }
+            """
+        self.assertEqual(self.rule(body), [])
+
+    def test_safety_above_multiline_statement(self):
+        body = """\
+            pub fn f(p: *const u8) -> u8 {
+                // SAFETY: the caller passes a pointer to a live byte.
+                let x = g(
+                    1,
+                    unsafe { *p },
+                );
+                x
+            }
+            fn g(a: u8, b: u8) -> u8 { a + b }
+            """
+        self.assertEqual(self.rule(body), [])
+
+    def test_safety_same_line_and_match_arm(self):
+        body = """\
+            pub fn f(p: *const u8, k: u8) -> u8 {
+                let a = unsafe { *p }; // SAFETY: the caller passes a live byte.
+                match k {
+                    0 => 1,
+                    // SAFETY: the caller passes a live byte here too.
+                    1 => unsafe { *p },
+                    // SAFETY: an arm over several lines, the block inside.
+                    _ => g(
+                        a,
+                        unsafe { *p },
+                    ),
+                }
+            }
+            fn g(a: u8, b: u8) -> u8 { a + b }
+            """
+        self.assertEqual(self.rule(body), [])
+
+    def test_safety_comment_spanning_lines_and_attributes_between(self):
+        body = """\
+            pub struct S(*mut u8);
+            // SAFETY: S owns its buffer and only
+            // one thread at a time touches it.
+            #[allow(dead_code)]
+            #[cfg(all(
+                unix,
+                target_pointer_width = "64"
+            ))]
+            unsafe impl Send for S {}
+            """
+        self.assertEqual(self.rule(body), [])
+
+    def test_unsafe_impl_without_safety(self):
+        v = self.rule("pub struct S(*mut u8);\n// S is sent.\nunsafe impl Send for S {}\n")
+        self.assertEqual([ln for _, ln, _, _ in v], [3])
+
+    def test_short_reason(self):
+        v = self.rule("pub fn f(p: *const u8) -> u8 {\n    // SAFETY: fine.\n    unsafe { *p }\n}\n")
+        self.assertEqual(len(v), 1)
+        self.assertIn("too short", v[0][3])
+
+    def test_blank_line_breaks_the_comment(self):
+        body = "pub fn f(p: *const u8) -> u8 {\n    // SAFETY: the caller passes a live byte.\n\n    unsafe { *p }\n}\n"
+        self.assertEqual(len(self.rule(body)), 1)
+
+    def test_one_comment_does_not_cover_the_next_statement(self):
+        body = """\
+            pub fn f(p: *const u8) -> u8 {
+                // SAFETY: the caller passes a live byte.
+                let a = unsafe { *p };
+                let b = unsafe { *p };
+                a + b
+            }
+            """
+        self.assertEqual([ln for _, ln, _, _ in self.rule(body)], [4])
+
+    def test_unsafe_fn_and_extern_fn_not_blocks(self):
+        body = """\
+            pub unsafe fn f(p: *const u8) -> u8 { *p }
+            pub unsafe extern "C" fn g(p: *const u8) -> u8 { *p }
+            pub unsafe trait T {}
+            """
+        self.assertEqual(self.rule(body), [])
+
+    def test_unsafe_in_comments_and_strings(self):
+        body = """\
+            // unsafe { this is a comment }
+            /* unsafe impl Send for X {} */
+            /// Call only from an `unsafe {` block.
+            pub fn s() -> &'static str { "unsafe { x }" }
+            pub fn r() -> &'static str { r#"unsafe impl "{" X"# }
+            """
+        self.assertEqual(self.rule(body), [])
+
+
+class HostMpi(unittest.TestCase):
+    def rule(self, body, where="engine/x.rs"):
+        files = engine_file(body) if where == "engine/x.rs" else {where: body}
+        return found(files, rule="host-mpi-outside-transport")
+
+    def test_mpi_sys_path(self):
+        v = self.rule("pub fn f(c: mpi_sys::MPI_Comm) {}\n")
+        self.assertEqual(len(v), 1)
+        self.assertIn("mpi_sys::MPI_Comm", v[0][3])
+
+    def test_use_mpi_sys_as_alias(self):
+        body = """\
+            use mpi_sys as host;
+            pub fn f() -> i32 {
+                // SAFETY: a query the host allows at any time.
+                unsafe { host::MPI_Finalized(std::ptr::null_mut()) }
+            }
+            """
+        self.assertEqual(sorted(ln for _, ln, _, _ in self.rule(body)), [1, 4])
+
+    def test_mpi_path(self):
+        body = "use crate::transport::{self, mpi};\npub fn f(c: mpi::MPI_Comm) -> mpi::MPI_Comm { c }\n"
+        self.assertEqual([ln for _, ln, _, _ in self.rule(body)], [2, 2])
+
+    def test_transport_reexport_alias_any_name(self):
+        body = "use crate::transport::mpi;\npub fn w() -> mpi::RSMPI_Comm { todo!() }\n"
+        self.assertEqual([ln for _, ln, _, _ in self.rule(body)], [2])
+        body = "pub fn w() -> crate::transport::mpi::MPI_Comm { todo!() }\n"
+        self.assertEqual([ln for _, ln, _, _ in self.rule(body)], [1])
+        body = "use crate::transport;\npub fn w() -> transport::mpi::RSMPI_Comm { todo!() }\n"
+        self.assertEqual([ln for _, ln, _, _ in self.rule(body)], [2])
+
+    def test_bare_call(self):
+        body = "use mpi_sys::*;\npub fn f() {\n    MPI_Barrier(world());\n}\n"
+        self.assertEqual([ln for _, ln, _, _ in self.rule(body)], [1, 3])
+
+    def test_sim_ft_names_not_flagged(self):
+        body = """\
+            pub fn Sim_FT_MPI_Send(x: i32) -> i32 { x }
+            pub const SIM_FT_MPI_X: i32 = 1;
+            pub fn f() -> i32 { Sim_FT_MPI_Send(SIM_FT_MPI_X) + RSMPI_X(1) }
+            fn RSMPI_X(x: i32) -> i32 { x }
+            """
+        self.assertEqual(self.rule(body), [])
+
+    def test_own_functions_named_mpi(self):
+        body = """\
+            pub fn MPI_Barrier(n: u32) -> u32 { n }
+            pub fn MPI_Ibarrier(n: u32) -> u32 { MPI_Barrier(n) + describe::MPI_Bcast(n) }
+            """
+        self.assertEqual(self.rule(body), [])
+
+    def test_extern_block_declaration(self):
+        body = 'extern "C" {\n    fn MPI_Abort(c: i32, e: i32) -> i32;\n}\n'
+        self.assertEqual([ln for _, ln, _, _ in self.rule(body)], [2])
+
+    def test_comments_strings_quiet(self):
+        body = """\
+            // calls mpi::MPI_Send( and mpi_sys::MPI_Recv(
+            pub fn s() -> &'static str { "MPI_Send(buf) through mpi::MPI_Send" }
+            """
+        self.assertEqual(self.rule(body), [])
+
+    def test_transport_may(self):
+        body = "use mpi_sys::MPI_Comm;\npub fn f() {\n    MPI_Barrier(1);\n}\n"
+        files = {"transport/x.rs": body, "transport/mod.rs": BASE["transport/mod.rs"] + "pub mod x;\n"}
+        self.assertEqual(found(files, rule="host-mpi-outside-transport"), [])
+
+
+class Sizes(unittest.TestCase):
+    def test_file_length(self):
+        ok = "\n".join("// line %d" % i for i in range(600)) + "\n"
+        self.assertEqual(found(engine_file(ok), rule="file-too-long"), [])
+        v = found(engine_file(ok + "// one more\n"), rule="file-too-long")
+        self.assertEqual([(p, d) for p, _, _, d in v], [("src/engine/x.rs", "601 lines (max 600)")])
+
+    def fn_of(self, span, filler="    let _ = 1;"):
+        return "pub fn big() {\n" + "\n".join([filler] * (span - 2)) + "\n}\n"
+
+    def test_fn_length_limit(self):
+        self.assertEqual(found(engine_file(self.fn_of(80)), rule="fn-too-long"), [])
+        v = found(engine_file(self.fn_of(81)), rule="fn-too-long")
+        self.assertEqual([(ln, d) for _, ln, _, d in v], [(1, "fn big spans 81 lines (max 80)")])
+
+    def test_braces_in_strings_chars_comments(self):
+        tricky = [
+            '    let a = "}}} {";',
+            "    let b = '}';",
+            "    let c = '\\'';",
+            "    let d = b'{';",
+            '    let e = r#"}" }"#;',
+            '    let f = "\\"}";',
+            "    // }",
+            "    /* } /* nested } */ } */",
+            "    let g: &'static str = \"x\";",
+            "    'outer: loop { break 'outer; }",
+        ]
+        body = "pub fn small() {\n" + "\n".join(tricky) + "\n}\n" + self.fn_of(60).replace("big", "after")
+        t = Tree(engine_file(body))
+        try:
+            res = t.run()
+        finally:
+            t.close()
+        spans = {name: span for _, _, name, span in res.fns}
+        self.assertEqual(spans["small"], len(tricky) + 2)
+        self.assertEqual(spans["after"], 60)
+        self.assertEqual([v for v in res.violations if v[2] == "fn-too-long"], [])
+
+    def test_methods_nested_fns_and_tests_count(self):
+        inner = "        fn helper() {\n" + "            let _ = 1;\n" * 85 + "        }\n"
+        body = "pub struct S;\nimpl S {\n    pub fn m(&self) {\n" + inner + "    }\n}\n"
+        body += "#[cfg(test)]\nmod tests {\n    #[test]\n    fn long_test() {\n" + "        let _ = 1;\n" * 90 + "    }\n}\n"
+        v = found(engine_file(body), rule="fn-too-long")
+        self.assertEqual(sorted(d.split()[1] for _, _, _, d in v), ["helper", "long_test", "m"])
+
+    def test_lifetimes_in_signatures(self):
+        body = "pub fn big<'a, 'b>(x: &'a str, y: &'b [u8; 2]) -> &'a str {\n" + "    let _ = '{';\n" * 78 + "    x\n}\n"
+        v = found(engine_file(body), rule="fn-too-long")
+        self.assertEqual([d for _, _, _, d in v], ["fn big spans 81 lines (max 80)"])
+
+    def test_declarations_without_body(self):
+        body = "pub trait T {\n    fn f(&self, x: [u8; 4]) -> u8;\n}\n" + self.fn_of(10)
+        t = Tree(engine_file(body))
+        try:
+            res = t.run()
+        finally:
+            t.close()
+        self.assertEqual([(n, s) for p, _, n, s in res.fns if p == "src/engine/x.rs"], [("big", 10)])
+
+
+class Outputs(unittest.TestCase):
+    def test_summary_exits_0(self):
+        t = Tree({"protocol/agree.rs": "use crate::engine::comm;\n"})
+        try:
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                rc = check.main(["--src", t.src, "--summary"])
+        finally:
+            t.close()
+        self.assertEqual(rc, 0)
+        text = out.getvalue()
+        for r in check.RULES:
+            self.assertIn(r, text)
+        self.assertRegex(text, r"import-up\s+1\b")
+        self.assertIn("protocol", text)
+
+    def test_svg(self):
+        t = Tree({"protocol/agree.rs": "use crate::engine::comm;\n"})
+        svg = os.path.join(t.dir, "layers.svg")
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                check.main(["--src", t.src, "--svg", svg])
+            with open(svg) as f:
+                text = f.read()
+        finally:
+            t.close()
+        xml.dom.minidom.parseString(text)
+        for name in ("engine", "protocol", "transport", "The process runtime."):
+            self.assertIn(name, text)
+        self.assertIn('marker-end="url(#arrow-bad)"', text)
+        self.assertIn('marker-end="url(#arrow-ok)"', text)
+
+    def test_floors(self):
+        t = Tree()
+        try:
+            tree, res = check.check(t.src)
+        finally:
+            t.close()
+        self.assertEqual(check.floors(tree), {"transport": 1, "protocol": 1, "engine": 2})
+
+
+if __name__ == "__main__":
+    unittest.main()
