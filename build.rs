@@ -21,6 +21,9 @@ fn main() {
         "src/ffi/mpi_functions.tbl",
         "src/ffi/mpi4_not_covered.tbl",
         "src/ffi",
+        "src/engine/handles.rs",
+        "src/engine/errors.rs",
+        "src/calls/lifecycle.rs",
         "cbindgen.toml",
         "cpp",
     ] {
@@ -53,7 +56,7 @@ fn main() {
     // 3. MPI-FT.h from the exported Rust items (hand-written ones and the wrappers).
     let config = cbindgen::Config::from_file(root.join("cbindgen.toml")).unwrap();
     let mut builder = cbindgen::Builder::new().with_config(config);
-    for src in ["src/ffi/handles.rs", "src/ffi/errors.rs", "src/ffi/api.rs"] {
+    for src in ["src/engine/handles.rs", "src/engine/errors.rs", "src/ffi/api.rs", "src/calls/lifecycle.rs"] {
         builder = builder.with_src(root.join(src));
     }
     let mut header = Vec::new();

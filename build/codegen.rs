@@ -34,7 +34,7 @@ impl Kind {
             other => return Err(format!("unknown kind `{other}`")),
         })
     }
-    /// The `crate::layer::hooks::Kind` variant the generated body passes on.
+    /// The `crate::engine::hooks::Kind` variant the generated body passes on.
     fn hook_variant(self) -> &'static str {
         match self {
             Kind::Local => "Local",
@@ -276,7 +276,7 @@ fn nonblocking_twin(name: &str) -> String {
 
 /// For a blocking collective: under `MPIFT_COLLECTIVES=nonblocking`, its
 /// non-blocking form (same descriptor with the NB flag, so dead ranks and revoke
-/// catch-ups join the same form) and MPIFT's wait (layer::hooks::coll_wait).
+/// catch-ups join the same form) and MPIFT's wait (engine::hooks::coll_wait).
 fn nonblocking_branch(s: &mut String, f: &Function, first_comm: &str, dargs: &[String]) {
     let twin = nonblocking_twin(&f.name);
     let mut args = real_args(f);
@@ -284,7 +284,7 @@ fn nonblocking_branch(s: &mut String, f: &Function, first_comm: &str, dargs: &[S
     let _ = writeln!(s, "        if hooks::nonblocking_colls() {{");
     let _ = writeln!(
         s,
-        "            let desc = crate::layer::describe::unless_inter(&{first_comm}_r, || crate::layer::describe::{twin}({}));",
+        "            let desc = crate::engine::describe::unless_inter(&{first_comm}_r, || crate::engine::describe::{twin}({}));",
         dargs.join(", ")
     );
     let _ = writeln!(s, "            hooks::coll_enter(&{first_comm}_r, &desc)?;");
@@ -338,7 +338,7 @@ fn generic_body(s: &mut String, f: &Function) {
     }
     let collective = matches!(f.kind, Kind::Coll | Kind::CollStart | Kind::CommNew);
     if collective {
-        // The descriptor other processes read (src/layer/describe.rs), then the entry hook.
+        // The descriptor other processes read (src/engine/describe.rs), then the entry hook.
         let mut dargs: Vec<String> = vec![format!("&{first_comm}_r")];
         dargs.extend(f
             .params
@@ -358,11 +358,11 @@ fn generic_body(s: &mut String, f: &Function) {
         }
         // On an intercommunicator the descriptor is opaque (no dead-rank joins
         // there), unless the describer says otherwise (`inter`).
-        let describe = format!("crate::layer::describe::{}({})", f.name, dargs.join(", "));
+        let describe = format!("crate::engine::describe::{}({})", f.name, dargs.join(", "));
         if f.inter {
             let _ = writeln!(s, "        let desc = {describe};");
         } else {
-            let _ = writeln!(s, "        let desc = crate::layer::describe::unless_inter(&{first_comm}_r, || {describe});");
+            let _ = writeln!(s, "        let desc = crate::engine::describe::unless_inter(&{first_comm}_r, || {describe});");
         }
         match (&f.rust_path, f.kind) {
             (Some(own), Kind::Coll) => {
@@ -397,7 +397,7 @@ fn generic_body(s: &mut String, f: &Function) {
     let started_send = f.kind == Kind::P2pStart && peer.as_deref() == Some("dest") && !persistent;
     let corrupts = started_send && ["buf", "count", "datatype", "tag"].iter().all(|n| f.params.iter().any(|p| p.name == *n));
     if started_send {
-        let _ = writeln!(s, "        let nth = crate::layer::p2p::count_send({first_comm}, dest);");
+        let _ = writeln!(s, "        let nth = crate::engine::comm::count_send({first_comm}, dest);");
     }
     if corrupts {
         let _ = writeln!(

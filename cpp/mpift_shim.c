@@ -61,7 +61,7 @@ int mpift_create_errhandler_token(MPI_Errhandler *errhandler)
 /* Predefined datatypes and reduction operations, in a fixed order that is the same
  * in every process of a job: a collective's descriptor names them by index, so a
  * simulated-dead rank can join the collective with the same type and operation
- * (src/layer/describe.rs). Types a given MPI lacks are skipped by the #ifdefs, which
+ * (src/engine/describe.rs). Types a given MPI lacks are skipped by the #ifdefs, which
  * keeps the order identical within one job (one MPI). */
 const MPI_Datatype MPIFT_PREDEF_TYPES[] = {
     MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_WCHAR,
@@ -82,7 +82,7 @@ const MPI_Op MPIFT_PREDEF_OPS[] = {
 const int MPIFT_PREDEF_OPS_N = (int)(sizeof MPIFT_PREDEF_OPS / sizeof MPIFT_PREDEF_OPS[0]);
 
 /* The host MPI's family: MPIFT's own small MPI_Allreduce is on by default where
- * it measured no slower than the host's (MPICH; src/layer/allreduce.rs). */
+ * it measured no slower than the host's (MPICH; src/engine/allreduce.rs). */
 #if defined(MPICH_VERSION) && !defined(OMPI_MAJOR_VERSION)
 const int MPIFT_HOST_MPICH = 1;
 #else

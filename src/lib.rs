@@ -33,8 +33,9 @@ pub fn say_raw(text: &str) {
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
+pub mod calls;
+pub mod engine;
 pub mod ffi;
 pub mod inject;
-pub mod layer;
 pub mod protocol;
 pub mod transport;

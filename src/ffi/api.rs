@@ -1,14 +1,8 @@
 //! Hand-written exported items that are not MPI functions.
 #![allow(non_upper_case_globals, non_camel_case_types, non_snake_case, clippy::missing_safety_doc)]
 
-use crate::ffi::handles::Sim_FT_MPI_Comm;
+use crate::engine::handles::Sim_FT_MPI_Comm;
 use std::os::raw::{c_char, c_int, c_long, c_longlong, c_ulonglong, c_void};
-
-/// The keyval of the `MPIX_FT` attribute (Open MPI 5's `MPI_FT`): set on
-/// `MPI_COMM_WORLD` by `MPI_Init`; its value points to a nonzero int, telling a
-/// program that fault tolerance is available. `MPI_KEYVAL_INVALID` before init.
-#[no_mangle]
-pub static mut Sim_FT_MPIX_FT_keyval: c_int = -1;
 
 /// Which MPI libmpift.a was built for, e.g. "MPICH 4.0.2" (NUL-terminated).
 #[no_mangle]
@@ -22,7 +16,7 @@ pub extern "C" fn Sim_FT_built_for() -> *const c_char {
 /// Outside `MPI_Init`..`MPI_Finalize` the process just exits with status 0.
 #[no_mangle]
 pub extern "C" fn Sim_FT_kill_me() {
-    if !crate::layer::lifecycle::is_active() {
+    if !crate::engine::process::is_active() {
         std::process::exit(0);
     }
     crate::inject::die_now(crate::inject::plan::Cause::Api)
@@ -32,7 +26,7 @@ pub extern "C" fn Sim_FT_kill_me() {
 /// long a dying rank waits before the survivors learn of its death.
 #[no_mangle]
 pub extern "C" fn Sim_FT_set_timeout(seconds: f64) {
-    crate::layer::news::set_timeout(seconds)
+    crate::engine::news::set_timeout(seconds)
 }
 
 /// Sets the fan-out of the tree that `MPIX_Comm_agree`/`shrink` and their
@@ -42,7 +36,7 @@ pub extern "C" fn Sim_FT_set_timeout(seconds: f64) {
 /// process.
 #[no_mangle]
 pub extern "C" fn Sim_FT_set_tree_fanout(k: c_int) {
-    crate::layer::ft::request_fanout(k.max(1) as u32)
+    crate::engine::ft::request_fanout(k.max(1) as u32)
 }
 
 /// Is world rank `rank` simulated-dead, as far as this process knows? (1/0)
@@ -50,12 +44,12 @@ pub extern "C" fn Sim_FT_set_tree_fanout(k: c_int) {
 /// there), so polling it in a loop sees a death.
 #[no_mangle]
 pub extern "C" fn Sim_FT_is_dead(rank: c_int) -> c_int {
-    if !crate::layer::lifecycle::is_active() {
+    if !crate::engine::process::is_active() {
         return 0;
     }
-    crate::layer::news::drain_wakes();
-    crate::layer::news::refresh();
-    (rank >= 0 && crate::layer::news::is_dead(rank as u32)) as c_int
+    crate::engine::news::drain_wakes();
+    crate::engine::news::refresh();
+    (rank >= 0 && crate::engine::news::is_dead(rank as u32)) as c_int
 }
 
 // --- accounting (bench/README.md) ----------------------------------------------
@@ -112,7 +106,7 @@ pub unsafe extern "C" fn Sim_FT_stats(out: *mut Sim_FT_stats_t) -> c_int {
         layer_comms_created: created,
         layer_comms_live: created.saturating_sub(get(&stats::COMMS_FREED)),
         layer_windows: get(&stats::WINDOWS),
-        user_comms: std::panic::catch_unwind(crate::layer::comm::count).unwrap_or(0) as c_ulonglong,
+        user_comms: std::panic::catch_unwind(crate::engine::comm::count).unwrap_or(0) as c_ulonglong,
     };
     unsafe { *out = s };
     0
@@ -181,7 +175,7 @@ pub extern "C" fn Sim_FT_call_count() -> c_longlong {
 /// Returns the number of bits flipped, or -1 on a bad argument.
 #[no_mangle]
 pub extern "C" fn Sim_FT_Manipulate_bits(buf: *mut c_void, count: c_int, datatype: mpi_sys::MPI_Datatype, p: f64) -> c_longlong {
-    if count < 0 || (count > 0 && buf.is_null()) || !(0.0..=1.0).contains(&p) || !crate::layer::lifecycle::is_active() {
+    if count < 0 || (count > 0 && buf.is_null()) || !(0.0..=1.0).contains(&p) || !crate::engine::process::is_active() {
         return -1;
     }
     if count == 0 {
@@ -241,7 +235,7 @@ pub unsafe extern "C" fn Sim_FT_MPI_COMM_NULL_COPY_FN(
     flag: *mut c_int,
 ) -> c_int {
     let _ = (oldcomm, comm_keyval, extra_state, attribute_val_in, attribute_val_out);
-    crate::layer::keyval::null_copy(flag)
+    crate::calls::keyval::null_copy(flag)
 }
 
 /// `MPI_COMM_DUP_FN` and `MPI_DUP_FN`: an attribute copy function that copies the
@@ -256,7 +250,7 @@ pub unsafe extern "C" fn Sim_FT_MPI_COMM_DUP_FN(
     flag: *mut c_int,
 ) -> c_int {
     let _ = (oldcomm, comm_keyval, extra_state);
-    crate::layer::keyval::dup_copy(attribute_val_in, attribute_val_out, flag)
+    crate::calls::keyval::dup_copy(attribute_val_in, attribute_val_out, flag)
 }
 
 /// `MPI_COMM_NULL_DELETE_FN` and `MPI_NULL_DELETE_FN`: a delete function that does

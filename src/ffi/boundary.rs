@@ -7,18 +7,19 @@
 //! layer sees each call: `Sim_FT_decide_kill` at the entry (the call may be where
 //! the process dies), the error returned, and the time a recovery call took; and
 //! where, once a failure or revoke is known, the process does its part for others
-//! before the call itself (layer::service).
+//! before the call itself (engine::service).
 
-use crate::ffi::errors::{Failure, Outcome};
+use crate::engine::errors::{Failure, Outcome};
 use crate::inject;
-use crate::layer::{errhandler, lifecycle, service};
+use crate::calls::errhandler;
+use crate::engine::service;
 use crate::transport::err;
 use std::os::raw::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Runs an MPI call that needs an initialised library.
 pub fn run(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
-    if !lifecycle::is_active() {
+    if !crate::engine::process::is_active() {
         inject::count_call();
         crate::say!("MPIFT: {name} called before MPI_Init or after MPI_Finalize");
         return err::get(unsafe { &err::OTHER });
@@ -26,7 +27,7 @@ pub fn run(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
     inject::decide_kill(name);
     if service::needed() {
         // Something went wrong somewhere: news, revokes, agreements and catch-up
-        // joins go first (layer::service), whatever this call is.
+        // joins go first (engine::service), whatever this call is.
         let _ = service::run();
     }
     guarded(name, f)
@@ -34,7 +35,7 @@ pub fn run(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
 
 /// Runs an MPI call that is valid outside `MPI_Init`..`MPI_Finalize` too.
 pub fn run_any(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
-    if lifecycle::is_active() {
+    if crate::engine::process::is_active() {
         inject::decide_kill(name);
     } else {
         inject::count_call();
@@ -55,7 +56,7 @@ fn guarded(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
 
 fn handled(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
     let code = handled_inner(name, f);
-    crate::layer::comm::release_deferred();
+    crate::engine::comm::release_deferred();
     if inject::armed() {
         inject::trace::exit();
     }

@@ -4,14 +4,14 @@
 #![allow(non_snake_case, clippy::missing_safety_doc, clippy::too_many_arguments)]
 
 use crate::ffi::boundary;
-use crate::ffi::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Request, MPI_Fint};
-use crate::layer::{comm, hooks, request};
+use crate::engine::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Request, MPI_Fint};
+use crate::engine::{comm, hooks, request};
 use crate::transport;
 use mpi_sys::*;
 use std::os::raw::{c_char, c_int, c_void};
 
 #[allow(unused_imports)]
-use crate::ffi::handles::{
+use crate::engine::handles::{
     Sim_FT_MPI_Comm_copy_attr_function, Sim_FT_MPI_Comm_delete_attr_function, Sim_FT_MPI_Comm_errhandler_function,
 };
 

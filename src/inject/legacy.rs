@@ -12,7 +12,6 @@
 //!   `exit` again from inside an `atexit` handler is undefined behaviour).
 
 use crate::inject::plan::Cause;
-use crate::layer::lifecycle;
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -25,7 +24,7 @@ fn mapped(sig: c_int) -> bool {
 }
 
 fn can_die() -> bool {
-    lifecycle::is_active() && !crate::inject::is_dead()
+    crate::engine::process::is_active() && !crate::inject::is_dead()
 }
 
 /// `raise` under `-DMPIFT_MAP_SIGNALS`.

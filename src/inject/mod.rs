@@ -1,5 +1,8 @@
 //! Fault injection: who dies when, which bits flip, and the record of it all
-//! (docs/INJECTION.md; thesis 5.3.6, 5.4, 5.5.2).
+//! (docs/INJECTION.md; thesis 5.3.6, 5.4, 5.5.2). It sets the engine's knobs at
+//! `MPI_Init` and hears of deaths through `engine::observer`.
+//!
+//! May import: engine, protocol, transport.
 //!
 //! - [`policy`]: the `MPIFT_KILL` / `MPIFT_BITFLIP` languages (pure, unit-tested);
 //! - [`rng`]: seeded generators, one stream per rank and purpose;
@@ -37,7 +40,7 @@ pub mod trace;
 use crate::inject::plan::{Cause, Plan};
 use crate::inject::policy::{KillPolicy, Node};
 use crate::inject::report::Death;
-use crate::layer::news;
+use crate::engine::news;
 use crate::transport::{self, mpi, window};
 use std::cell::Cell;
 use std::ffi::CString;
@@ -129,7 +132,7 @@ pub fn seed() -> Option<u64> {
 }
 
 /// `Sim_FT_decide_kill` (thesis 5.3.6): counts the call and applies the policy.
-/// May not return: the process then is a dead rank (`layer::zombie`).
+/// May not return: the process then is a dead rank (`engine::zombie`).
 #[inline]
 pub fn decide_kill(name: &'static str) {
     let call = bump_calls();
@@ -288,7 +291,7 @@ pub fn die(name: &str, call: u64, cause: Cause) -> ! {
         crate::say!("MPIFT: rank {rank} dies {at}, cause {}, {t:.3} s after MPI_Init", cause.name());
     }
     trace::died(call, name);
-    crate::layer::zombie::kill_me()
+    crate::engine::zombie::kill_me()
 }
 
 /// A death the program asked for (`Sim_FT_kill_me`, a mapped signal, `exit`).
@@ -310,7 +313,7 @@ pub fn die_now(cause: Cause) -> ! {
     }
 }
 
-/// `layer::news` applied the death of these world ranks.
+/// `engine::news` applied the death of these world ranks.
 pub fn on_dead(newly: &[u32]) {
     if verbose() >= 2 && !is_dead() {
         crate::say!("MPIFT: rank {} learns that rank{} {:?} died", world_rank(), if newly.len() == 1 { "" } else { "s" }, newly);
@@ -353,25 +356,25 @@ struct Agreed {
     /// A problem rank 0 found reading its environment.
     error: Option<String>,
     /// `MPIFT_SPARES`: launched processes kept aside for `MPI_Comm_spawn`
-    /// (layer::spares).
+    /// (calls::spares).
     spares: u32,
-    /// Fan-out of the agreement tree (layer::ft).
+    /// Fan-out of the agreement tree (engine::ft).
     fanout: u32,
     /// `MPIFT_COLLECTIVES=nonblocking`: blocking collectives run as their
-    /// non-blocking forms plus MPIFT's wait (layer::hooks).
+    /// non-blocking forms plus MPIFT's wait (engine::hooks).
     nb_colls: bool,
     /// `MPIFT_BARRIER=host`: `MPI_Barrier` is the host's, not MPIFT's own
-    /// (layer::barrier).
+    /// (engine::barrier).
     host_barrier: bool,
     /// `MPIFT_ALLREDUCE`: Some(true) `own`, Some(false) `host`, None the host
-    /// MPI's default (layer::allreduce::default_own).
+    /// MPI's default (engine::allreduce::default_own).
     own_allreduce: Option<bool>,
 }
 
 /// Rank 0 reads its environment (and `MPIFT_KILL_FILE`).
 fn read_environment(names: &RuleVars) -> Agreed {
-    let requested = crate::layer::ft::requested_fanout();
-    let fanout = if requested > 0 { requested } else { crate::layer::ft::DEFAULT_FANOUT };
+    let requested = crate::engine::ft::requested_fanout();
+    let fanout = if requested > 0 { requested } else { crate::engine::ft::DEFAULT_FANOUT };
     let mut a = Agreed { seed: 0, seed_from: "chosen", kill: String::new(), bitflip: None, error: None, spares: 0, fanout, nb_colls: false, host_barrier: false, own_allreduce: None };
     if let Some(v) = std::env::var("MPIFT_SPARES").ok().filter(|v| !v.trim().is_empty()) {
         match v.trim().parse::<u32>() {
@@ -506,7 +509,7 @@ fn agree(comm: mpi::MPI_Comm, me: u32, names: &RuleVars) -> Agreed {
         seed_from: if get(1) == "MPIFT_SEED" { "MPIFT_SEED" } else { "chosen" },
         kill: get(2).to_string(),
         bitflip: Some(get(3).to_string()).filter(|b| b != "\u{1}"),
-        fanout: get(4).parse().unwrap_or(crate::layer::ft::DEFAULT_FANOUT),
+        fanout: get(4).parse().unwrap_or(crate::engine::ft::DEFAULT_FANOUT),
         nb_colls: get(5).parse::<u8>().unwrap_or(0) & 1 != 0,
         host_barrier: get(5).parse::<u8>().unwrap_or(0) & 2 != 0,
         own_allreduce: match get(5).parse::<u8>().unwrap_or(0) & 12 {
@@ -572,6 +575,13 @@ impl From<String> for Stop {
 pub fn start(shadow: mpi::MPI_Comm, me: u32, size: u32, init: &'static str) -> Result<(), Stop> {
     T0.get_or_init(Instant::now);
     INIT_THREAD.with(|t| t.set(true));
+    crate::engine::observer::register(crate::engine::observer::Observer {
+        on_dead,
+        verbose,
+        dead_done: trace::dead_done,
+        finalize,
+        end_process: legacy::end_process,
+    });
     // Asked once (one MPI_Comm_get_parent): where this job's rules come from.
     let names = RuleVars::for_this_job();
     read_local_settings(&names);
@@ -603,14 +613,14 @@ pub fn start(shadow: mpi::MPI_Comm, me: u32, size: u32, init: &'static str) -> R
     if agreed.spares >= size {
         return Err(format!("invalid MPIFT_SPARES: {} spares leave no process of the {size} launched for the program", agreed.spares).into());
     }
-    crate::layer::spares::set_count(agreed.spares as usize, size as usize);
-    crate::layer::ft::set_fanout(agreed.fanout);
-    crate::layer::hooks::set_nonblocking_colls(agreed.nb_colls);
+    crate::engine::process::set_spares(agreed.spares as usize, size as usize);
+    crate::engine::ft::set_fanout(agreed.fanout);
+    crate::engine::hooks::set_nonblocking_colls(agreed.nb_colls);
     // The own barrier's stamps share one channel per pair of processes: two threads
     // in barriers on different communicators could take each other's stamp.
-    crate::layer::barrier::set_own(!agreed.host_barrier && !any_multithreaded);
-    let own = agreed.own_allreduce.unwrap_or_else(crate::layer::allreduce::default_own);
-    crate::layer::allreduce::set_own(own && !any_multithreaded);
+    crate::engine::barrier::set_own(!agreed.host_barrier && !any_multithreaded);
+    let own = agreed.own_allreduce.unwrap_or_else(crate::engine::allreduce::default_own);
+    crate::engine::allreduce::set_own(own && !any_multithreaded);
     let bitflip = match &agreed.bitflip {
         Some(text) => Some(policy::parse_bitflip(text).map_err(|e| format!("invalid {}: {e}", names.bitflip))?),
         None => None,
@@ -697,7 +707,7 @@ pub fn set_callback(cb: Option<Callback>, ctx: *mut c_void) {
 
 // --- MPI_Finalize ------------------------------------------------------------------
 
-/// The report's gather, from `MPI_Finalize` (live ranks) or `layer::zombie`
+/// The report's gather, from `MPI_Finalize` (live ranks) or `engine::zombie`
 /// (dead ranks): the same collective at every process (see [`report`]).
 pub fn finalize() {
     ARMED.store(false, Ordering::Release);

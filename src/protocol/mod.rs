@@ -1,29 +1,27 @@
-//! Pure protocol state machines. Nothing here calls MPI: each protocol takes
-//! events (a message arrived, a failure became known, the application asked for
-//! something) and returns the messages to send. The MPI transport carries those
-//! messages on the shadow communicator; [`sim`] carries them in memory, in a
-//! seeded random order, with failures at chosen steps, so the same code is tested
-//! at thousands of ranks.
+//! Pure protocol state machines. Nothing here calls MPI or keeps process state:
+//! each protocol takes events (a message arrived, a failure became known, the
+//! application asked for something) and returns what to send, so the same code is
+//! tested in memory at thousands of ranks (`tests/protocol_*.rs`).
 //!
-//! - [`topology`]: who forwards to whom (Binomial Graph, k-ary tree), computed over
-//!   the ranks a node believes alive, so it heals as failures become known.
+//! May import: nothing.
+//!
+//! Production runs:
+//! - [`ftagree`]: the tree agreement over published slots (`engine::ft`), with
+//!   [`agree`], the bitmap encoding of agree and shrink.
 //! - [`failures`]: known vs acknowledged failures of a communicator (ULFM ack rules).
 //! - [`dissem`]: MPIFT's own barrier (dissemination, stamped messages), which a
 //!   revoke can interrupt at any member.
 //! - [`recdbl`]: MPIFT's own small-message allreduce (recursive doubling, order
 //!   kept for non-commutative operations), interruptible like the barrier.
-//! - [`rbcast`]: the reliable broadcast that revoke and failure propagation are thin
-//!   clients of (as in Open MPI's ULFM, `ompi/communicator/ft`).
+//!
+//! [`models`] holds protocols tested here that production does not run.
 
 pub mod agree;
-pub mod colljoin;
 pub mod dissem;
 pub mod failures;
 pub mod ftagree;
-pub mod rbcast;
+pub mod models;
 pub mod recdbl;
-pub mod sim;
-pub mod topology;
 
 /// A rank in the communicator a protocol instance runs on.
 pub type Rank = u32;

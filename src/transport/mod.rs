@@ -2,6 +2,8 @@
 //! library goes through this module: [`mpi`] re-exports the mpi-sys bindings,
 //! and the helpers below give typed access to constants that are C macros
 //! (exported as symbols by `cpp/mpift_shim.c` or mpi-sys's own shim).
+//!
+//! May import: nothing.
 
 pub use mpi_sys as mpi;
 

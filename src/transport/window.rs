@@ -17,12 +17,12 @@
 //! | `REVOKE_HEAD` | others (fetch-and-op) | slots taken in the revoke ring |
 //! | `LOG_HEAD` | owner | collective log entries written so far |
 //! | `KILL_TICKETS` | others (fetch-and-op) | rank 0's only: injected deaths so far (`max=M`, src/inject) |
-//! | `SPARES_TAKEN`, `SPAWNS` | others (fetch-and-op) | rank 0's only: spares handed out, spawns served (layer::spares) |
+//! | `SPARES_TAKEN`, `SPAWNS` | others (fetch-and-op) | rank 0's only: spares handed out, spawns served (calls::spares) |
 //! | `DEAD + w` | rank w | rank w is (simulated) dead |
 //! | `RING + 3i` | others | revoke ring: (horizon + 1 or 0, comm id, check), one update |
 //! | `SENT + z` | rank z | messages z sent here per communicator before it died |
 //! | `LOG + k*E` | owner | the owner's last `LOG_LEN` collective descriptors |
-//! | `FT + j*F` | owner | agreement slots (layer::ft): what the owner published for an agree or shrink |
+//! | `FT + j*F` | owner | agreement slots (engine::ft): what the owner published for an agree or shrink |
 //!
 //! Memory-order rule (the Dekker pair behind revoke and death, docs/ARCHITECTURE.md):
 //! the owner writes its log entry, fences, then reads its news; a writer of news
@@ -43,9 +43,9 @@ pub const LOG_HEAD: usize = 3;
 /// Deaths the injection policy has granted, job-wide: used in rank 0's region only.
 pub const KILL_TICKETS: usize = 4;
 /// The id of the communicator whose `MPIX_Comm_agree` this process is in (0: none;
-/// layer::ft, read by layer::fillin).
+/// engine::ft, read by engine::fillin).
 pub const IN_AGREE: usize = 5;
-/// Spare processes handed out so far (`MPIFT_SPARES`, layer::spares): rank 0's
+/// Spare processes handed out so far (`MPIFT_SPARES`, calls::spares): rank 0's
 /// region only.
 pub const SPARES_TAKEN: usize = 6;
 /// Spawns served from the spares so far, job-wide: rank 0's region only.
@@ -69,7 +69,7 @@ pub const ENTRY_STATE: usize = 14;
 pub const PENDING: u64 = 0;
 pub const ENTERED: u64 = 1;
 pub const CANCELLED: u64 = 2;
-/// Agreement slots per process (layer::ft), and how many consecutive slots an
+/// Agreement slots per process (engine::ft), and how many consecutive slots an
 /// instance may land in (its probe window).
 pub const FT_SLOTS: usize = 64;
 pub const FT_PROBE: usize = 4;
@@ -130,7 +130,7 @@ impl Window {
     pub fn log(&self) -> usize {
         self.ring() + RING_SLOT * RING_LEN + self.n * 2 * SENT_SLOTS
     }
-    /// Offset of agreement slot `j` (layer::ft).
+    /// Offset of agreement slot `j` (engine::ft).
     pub fn ft_slot(&self, j: usize) -> usize {
         self.log() + LOG_LEN * self.entry_words() + j * self.ft_slot_words()
     }

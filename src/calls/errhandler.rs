@@ -1,0 +1,295 @@
+//! Error handlers (MPI-3.1 §8.3) and error strings.
+//!
+//! The real communicator never aborts on its own: it carries `MPI_ERRORS_RETURN`
+//! (or, for a user handler, a do-nothing token that keeps the real errhandler
+//! object alive), so every error comes back to MPIFT, which then applies the
+//! handler the user chose: return, abort, or call the user's function with the
+//! user's own handle (the one a callback must see, never the real one).
+
+use crate::engine::errors::{Failure, Outcome, CLASSES};
+use crate::engine::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Comm_errhandler_function};
+use crate::engine::pending;
+use crate::engine::{comm, Real};
+use crate::transport::{self, err, mpi};
+use mpi_sys::MPI_Errhandler;
+use std::os::raw::{c_char, c_int, c_void};
+use std::sync::Mutex;
+
+/// User handlers: the real token errhandler and the user's C function.
+static USER_HANDLERS: Mutex<Vec<(Real<MPI_Errhandler>, usize)>> = Mutex::new(Vec::new());
+
+fn user_fn(eh: MPI_Errhandler) -> Option<usize> {
+    USER_HANDLERS.lock().unwrap().iter().find(|(t, _)| t.0 == eh).map(|(_, f)| *f)
+}
+
+fn is_predefined(eh: MPI_Errhandler) -> bool {
+    eh == transport::errors_return()
+        || eh == transport::errors_are_fatal()
+        || eh == transport::errors_abort()
+}
+
+/// Reports `failure` through its communicator's handler; returns the code the MPI
+/// call returns (if the handler returns at all).
+pub fn raise(name: &str, failure: Failure) -> c_int {
+    let world = handles::world_handle();
+    let h = if failure.comm.is_null() { world } else { failure.comm };
+    let handler_and_comm = |st: &comm::CommState| (st.errhandler.0, st.real.0);
+    let Some((eh, real)) = comm::read(h, handler_and_comm).or_else(|| comm::read(world, handler_and_comm))
+    else {
+        return failure.code;
+    };
+    if eh == transport::errors_return() {
+        return failure.code;
+    }
+    let raised = failure.handler_code();
+    if let Some(f) = user_fn(eh) {
+        let mut handle = h;
+        let mut code = raised;
+        unsafe {
+            transport::call_user_errhandler(
+                f as *mut c_void,
+                &mut handle as *mut Sim_FT_MPI_Comm as *mut c_void,
+                &mut code,
+            )
+        };
+        return failure.code;
+    }
+    crate::say!(
+        "MPIFT: {name}: {} (error code {}); the communicator's error handler is fatal: aborting",
+        error_text(raised),
+        raised
+    );
+    let exit = if (1..256).contains(&raised) { raised } else { 1 };
+    unsafe { mpi::MPI_Abort(real, exit) };
+    failure.code
+}
+
+/// The text of an error code (MPIFT's classes or the real MPI's).
+pub fn error_text(code: c_int) -> String {
+    if let Some((_, text)) = CLASSES.iter().find(|(c, _)| *c == code) {
+        return text.to_string();
+    }
+    if let Some(text) = hinted_text(code) {
+        return text;
+    }
+    let mut buf = vec![0 as c_char; transport::max_error_string() + 1];
+    let mut len = 0;
+    if unsafe { mpi::MPI_Error_string(code, buf.as_mut_ptr(), &mut len) } != 0 {
+        return format!("unknown error code {code}");
+    }
+    let bytes: Vec<u8> = buf[..len.max(0) as usize].iter().map(|&c| c as u8).collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// `MPI_Error_string`, knowing MPIFT's classes.
+pub fn error_string(code: c_int, string: *mut c_char, resultlen: *mut c_int) -> Outcome {
+    if string.is_null() || resultlen.is_null() {
+        return Err(Failure::on_world(err::get(unsafe { &err::ARG })));
+    }
+    let known = CLASSES.iter().find(|(c, _)| *c == code).map(|(_, t)| t.to_string()).or_else(|| hinted_text(code));
+    let Some(text) = known else {
+        let rc = unsafe { mpi::MPI_Error_string(code, string, resultlen) };
+        return if rc == 0 { Ok(()) } else { Err(Failure::on_world(rc)) };
+    };
+    let n = text.len().min(transport::max_error_string() - 1);
+    unsafe {
+        std::ptr::copy_nonoverlapping(text.as_ptr() as *const c_char, string, n);
+        *string.add(n) = 0;
+        *resultlen = n as c_int;
+    }
+    Ok(())
+}
+
+/// `MPI_Error_class`: MPIFT's classes are their own class.
+pub fn error_class(code: c_int, class: *mut c_int) -> Outcome {
+    if class.is_null() {
+        return Err(Failure::on_world(err::get(unsafe { &err::ARG })));
+    }
+    if CLASSES.iter().any(|(c, _)| *c == code) {
+        unsafe { *class = code };
+        return Ok(());
+    }
+    let rc = unsafe { mpi::MPI_Error_class(code, class) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(Failure::on_world(rc))
+    }
+}
+
+/// `MPI_Comm_create_errhandler`.
+pub fn create(f: *mut Sim_FT_MPI_Comm_errhandler_function, out: *mut MPI_Errhandler) -> Outcome {
+    if f.is_null() || out.is_null() {
+        return Err(Failure::on_world(err::get(unsafe { &err::ARG })));
+    }
+    let mut token = unsafe { std::mem::zeroed::<MPI_Errhandler>() };
+    let rc = transport::create_errhandler_token(&mut token);
+    if rc != 0 {
+        return Err(Failure::on_world(rc));
+    }
+    let mut table = USER_HANDLERS.lock().unwrap();
+    table.retain(|(t, _)| t.0 != token); // a freed token's value may be reused
+    table.push((Real(token), f as usize));
+    unsafe { *out = token };
+    Ok(())
+}
+
+/// The handler the real communicator carries for the program's `eh` (see the
+/// module doc): a user handler's token, else `MPI_ERRORS_RETURN`.
+pub(crate) fn real_for(eh: MPI_Errhandler) -> MPI_Errhandler {
+    if user_fn(eh).is_some() {
+        eh
+    } else {
+        transport::errors_return()
+    }
+}
+
+/// `MPI_Comm_set_errhandler`.
+pub fn set(c: Sim_FT_MPI_Comm, eh: MPI_Errhandler) -> Outcome {
+    if user_fn(eh).is_none() && !is_predefined(eh) {
+        return Err(Failure::on(c, err::get(unsafe { &err::ARG })));
+    }
+    if pending::with(c, |p| {
+        p.errhandler = Real(eh);
+        p.real_errhandler = Real(real_for(eh));
+    })
+    .is_some()
+    {
+        return Ok(());
+    }
+    let cr = handles::comm_arg(c)?;
+    let real_eh = real_for(eh);
+    let rc = unsafe { mpi::MPI_Comm_set_errhandler(cr.real, real_eh) };
+    if rc != 0 {
+        return Err(Failure::on(c, rc));
+    }
+    comm::update(c, |st| st.errhandler = Real(eh));
+    Ok(())
+}
+
+/// References to user handlers that MPIFT handed out without the host's
+/// (`get` on an idup's communicator before it is usable): their free is MPIFT's.
+static UNBACKED: Mutex<Vec<Real<MPI_Errhandler>>> = Mutex::new(Vec::new());
+
+/// `MPI_Errhandler_free`. A predefined handler that [`get`] handed out carries no
+/// reference of the host's (the real communicator's handler is MPIFT's choice,
+/// not the program's), so freeing it only nulls the program's handle, as MPI
+/// allows (MPI-3.1 §8.3.4). Passing it to the host dropped a reference the host
+/// never gave: Open MPI refuses the last one (`MPI_ERR_ARG`, mpi4py's
+/// `test_exceptions`) and frees the predefined object before that (mpi4py's
+/// `testGetFree`: `free(): invalid pointer`). User handlers: the host's call.
+pub fn free(eh: *mut MPI_Errhandler) -> Outcome {
+    if eh.is_null() {
+        return Err(Failure::on_world(err::get(unsafe { &err::ARG })));
+    }
+    // SAFETY: checked non-null; the program's handle.
+    if is_predefined(unsafe { *eh }) {
+        // SAFETY: as above.
+        unsafe { *eh = transport::errhandler_null() };
+        return Ok(());
+    }
+    {
+        let mut unbacked = UNBACKED.lock().unwrap();
+        // SAFETY: as above.
+        if let Some(i) = unbacked.iter().position(|r| r.0 == unsafe { *eh }) {
+            unbacked.swap_remove(i);
+            // SAFETY: as above.
+            unsafe { *eh = transport::errhandler_null() };
+            return Ok(());
+        }
+    }
+    // SAFETY: as above; the host checks the handle itself.
+    let rc = unsafe { mpi::MPI_Errhandler_free(eh) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(Failure::on_world(rc))
+    }
+}
+
+/// `MPI_Comm_get_errhandler`.
+pub fn get(c: Sim_FT_MPI_Comm, out: *mut MPI_Errhandler) -> Outcome {
+    if let Some(eh) = pending::with(c, |p| p.errhandler.0) {
+        if out.is_null() {
+            return Err(Failure::on_world(err::get(unsafe { &err::ARG })));
+        }
+        if user_fn(eh).is_some() {
+            // The program will free this reference; the host has not given it.
+            UNBACKED.lock().unwrap().push(Real(eh));
+        }
+        // SAFETY: checked non-null above.
+        unsafe { *out = eh };
+        return Ok(());
+    }
+    let cr = handles::comm_arg(c)?;
+    handles::check_out_ptr(out, &cr)?;
+    let eh = comm::read(c, |st| st.errhandler.0).expect("looked up above");
+    if user_fn(eh).is_some() {
+        // The real call adds the reference the caller will release.
+        let rc = unsafe { mpi::MPI_Comm_get_errhandler(cr.real, out) };
+        return if rc == 0 { Ok(()) } else { Err(Failure::on(c, rc)) };
+    }
+    unsafe { *out = eh };
+    Ok(())
+}
+
+/// `MPI_Comm_call_errhandler`: the error is "raised" on `comm`; the call itself
+/// succeeds if the handler returns (MPI-3.1 §8.3.6).
+pub fn call(c: Sim_FT_MPI_Comm, code: c_int) -> Outcome {
+    handles::comm_arg(c)?;
+    raise("MPI_Comm_call_errhandler", Failure::on(c, code));
+    Ok(())
+}
+
+/// Codes made by [`with_hint`]: the host's code, the hint's code, its text.
+static HINTED: Mutex<Vec<(c_int, c_int, String)>> = Mutex::new(Vec::new());
+
+/// The text of a code made by [`with_hint`] (MPIFT answers `MPI_Error_string`
+/// for it: MPICH 4.0 ignores `MPI_Add_error_string` for a code of a predefined class).
+fn hinted_text(code: c_int) -> Option<String> {
+    HINTED.lock().unwrap().iter().find(|h| h.1 == code).map(|h| h.2.clone())
+}
+
+/// A code of `code`'s class whose `MPI_Error_string` is `hint` followed by the
+/// host's text for `code` (made once per code with `MPI_Add_error_code`, so the
+/// host knows its class). `code` itself if the host refuses.
+pub fn with_hint(code: c_int, hint: &str) -> c_int {
+    if let Some(h) = HINTED.lock().unwrap().iter().find(|h| h.0 == code) {
+        return h.1;
+    }
+    let mut class = code;
+    let mut new = 0;
+    // SAFETY: int outs on this stack frame.
+    if unsafe { mpi::MPI_Error_class(code, &mut class) } != 0 || unsafe { mpi::MPI_Add_error_code(class, &mut new) } != 0 {
+        return code;
+    }
+    let text = format!("{hint} [{}]", error_text(code));
+    let max = transport::max_error_string().saturating_sub(1);
+    let text: String = text.chars().filter(|c| *c != '\0').take(max).collect();
+    HINTED.lock().unwrap().push((code, new, text));
+    new
+}
+
+/// At `MPI_Init`, where MPIFT's classes sit above the host's `MPI_ERR_LASTCODE`
+/// (engine::errors): takes the same three values from the host with
+/// `MPI_Add_error_class`, so it never hands them out to the program and its
+/// `MPI_LASTUSEDCODE` counts them. A host that answers other values (none seen)
+/// is said aloud: the program's added classes could then equal MPIFT's.
+pub fn reserve_classes() {
+    if !crate::engine::errors::ABOVE_HOST {
+        return;
+    }
+    for (want, text) in CLASSES {
+        let mut got: c_int = -1;
+        // SAFETY: an int out on this frame.
+        let rc = unsafe { mpi::MPI_Add_error_class(&mut got) };
+        if rc != 0 || got != want {
+            crate::say!("MPIFT: MPI_Init: the host MPI gave error class {got} (rc {rc}), not {want}: added classes may equal MPIFT's ULFM classes");
+            return;
+        }
+        let mut bytes: Vec<u8> = text.bytes().take(transport::max_error_string().saturating_sub(1)).collect();
+        bytes.push(0);
+        // SAFETY: a NUL-terminated string the host copies.
+        unsafe { mpi::MPI_Add_error_string(got, bytes.as_ptr() as *const c_char) };
+    }
+}

@@ -1,0 +1,56 @@
+//! Generalized requests (MPI-3.1 §12.2): `MPI_Grequest_start`,
+//! `MPI_Grequest_complete`.
+//!
+//! The request is an MPIFT request that belongs to no communicator, so the
+//! completion calls apply no failure verdicts to it (only the program completes
+//! it). Its three callbacks receive `extra_state` and a status or flag, never a
+//! request or communicator handle, so they are handed to the real MPI unchanged.
+
+use crate::engine::errors::{Failure, Outcome};
+use crate::engine::handles::Sim_FT_MPI_Request;
+use crate::engine::request;
+use crate::transport::{self, err, mpi};
+use std::os::raw::c_void;
+
+/// `MPI_Grequest_start`. The function-pointer arguments arrive as C function
+/// pointers (the header declares them with the real MPI's callback types).
+pub fn start(
+    query_fn: *mut mpi::MPI_Grequest_query_function,
+    free_fn: *mut mpi::MPI_Grequest_free_function,
+    cancel_fn: *mut mpi::MPI_Grequest_cancel_function,
+    extra_state: *mut c_void,
+    out: *mut Sim_FT_MPI_Request,
+) -> Outcome {
+    if out.is_null() {
+        return Err(request::arg_error());
+    }
+    // A C function pointer and Rust's Option<extern fn> have the same representation
+    // (null is None).
+    let (q, f, c) = unsafe {
+        (
+            std::mem::transmute::<*mut mpi::MPI_Grequest_query_function, mpi::MPI_Grequest_query_function>(query_fn),
+            std::mem::transmute::<*mut mpi::MPI_Grequest_free_function, mpi::MPI_Grequest_free_function>(free_fn),
+            std::mem::transmute::<*mut mpi::MPI_Grequest_cancel_function, mpi::MPI_Grequest_cancel_function>(cancel_fn),
+        )
+    };
+    let mut real = transport::request_null();
+    let rc = unsafe { mpi::MPI_Grequest_start(q, f, c, extra_state, &mut real) };
+    if rc != 0 {
+        return Err(Failure::on_world(rc));
+    }
+    unsafe { *out = request::adopt_plain(real) };
+    Ok(())
+}
+
+/// `MPI_Grequest_complete`.
+pub fn complete(r: Sim_FT_MPI_Request) -> Outcome {
+    if r.is_null() {
+        return Err(Failure::on_world(err::get(unsafe { &err::REQUEST })));
+    }
+    let st = request::lookup(r)?;
+    let rc = unsafe { mpi::MPI_Grequest_complete(st.real.0) };
+    if rc != 0 {
+        return Err(Failure::on_world(rc));
+    }
+    Ok(())
+}

@@ -1,0 +1,190 @@
+//! Communicator attribute keyvals with callbacks (MPI-3.1 §6.7.2): the copy and
+//! delete functions a program registers take MPIFT's communicator handle, so the
+//! real MPI gets trampolines that translate the real communicator it passes into
+//! the program's handle before calling the program's function. The deprecated
+//! MPI-1 names (`MPI_Keyval_create`, `MPI_Attr_*`) are aliases of the same calls.
+//!
+//! - A keyval's record (the program's two functions and its `extra_state`) is the
+//!   real keyval's `extra_state`. It lives until the real MPI hands out the same
+//!   keyval number again (it reuses a number only after the keyval is gone, i.e.
+//!   after its last attribute was deleted), so callbacks can never see a freed
+//!   record.
+//! - A simulated-dead rank runs no program code: there the trampolines copy
+//!   nothing and delete silently.
+//! - Communicators MPIFT creates for itself and frees at once (a dead rank's or a
+//!   catching-up rank's dummy `MPI_Comm_dup`, a constructor that failed because a
+//!   member is dead) are not the program's: their delete callbacks are not called.
+//!   A copy callback that allocated for such a communicator therefore leaks.
+//! - `MPI_Finalize` deletes `MPI_COMM_SELF`'s attributes first, in the reverse
+//!   order of setting, while MPI is still fully usable (MPI-3.1 §8.7.1), so
+//!   "cleanup at finalize" callbacks may call MPI.
+
+use crate::engine::errors::{Failure, Outcome};
+use crate::engine::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Comm_copy_attr_function, Sim_FT_MPI_Comm_delete_attr_function};
+use crate::engine::{comm, news};
+use crate::transport::{self, err, mpi};
+use std::os::raw::{c_int, c_void};
+use std::sync::Mutex;
+
+type CopyFn = unsafe extern "C" fn(Sim_FT_MPI_Comm, c_int, *mut c_void, *mut c_void, *mut c_void, *mut c_int) -> c_int;
+type DeleteFn = unsafe extern "C" fn(Sim_FT_MPI_Comm, c_int, *mut c_void, *mut c_void) -> c_int;
+
+/// The program's side of a keyval.
+struct Keyval {
+    copy: Option<CopyFn>,
+    delete: Option<DeleteFn>,
+    extra: *mut c_void,
+}
+
+/// (keyval, its record as a raw `Box<Keyval>`).
+static KEYVALS: Mutex<Vec<(c_int, usize)>> = Mutex::new(Vec::new());
+/// Keyvals set on `MPI_COMM_SELF`, in the order they were (last) set.
+static SELF_ORDER: Mutex<Vec<c_int>> = Mutex::new(Vec::new());
+
+/// True in a simulated-dead rank: while it serves, and in its final
+/// `MPI_Finalize` (the library is still active but the news runtime is gone).
+fn in_dead_rank() -> bool {
+    news::is_zombie() || (crate::engine::process::is_active() && news::with(|_| ()).is_none())
+}
+
+unsafe extern "C" fn copy_trampoline(
+    old: mpi::MPI_Comm,
+    keyval: c_int,
+    extra: *mut c_void,
+    val_in: *mut c_void,
+    val_out: *mut c_void,
+    flag: *mut c_int,
+) -> c_int {
+    let kv = &*(extra as *const Keyval);
+    match (kv.copy, in_dead_rank(), comm::find_by_real(old)) {
+        (Some(f), false, Some(h)) => f(h, keyval, kv.extra, val_in, val_out, flag),
+        _ => {
+            *flag = 0;
+            0
+        }
+    }
+}
+
+unsafe extern "C" fn delete_trampoline(c: mpi::MPI_Comm, keyval: c_int, val: *mut c_void, extra: *mut c_void) -> c_int {
+    let kv = &*(extra as *const Keyval);
+    match (kv.delete, in_dead_rank(), comm::find_by_real(c)) {
+        (Some(f), false, Some(h)) => f(h, keyval, val, kv.extra),
+        _ => 0,
+    }
+}
+
+/// `MPI_Comm_create_keyval` (and `MPI_Keyval_create`).
+pub fn create(
+    copy_fn: *mut Sim_FT_MPI_Comm_copy_attr_function,
+    delete_fn: *mut Sim_FT_MPI_Comm_delete_attr_function,
+    keyval: *mut c_int,
+    extra_state: *mut c_void,
+) -> Outcome {
+    if keyval.is_null() {
+        return Err(Failure::on_world(err::get(unsafe { &err::ARG })));
+    }
+    let rec = Box::into_raw(Box::new(Keyval {
+        copy: unsafe { std::mem::transmute::<*mut c_void, Option<CopyFn>>(copy_fn) },
+        delete: unsafe { std::mem::transmute::<*mut c_void, Option<DeleteFn>>(delete_fn) },
+        extra: extra_state,
+    }));
+    let rc = unsafe {
+        mpi::MPI_Comm_create_keyval(Some(copy_trampoline), Some(delete_trampoline), keyval, rec as *mut c_void)
+    };
+    if rc != 0 {
+        drop(unsafe { Box::from_raw(rec) });
+        return Err(Failure::on_world(rc));
+    }
+    let k = unsafe { *keyval };
+    let mut t = KEYVALS.lock().unwrap();
+    if let Some(i) = t.iter().position(|(x, _)| *x == k) {
+        // The number was reused: the keyval it named is gone, and its record with it.
+        drop(unsafe { Box::from_raw(t[i].1 as *mut Keyval) });
+        t.swap_remove(i);
+    }
+    t.push((k, rec as usize));
+    Ok(())
+}
+
+/// `MPI_Comm_free_keyval` (and `MPI_Keyval_free`). The record stays: attributes
+/// with this keyval may still be copied or deleted.
+pub fn free(keyval: *mut c_int) -> Outcome {
+    if keyval.is_null() {
+        return Err(Failure::on_world(err::get(unsafe { &err::ARG })));
+    }
+    let rc = unsafe { mpi::MPI_Comm_free_keyval(keyval) };
+    if rc != 0 {
+        return Err(Failure::on_world(rc));
+    }
+    Ok(())
+}
+
+/// `MPI_Comm_set_attr` (and `MPI_Attr_put`).
+pub fn set_attr(c: Sim_FT_MPI_Comm, keyval: c_int, val: *mut c_void) -> Outcome {
+    let cr = handles::comm_arg(c)?;
+    let rc = unsafe { mpi::MPI_Comm_set_attr(cr.real, keyval, val) };
+    if rc != 0 {
+        return Err(Failure::on(c, rc));
+    }
+    if c == handles::self_handle() {
+        let mut order = SELF_ORDER.lock().unwrap();
+        order.retain(|k| *k != keyval);
+        order.push(keyval);
+    }
+    Ok(())
+}
+
+/// `MPI_Comm_get_attr` (and `MPI_Attr_get`). With spare processes the program's
+/// `MPI_COMM_WORLD` is a part of the host's (calls::spares), and only the host's
+/// carries the predefined attributes (`MPI_TAG_UB`, `MPI_UNIVERSE_SIZE`, ...,
+/// `MPIX_FT`): what the world's own real communicator lacks is read there.
+pub fn get_attr(c: Sim_FT_MPI_Comm, keyval: c_int, val: *mut c_void, flag: *mut c_int) -> Outcome {
+    let cr = handles::comm_arg(c)?;
+    // SAFETY: the program's arguments, the real communicator of a checked handle.
+    let mut rc = unsafe { mpi::MPI_Comm_get_attr(cr.real, keyval, val, flag) };
+    // SAFETY: `flag` was written by the successful call.
+    if rc == 0 && c == handles::world_handle() && cr.real != transport::comm_world() && unsafe { *flag } == 0 {
+        // SAFETY: as above, on the host's world.
+        rc = unsafe { mpi::MPI_Comm_get_attr(transport::comm_world(), keyval, val, flag) };
+    }
+    if rc != 0 {
+        return Err(Failure::on(c, rc));
+    }
+    Ok(())
+}
+
+/// Called first by `MPI_Finalize`: deletes `MPI_COMM_SELF`'s attributes, last set
+/// first, while the program may still call MPI from the delete callbacks.
+pub(crate) fn before_finalize() {
+    let order = std::mem::take(&mut *SELF_ORDER.lock().unwrap());
+    let real = transport::comm_self();
+    for k in order.into_iter().rev() {
+        let mut val: *mut c_void = std::ptr::null_mut();
+        let mut flag: c_int = 0;
+        unsafe {
+            mpi::MPI_Comm_get_attr(real, k, &mut val as *mut *mut c_void as *mut c_void, &mut flag);
+            if flag != 0 {
+                mpi::MPI_Comm_delete_attr(real, k);
+            }
+        }
+    }
+}
+
+/// `MPI_COMM_NULL_COPY_FN` (also `MPI_NULL_COPY_FN`): do not copy.
+pub fn null_copy(flag: *mut c_int) -> c_int {
+    if !flag.is_null() {
+        unsafe { *flag = 0 };
+    }
+    0
+}
+
+/// `MPI_COMM_DUP_FN` (also `MPI_DUP_FN`): copy the attribute value.
+pub fn dup_copy(val_in: *mut c_void, val_out: *mut c_void, flag: *mut c_int) -> c_int {
+    if !val_out.is_null() {
+        unsafe { *(val_out as *mut *mut c_void) = val_in };
+    }
+    if !flag.is_null() {
+        unsafe { *flag = 1 };
+    }
+    0
+}

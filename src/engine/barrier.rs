@@ -1,0 +1,116 @@
+//! `MPI_Barrier` as MPIFT's own dissemination barrier (protocol::dissem), so that a
+//! member waiting in it on a communicator that gets revoked returns
+//! `MPI_ERR_REVOKED` by itself, whatever the other members are doing (issue 19):
+//! inside a host MPI's blocking barrier it could only wait for the others to join
+//! for it, which they cannot while they are themselves inside a real blocking
+//! collective or compute outside MPI.
+//!
+//! Messages are 16-byte stamps on MPIFT's shadow communicator (tag
+//! [`TAG_BARRIER`], world ranks; engine::channel), received from the round's
+//! partner with a wait that news interrupts. Dead ranks and fill-ins run the same barrier for the
+//! members they stand in for (engine::join); a catch-up on a revoked communicator
+//! has nothing to do, since its members left by themselves.
+//!
+//! Intracommunicators only, in the default mode (`MPIFT_COLLECTIVES=blocking`),
+//! and unless `MPIFT_BARRIER=host` (rank 0's, shared at `MPI_Init`).
+
+use crate::engine::errors::{Failure, Outcome, SIM_FT_ERR_REVOKED};
+use crate::engine::handles::{self, Sim_FT_MPI_Comm};
+use crate::engine::channel::{revoked_id, Channel, Waiter, HEAD};
+use crate::engine::{comm, describe, hooks, news};
+use crate::protocol::dissem::{partners, rounds, Stamp};
+use crate::transport::{self, mpi};
+use std::os::raw::c_int;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The shadow communicator's tag for barrier stamps (news::TAG_WAKE is 1).
+pub const TAG_BARRIER: c_int = 2;
+
+/// `MPI_Barrier` on intracommunicators runs here (rank 0's `MPIFT_BARRIER`).
+static OWN: AtomicBool = AtomicBool::new(true);
+
+pub fn set_own(on: bool) {
+    OWN.store(on, Ordering::Relaxed);
+}
+
+/// Barriers (the program's and the joins') run as MPIFT's own.
+#[inline]
+pub fn own() -> bool {
+    OWN.load(Ordering::Relaxed)
+}
+
+/// The barrier's stamps (no data).
+static CHANNEL: Channel = Channel::new(TAG_BARRIER);
+
+/// How a collective of MPIFT's own ended at this member.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    Done,
+    /// The communicator is revoked (here: abandoned, nothing more is sent).
+    Revoked,
+}
+
+/// Runs barrier number `seq` of communicator `id` as member `me` of `n`, where
+/// `pair(to, from)` gives the world ranks of members `to` and `from`.
+fn run(id: u64, seq: u64, me: usize, n: usize, pair: &dyn Fn(usize, usize) -> (u32, u32), how: Waiter) -> Ended {
+    let want = Stamp { id, seq };
+    if news::debug() {
+        crate::say!("MPIFT barrier {}: comm {:x} #{} enters", news::world_rank(), id, seq);
+    }
+    for d in rounds(n) {
+        let (to, from) = partners(me, n, d);
+        let (to, from) = pair(to, from);
+        let mut buf = [0u8; HEAD];
+        if CHANNEL.step(want, &[], Some(to), Some(from), &mut buf, 0, how).is_none() {
+            if news::debug() {
+                crate::say!("MPIFT barrier {}: comm {:x} #{} revoked, leaves", news::world_rank(), id, seq);
+            }
+            CHANNEL.purge();
+            return Ended::Revoked;
+        }
+    }
+    if news::debug() {
+        crate::say!("MPIFT barrier {}: comm {:x} #{} done", news::world_rank(), id, seq);
+    }
+    Ended::Done
+}
+
+/// A dead rank's, a fill-in's or a catch-up's part in barrier `seq` of `id`.
+pub fn join(id: u64, seq: u64, me: usize, members: &[u32]) {
+    if revoked_id(id) {
+        // Its members leave by themselves (a catch-up owes nothing here).
+        return;
+    }
+    let _ = run(id, seq, me, members.len(), &|t, f| (members[t], members[f]), Waiter::Join);
+}
+
+/// `MPI_Barrier`.
+pub fn barrier(comm: Sim_FT_MPI_Comm) -> Outcome {
+    let c = handles::comm_arg(comm)?;
+    if hooks::nonblocking_colls() {
+        let desc = describe::unless_inter(&c, || describe::MPI_Ibarrier(&c));
+        hooks::coll_enter(&c, &desc)?;
+        let mut req = transport::request_null();
+        // SAFETY: a real communicator and an out request of ours.
+        let rc = unsafe { mpi::MPI_Ibarrier(c.real, &mut req) };
+        return hooks::coll_wait(&c, rc, req, true);
+    }
+    let desc = describe::unless_inter(&c, || describe::MPI_Barrier(&c));
+    let seq = hooks::coll_enter(&c, &desc)?;
+    if c.inter || c.foreign || !own() {
+        // SAFETY: a real communicator.
+        let rc = unsafe { mpi::MPI_Barrier(c.real) };
+        return hooks::coll_leave(&c, rc);
+    }
+    if c.size <= 1 {
+        // Nobody to wait for (a revoke was refused at the entry hook).
+        return hooks::coll_leave(&c, 0);
+    }
+    let h = c.handle;
+    // The partners are read per round: no copy of the list on the failure-free path.
+    let pair = |t: usize, f: usize| comm::read(h, |s| (s.members[t], s.members[f])).unwrap_or((0, 0));
+    match run(c.id, seq, c.rank as usize, c.size as usize, &pair, Waiter::Program(h)) {
+        Ended::Done => hooks::coll_leave(&c, 0),
+        Ended::Revoked => Err(Failure::on(c.handle, SIM_FT_ERR_REVOKED)),
+    }
+}

@@ -1,0 +1,406 @@
+//! A cache of the other processes' collective logs (read with RMA), indexed by
+//! (communicator id, collective number). Used by a dead rank to find the
+//! collectives it must join, and by a live rank catching up on a revoked
+//! communicator.
+
+use crate::engine::describe::Desc;
+use crate::engine::news;
+use crate::transport::{self, mpi, window};
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// Marks a log entry written by a rank that joins as a dummy (catch-up): it says
+/// "I am in this collective" but carries no counts of its own.
+pub const DUMMY: u32 = 0x200;
+
+#[derive(Default)]
+pub struct LogCache {
+    /// Per world rank: entries read so far (stamp).
+    after: Vec<u64>,
+    /// (comm id, seq) -> world rank -> descriptor.
+    entries: HashMap<(u64, u64), HashMap<u32, Desc>>,
+    /// The same keys -> world rank -> the entry's number in that rank's log (its
+    /// program order across communicators).
+    stamps: HashMap<(u64, u64), HashMap<u32, u64>>,
+    /// Per world rank: the read in flight of [`LogCache::poll_async`].
+    fetch: Vec<Fetch>,
+    /// Per world rank: its `FINALIZING` word was set when last read.
+    finalizing: Vec<bool>,
+    /// Per world rank: read cycles (head, then new entries) started, and the
+    /// number of the last one finished (engine::fillin waits for a cycle that
+    /// started after a wake-up).
+    cycles: Vec<(u64, u64)>,
+}
+
+/// A non-blocking read of one process's log (see [`LogCache::poll_async`]).
+#[derive(Default)]
+enum Fetch {
+    #[default]
+    Idle,
+    /// The words `FINALIZING..=LOG_HEAD`.
+    Head(mpi::MPI_Request, Box<[u64; 3]>),
+    /// Entries up to the given head.
+    Entries(news::LogReads, u64),
+}
+
+// Requests and buffers are only touched by the thread that calls MPI.
+unsafe impl Send for Fetch {}
+
+
+static CACHE: Mutex<Option<LogCache>> = Mutex::new(None);
+
+pub fn with<R>(f: impl FnOnce(&mut LogCache) -> R) -> R {
+    let mut g = CACHE.lock().unwrap();
+    f(g.get_or_insert_with(LogCache::default))
+}
+
+pub fn clear() {
+    *CACHE.lock().unwrap() = None;
+    *DEAD_LOGS.lock().unwrap() = None;
+}
+
+impl LogCache {
+    /// Reads new entries of the given world ranks.
+    pub fn poll(&mut self, ranks: &[u32]) {
+        let n = news::world_size();
+        if self.after.len() < n {
+            self.after.resize(n, 0);
+        }
+        for &p in ranks {
+            let p = p as usize;
+            let (head, got) = news::read_log(p, self.after[p]);
+            if news::debug() && head != self.after[p] {
+                crate::say!("MPIFT logs: rank {} head {} -> {} ({} parsed)", p, self.after[p], head, got.len());
+            }
+            self.after[p] = self.take(p, head, got);
+        }
+    }
+
+    /// Per rank: the number the next read cycle of [`LogCache::poll_async`] will
+    /// have (a cycle in flight now may have read the log before the caller's
+    /// reason to look).
+    pub fn next_cycles(&self, ranks: &[u32]) -> Vec<(u32, u64)> {
+        ranks.iter().map(|p| (*p, self.cycles.get(*p as usize).map_or(0, |c| c.0) + 1)).collect()
+    }
+
+    /// Every rank in `need` finished a read cycle numbered at least as given.
+    pub fn cycles_done(&self, need: &[(u32, u64)]) -> bool {
+        need.iter().all(|(p, c)| self.cycles.get(*p as usize).is_some_and(|x| x.1 >= *c))
+    }
+
+    /// Like [`LogCache::poll`], but never waits: each call advances, per rank, a
+    /// read started by an earlier call (`MPI_Rget` + `MPI_Test`). For a dead rank,
+    /// which sleeps between polls: with MPICH, RMA to a process computing outside
+    /// MPI completes only when it next enters MPI, and a blocking flush would spin
+    /// on a core until then. Also tracks each rank's `FINALIZING` word.
+    pub fn poll_async(&mut self, ranks: &[u32]) -> bool {
+        let mut news = false;
+        let n = news::world_size();
+        // (`poll` may have sized `after` already.)
+        self.after.resize(n.max(self.after.len()), 0);
+        self.fetch.resize_with(n, Fetch::default);
+        self.finalizing.resize(n, false);
+        self.cycles.resize(n, (0, 0));
+        for &p in ranks {
+            let p = p as usize;
+            loop {
+                match std::mem::take(&mut self.fetch[p]) {
+                    Fetch::Idle => {
+                        let mut b = Box::new([0u64; 3]);
+                        let Some(r) = news::with(|rt| rt.win.rget(p, window::FINALIZING, &mut b[..])) else { return news };
+                        self.fetch[p] = Fetch::Head(r, b);
+                        self.cycles[p].0 += 1;
+                    }
+                    Fetch::Head(mut r, b) => {
+                        if !transport::test_done(&mut r) {
+                            self.fetch[p] = Fetch::Head(r, b);
+                            break;
+                        }
+                        self.finalizing[p] = b[0] != 0;
+                        let head = b[2];
+                        if head <= self.after[p] {
+                            self.cycles[p].1 = self.cycles[p].0;
+                            break; // Idle: a new read starts next time
+                        }
+                        let Some(reads) = news::start_log_reads(p, self.after[p], head) else { return news };
+                        self.fetch[p] = Fetch::Entries(reads, head);
+                        news = true;
+                    }
+                    Fetch::Entries(mut reads, head) => {
+                        if !reads.iter_mut().all(|(r, _)| transport::test_done(r)) {
+                            self.fetch[p] = Fetch::Entries(reads, head);
+                            break;
+                        }
+                        news = true;
+                        let Some(got) = news::parse_log_reads(&reads) else { return news };
+                        self.after[p] = self.take(p, head, got);
+                        self.cycles[p].1 = self.cycles[p].0;
+                        break;
+                    }
+                }
+            }
+        }
+        news
+    }
+
+    /// Keeps the entered entries of world rank `p` read up to log head `head`;
+    /// returns how far its log is read for good: up to the first entry still
+    /// pending (the one its owner is deciding on), so that one is read again.
+    pub fn take(&mut self, p: usize, head: u64, got: Vec<news::Entry>) -> u64 {
+        let mut upto = head;
+        // Collectives this process entered itself are never joined again (not by a
+        // catch-up, nor by a dead rank, whose counts only grow from these): the
+        // cache keeps only the others, so it does not grow with the program's
+        // history.
+        let mine = if got.is_empty() { Default::default() } else { crate::engine::comm::entered_counts() };
+        for e in got {
+            if news::debug() {
+                crate::say!("MPIFT logs: from {} comm {:x} #{} f{} state {}", p, e.comm, e.seq, e.desc.fcode, e.state);
+            }
+            match e.state {
+                window::ENTERED if mine.get(&e.comm).is_some_and(|s| e.seq <= *s) => {}
+                window::ENTERED => self.keep(p, e),
+                window::PENDING => upto = upto.min(e.stamp - 1),
+                _ => {}
+            }
+        }
+        upto
+    }
+
+    /// Keeps the entered entries of world rank `p` that someone else read (a
+    /// revoke job), without moving how far its log was polled.
+    pub fn keep_entered(&mut self, p: usize, got: Vec<news::Entry>) {
+        for e in got.into_iter().filter(|e| e.state == window::ENTERED) {
+            self.keep(p, e);
+        }
+    }
+
+    /// Keeps world rank `p`'s entered entry `e`: its descriptor and its number.
+    fn keep(&mut self, p: usize, e: news::Entry) {
+        self.stamps.entry((e.comm, e.seq)).or_default().insert(p as u32, e.stamp);
+        self.entries.entry((e.comm, e.seq)).or_default().insert(p as u32, e.desc);
+    }
+
+    /// Whether world rank `p` had entered `MPI_Finalize` when
+    /// [`LogCache::poll_async`] last read its region.
+    pub fn finalizing(&self, p: usize) -> bool {
+        self.finalizing.get(p).copied().unwrap_or(false)
+    }
+
+    /// Waits for every read [`LogCache::poll_async`] has in flight (before the
+    /// window is freed).
+    pub fn settle(&mut self) {
+        for f in self.fetch.iter_mut() {
+            match std::mem::take(f) {
+                Fetch::Idle => {}
+                Fetch::Head(mut r, _b) => unsafe {
+                    mpi::MPI_Wait(&mut r, transport::status_ignore());
+                },
+                Fetch::Entries(mut reads, _) => {
+                    for (r, _b) in reads.iter_mut() {
+                        unsafe { mpi::MPI_Wait(r, transport::status_ignore()) };
+                    }
+                }
+            }
+        }
+    }
+
+    pub fn get(&self, comm: u64, seq: u64) -> Option<&HashMap<u32, Desc>> {
+        self.entries.get(&(comm, seq))
+    }
+
+    /// Per world rank that logged collective `seq` of `comm`: the entry's number
+    /// in its log.
+    pub fn stamps(&self, comm: u64, seq: u64) -> Option<&HashMap<u32, u64>> {
+        self.stamps.get(&(comm, seq))
+    }
+
+    /// How many entries of world rank `p` read so far match `f`.
+    pub fn count_of(&self, p: u32, f: impl Fn(&Desc) -> bool) -> usize {
+        self.entries.values().filter_map(|m| m.get(&p)).filter(|d| f(d)).count()
+    }
+
+    /// Forgets entries of `comm` up to `seq` (already joined).
+    pub fn prune(&mut self, comm: u64, upto: u64) {
+        self.entries.retain(|(c, s), _| *c != comm || *s > upto);
+        self.stamps.retain(|(c, s), _| *c != comm || *s > upto);
+    }
+
+    /// Highest collective number any of `ranks` logged for `comm`.
+    pub fn max_seq(&self, comm: u64) -> Option<u64> {
+        self.entries.keys().filter(|(c, _)| *c == comm).map(|(_, s)| *s).max()
+    }
+}
+
+/// The descriptor to act on and the per-member real entries (None for members
+/// without a real entry: dead, or catching up), from entries keyed by world rank.
+///
+/// The descriptor comes from a real entry: a [`DUMMY`] entry only says "I am in
+/// this collective" (its counts, root, type and op are zero), so one built from
+/// dummies alone would join with other arguments than the members that entered
+/// for real (an `MPI_Ibcast` with count 0 from the root sends nothing, and the
+/// other members wait in it for ever). With dummies only, None: the caller reads
+/// the logs again until a real entry arrives (every dummy entry was written by a
+/// rank that had read one). Only collectives whose join reads nothing but the
+/// function ([`fcode_only`]) go on from a dummy entry.
+pub fn by_member(found: &HashMap<u32, Desc>, members: &[u32]) -> Option<(Desc, Vec<Option<Desc>>)> {
+    let mut any = None;
+    let per: Vec<Option<Desc>> = members
+        .iter()
+        .map(|w| {
+            found.get(w).filter(|d| d.fcode & DUMMY == 0).map(|d| {
+                if any.is_none() {
+                    any = Some(d.clone());
+                }
+                d.clone()
+            })
+        })
+        .collect();
+    let any = any
+        .or_else(|| found.values().map(|d| Desc { fcode: d.fcode & !DUMMY, ..d.clone() }).find(|d| fcode_only(d.fcode)))
+        .or_else(|| other_group(found, members))?;
+    Some((any, per))
+}
+
+/// An intercommunicator collective that only the other group entered for real
+/// (`found` holds both groups' entries, `members` this group): its descriptor,
+/// with this group's `high` for a merge (one value per group, the other's
+/// negation). A collective joined from it that no dead rank can join (opaque)
+/// is skipped by engine::join.
+fn other_group(found: &HashMap<u32, Desc>, members: &[u32]) -> Option<Desc> {
+    use crate::engine::describe::fcode;
+    let (_, d) = found.iter().filter(|(w, d)| d.fcode & DUMMY == 0 && !members.contains(w)).min_by_key(|(w, _)| **w)?;
+    let mut d = d.clone();
+    if d.fcode & !fcode::NB == fcode::INTERCOMM_MERGE {
+        d.extra[0] = (d.extra[0] == 0) as u64;
+    }
+    Some(d)
+}
+
+/// Collectives a dummy joins from the function code alone (engine::join reads no
+/// count, root, type, op or list for them): a barrier, and the constructors it
+/// joins as `MPI_UNDEFINED` / a duplicate it frees.
+pub fn fcode_only(f: u32) -> bool {
+    use crate::engine::describe::fcode;
+    matches!(f & !fcode::NB & !DUMMY, fcode::BARRIER | fcode::COMM_DUP | fcode::COMM_SPLIT | fcode::COMM_SPLIT_TYPE)
+}
+
+/// Per dead world rank: the collectives (communicator id, number) its log shows it
+/// entered for real before it died. A dead rank logs nothing after its death (its
+/// joins are not logged) and wrote its log before its death news, so one read
+/// after the news is final.
+static DEAD_LOGS: Mutex<Option<HashMap<u32, Vec<(u64, u64)>>>> = Mutex::new(None);
+
+/// Dead world rank `w` entered collective `seq` of communicator `comm` for real
+/// before it died: its part was real data, and it died at the entry of a later
+/// call, after the collective had ended there. False when its log no longer holds
+/// the entry (the ring moved on), so the caller stays on the safe side.
+pub fn entered_before_death(w: u32, comm: u64, seq: u64) -> bool {
+    let mut g = DEAD_LOGS.lock().unwrap();
+    let logs = g.get_or_insert_with(HashMap::new);
+    let real = logs.entry(w).or_insert_with(|| {
+        let (_, got) = news::read_log(w as usize, 0);
+        got.into_iter()
+            .filter(|e| e.state == window::ENTERED && e.desc.fcode & DUMMY == 0)
+            .map(|e| (e.comm, e.seq))
+            .collect()
+    });
+    real.contains(&(comm, seq))
+}
+
+/// Of collectives ready to join (each given by its members' log numbers, from
+/// [`LogCache::stamps`]), the index of one that no other precedes in the log of a
+/// process that entered both: joins on several communicators then follow the
+/// order in which the live members entered them (a dead rank blocked in a later
+/// one would hold another dead rank's earlier one, and both collectives, for
+/// ever). The first one if the orders disagree.
+pub fn first_in_order(ready: &[&HashMap<u32, u64>]) -> usize {
+    let precedes = |a: &HashMap<u32, u64>, b: &HashMap<u32, u64>| a.iter().any(|(p, x)| b.get(p).is_some_and(|y| x < y));
+    (0..ready.len()).find(|&i| (0..ready.len()).all(|j| j == i || !precedes(ready[j], ready[i]))).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::describe::{fcode, Spec};
+
+    fn real_bcast() -> Desc {
+        Desc { fcode: fcode::BCAST | fcode::NB, root: 2, send: Spec { count: 1, ty: 14 }, recv: Spec { count: 1, ty: 14 }, ..Desc::default() }
+    }
+
+    fn dummy(f: u32) -> Desc {
+        // What a catching-up or filling-in rank logs (engine::revoke, engine::fillin).
+        Desc { fcode: f | DUMMY, ..Desc::default() }
+    }
+
+    #[test]
+    fn dummy_entries_alone_give_no_descriptor() {
+        let members = [0, 1, 2, 3];
+        // Only another catching-up rank's entry is here: its zero counts and root
+        // must not be joined with (the hang of ft_loop with deaths at calls 52/54).
+        let found: HashMap<u32, Desc> = [(2, dummy(fcode::BCAST | fcode::NB))].into();
+        assert!(by_member(&found, &members).is_none());
+        // Once the real entry of the member that entered it is read, that one counts.
+        let found: HashMap<u32, Desc> = [(2, dummy(fcode::BCAST | fcode::NB)), (1, real_bcast())].into();
+        let (d, per) = by_member(&found, &members).expect("a real entry");
+        assert_eq!((d.fcode, d.root, d.send), (fcode::BCAST | fcode::NB, 2, Spec { count: 1, ty: 14 }));
+        assert!(per[1].is_some() && per[0].is_none() && per[2].is_none() && per[3].is_none());
+    }
+
+    #[test]
+    fn function_only_collectives_go_on_from_a_dummy() {
+        let members = [0, 1, 2];
+        for f in [fcode::BARRIER, fcode::BARRIER | fcode::NB, fcode::COMM_DUP, fcode::COMM_SPLIT, fcode::COMM_SPLIT_TYPE] {
+            let found: HashMap<u32, Desc> = [(1, dummy(f))].into();
+            let (d, per) = by_member(&found, &members).expect("needs no counts");
+            assert_eq!(d.fcode, f);
+            assert!(per.iter().all(|e| e.is_none()));
+        }
+        for f in [fcode::ALLREDUCE, fcode::REDUCE | fcode::NB, fcode::ALLGATHERV, fcode::COMM_CREATE, fcode::CART_CREATE] {
+            let found: HashMap<u32, Desc> = [(1, dummy(f))].into();
+            assert!(by_member(&found, &members).is_none(), "f{f} needs a real entry");
+        }
+    }
+
+    #[test]
+    fn a_merge_only_the_other_group_entered_is_joined_with_this_groups_high() {
+        let merge = |high: u64| Desc { fcode: fcode::INTERCOMM_MERGE, extra: [high, 0, 0, 0], ..Desc::default() };
+        // This group: world ranks 0 and 1 (a dummy of 1's catch-up); the other: 4, 5 with high 1.
+        let found: HashMap<u32, Desc> = [(1, dummy(fcode::INTERCOMM_MERGE)), (4, merge(1)), (5, merge(1))].into();
+        let (d, per) = by_member(&found, &[0, 1]).expect("from the other group");
+        assert_eq!((d.fcode, d.extra[0]), (fcode::INTERCOMM_MERGE, 0));
+        assert!(per.iter().all(|e| e.is_none()));
+        // An entry of this group wins, with its own high.
+        let found: HashMap<u32, Desc> = [(0, merge(1)), (4, merge(0))].into();
+        assert_eq!(by_member(&found, &[0, 1]).expect("own group").0.extra[0], 1);
+        // Only dummies anywhere: nothing to join from yet.
+        let found: HashMap<u32, Desc> = [(1, dummy(fcode::INTERCOMM_MERGE)), (4, dummy(fcode::INTERCOMM_MERGE))].into();
+        assert!(by_member(&found, &[0, 1]).is_none());
+    }
+
+    fn st(v: &[(u32, u64)]) -> HashMap<u32, u64> {
+        v.iter().copied().collect()
+    }
+
+    #[test]
+    fn the_collective_the_live_members_entered_first_goes_first() {
+        // Ranks 0 and 2 entered a Bcast (log numbers 40) before an Allreduce (41).
+        let allreduce = st(&[(0, 41), (2, 41)]);
+        let bcast = st(&[(0, 40), (2, 40)]);
+        assert_eq!(first_in_order(&[&allreduce, &bcast]), 1);
+        assert_eq!(first_in_order(&[&bcast, &allreduce]), 0);
+    }
+
+    #[test]
+    fn disjoint_members_keep_the_given_order_and_a_chain_is_followed() {
+        let a = st(&[(1, 7)]);
+        let b = st(&[(2, 3)]);
+        assert_eq!(first_in_order(&[&a, &b]), 0);
+        // c before d at ranks 0 and 5, d before e at rank 5: c goes first.
+        let c = st(&[(0, 1), (5, 2)]);
+        let d = st(&[(0, 2), (5, 3)]);
+        let e = st(&[(5, 4)]);
+        assert_eq!(first_in_order(&[&e, &d, &c]), 2);
+        assert_eq!(first_in_order(&[]), 0);
+    }
+}

@@ -1,0 +1,47 @@
+//! The process runtime: what MPIFT keeps and does for the whole process, below
+//! the semantics of any one call. The communicator and request registries
+//! ([`comm`], [`request`], [`handles`]), failure and revoke knowledge ([`news`],
+//! [`revoke`]), the collective logs ([`describe`], [`logs`]), the joins a dead
+//! rank, a fill-in or a catch-up makes ([`join`], [`zombie`], [`fillin`]), MPIFT's
+//! own collectives ([`barrier`], [`allreduce`], [`channel`]), agreement and
+//! shrink ([`ft`], [`inter`]), completion with failure verdicts ([`complete`],
+//! [`orphans`]), what runs around every call ([`hooks`]) and the progress every
+//! call runs first once something went wrong ([`service`]). The error and
+//! outcome types of every layer are defined here ([`errors`]).
+//!
+//! The engine tells fault injection what happened through the callbacks of
+//! [`observer`], registered at `MPI_Init`; it never imports it.
+//!
+//! May import: protocol, transport.
+
+pub mod allreduce;
+pub mod barrier;
+pub mod channel;
+pub mod comm;
+pub mod complete;
+pub mod ctor_join;
+pub mod describe;
+pub mod errors;
+pub mod fillin;
+pub mod ft;
+pub mod handles;
+pub mod hooks;
+pub mod inter;
+pub mod join;
+pub mod logs;
+pub mod news;
+pub mod orphans;
+pub mod pending;
+pub mod process;
+pub mod request;
+pub mod revoke;
+pub mod service;
+pub mod topo;
+pub mod zombie;
+pub mod observer;
+
+/// A real MPI handle kept in MPIFT's tables. Open MPI's handles are pointers, so
+/// they are not `Send`; the tables are only touched under their mutex.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Real<T>(pub T);
+unsafe impl<T> Send for Real<T> {}

@@ -1,0 +1,59 @@
+//! What the engine reports to whoever watches deaths (fault injection, `inject`):
+//! callbacks registered once at `MPI_Init`, so the engine never imports the layer
+//! above it. Before registration (and in programs that never register) each
+//! report is a no-op with the default answer.
+
+use std::os::raw::c_int;
+use std::sync::OnceLock;
+
+/// The reports, one function each.
+pub struct Observer {
+    /// The engine applied the death of these world ranks (news of them arrived).
+    pub on_dead: fn(&[u32]),
+    /// How much to say (0 = nothing): the engine's own notices follow it.
+    pub verbose: fn() -> u8,
+    /// This dead rank's service loop ended (every live rank is finalizing).
+    pub dead_done: fn(),
+    /// This process is about to finalize the host MPI (dead rank or spare): the
+    /// run report's gather happens here.
+    pub finalize: fn(),
+    /// Ends the process after the host MPI was finalized.
+    pub end_process: fn(c_int) -> !,
+}
+
+static OBSERVER: OnceLock<Observer> = OnceLock::new();
+
+/// Registers the observer; a second registration is ignored (one per process).
+pub fn register(o: Observer) {
+    let _ = OBSERVER.set(o);
+}
+
+pub fn on_dead(newly: &[u32]) {
+    if let Some(o) = OBSERVER.get() {
+        (o.on_dead)(newly)
+    }
+}
+
+pub fn verbose() -> u8 {
+    OBSERVER.get().map_or(0, |o| (o.verbose)())
+}
+
+pub fn dead_done() {
+    if let Some(o) = OBSERVER.get() {
+        (o.dead_done)()
+    }
+}
+
+pub fn finalize() {
+    if let Some(o) = OBSERVER.get() {
+        (o.finalize)()
+    }
+}
+
+/// Ends the process: through the observer, or with `exit` if none registered.
+pub fn end_process(status: c_int) -> ! {
+    match OBSERVER.get() {
+        Some(o) => (o.end_process)(status),
+        None => std::process::exit(status),
+    }
+}

@@ -1,0 +1,74 @@
+//! Requests MPIFT gave up on for the program (sends to dead ranks, operations
+//! on revoked communicators, fill-ins' collectives): progressed in the
+//! background by the service, completed or let go at `MPI_Finalize`.
+
+use crate::engine::handles::Sim_FT_MPI_Comm;
+use crate::engine::{comm, Real};
+use crate::transport::{self, mpi};
+use mpi_sys::MPI_Request;
+use std::sync::Mutex;
+
+/// Requests MPIFT gave up on for the program (sends to dead ranks, operations on
+/// revoked communicators): progressed in the background, completed at finalize.
+/// Each with the buffer it may read from (a kept copy, see request::KEPT) and its
+/// communicator, whose real free waits for it (engine::comm::free: Open MPI 4.1
+/// crashes progressing a collective whose communicator was freed).
+static ORPHANS: Mutex<Vec<Orphan>> = Mutex::new(Vec::new());
+type Orphan = (Real<MPI_Request>, Option<Box<dyn std::any::Any + Send>>, Real<Sim_FT_MPI_Comm>);
+
+/// Hands `real` (with the copy of the buffer it may read, and its communicator)
+/// to the background.
+pub(crate) fn orphan(real: MPI_Request, kept: Option<Box<dyn std::any::Any + Send>>, comm: Sim_FT_MPI_Comm) {
+    if real != transport::request_null() {
+        ORPHANS.lock().unwrap().push((Real(real), kept, Real(comm)));
+    }
+}
+
+/// Some orphan of `comm` is still running.
+pub(crate) fn on(comm: Sim_FT_MPI_Comm) -> bool {
+    ORPHANS.lock().unwrap().iter().any(|o| o.2 .0 == comm)
+}
+
+/// Tests the orphans once.
+pub(crate) fn progress() {
+    if comm::calm() {
+        // Requests are orphaned only by a failure or a revoke.
+        return;
+    }
+    let mut ended = Vec::new();
+    ORPHANS.lock().unwrap().retain_mut(|(r, _, c)| {
+        let mut flag = 0;
+        // SAFETY: a request MPIFT owns (taken from the program), tested in place.
+        unsafe { mpi::MPI_Test(&mut r.0, &mut flag, transport::status_ignore()) };
+        let running = flag == 0 && r.0 != transport::request_null();
+        if !running {
+            ended.push(c.0);
+        }
+        running
+    });
+    // A communicator the program freed meanwhile goes once its last one ended.
+    for c in ended {
+        comm::request_gone(c);
+    }
+}
+
+/// At finalize: gives the orphans a bounded time to complete, then lets them go.
+pub(crate) fn settle() {
+    let t0 = std::time::Instant::now();
+    loop {
+        progress();
+        if ORPHANS.lock().unwrap().is_empty() || t0.elapsed() > std::time::Duration::from_secs(2) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
+    for (mut r, kept, _) in ORPHANS.lock().unwrap().drain(..) {
+        // SAFETY: a request MPIFT owns; cancelled and freed once, here.
+        unsafe {
+            mpi::MPI_Cancel(&mut r.0);
+            mpi::MPI_Request_free(&mut r.0);
+        }
+        // Freed, not completed: MPI may still read the copy until it ends.
+        std::mem::forget(kept);
+    }
+}

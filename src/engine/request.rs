@@ -1,0 +1,442 @@
+//! MPIFT's requests and the completion calls (MPI-3.1 §3.7).
+//!
+//! A request handle encodes a slot of a table (generation in the high 32 bits,
+//! slot + 1 in the low ones), so a stale or garbage handle is detected, and no
+//! allocation happens per request. Every completion call mirrors the real MPI:
+//! when the real request becomes `MPI_REQUEST_NULL` (a completed non-persistent
+//! request) the MPIFT handle is released and set to `MPI_REQUEST_NULL`; a
+//! persistent request stays valid, as in MPI.
+
+use crate::engine::errors::{Failure, Outcome};
+use crate::engine::handles::{CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
+use crate::engine::hooks::Kind;
+use crate::engine::Real;
+use crate::transport::{self, err, mpi};
+use mpi_sys::{MPI_Request, MPI_Status};
+use std::os::raw::c_int;
+use crate::transport::serial::Serial;
+
+/// What MPIFT keeps per request.
+#[derive(Clone, Copy, Debug)]
+pub struct ReqState {
+    pub real: Real<MPI_Request>,
+    /// The communicator whose error handler sees this request's errors.
+    pub comm: Real<Sim_FT_MPI_Comm>,
+    pub kind: Kind,
+    /// Point-to-point: the peer (rank in `comm`, or `MPI_ANY_SOURCE`), and whether
+    /// this is a receive. Collectives: -1.
+    pub peer: c_int,
+    pub recv: bool,
+    /// A buffer the real request reads from (0: none): the corrupted copy of a
+    /// send under `MPIFT_BITFLIP`, in [`KEPT`] until the real request is done.
+    pub keep: u64,
+    /// A persistent request (`MPI_*_init`), and whether it is active (started and
+    /// not yet completed). Completion calls treat an inactive one like
+    /// `MPI_REQUEST_NULL` (MPI-3.1 §3.7.3), without releasing it.
+    pub persistent: bool,
+    pub active: bool,
+    /// A persistent request given up on for the program (a send to a dead rank, an
+    /// operation on a revoked communicator): inactive for the program, but the real
+    /// request may still run; `MPI_Start` completes it first.
+    pub draining: bool,
+    /// An iagree/ishrink (engine::ft): the operation's key. Its real request is a
+    /// generalized request MPIFT completes; completion calls poll it instead of
+    /// blocking in MPI, and take the operation's error when it completed.
+    pub ft: u64,
+    /// A non-blocking collective with buffers (not `MPI_Ibarrier`): on a revoked
+    /// communicator it is waited for until it completes (the other members'
+    /// catch-up completes it), so MPI writes nothing into its buffers after the
+    /// request was handed back (engine::complete).
+    pub buffers: bool,
+    /// A send: its number among the messages this process started towards `peer`
+    /// on `comm` (1-based; 0: not counted). If `peer` dies, the send succeeded
+    /// only if `peer` had received that many from here while alive
+    /// (engine::complete, engine::zombie::received_alive).
+    pub nth: u32,
+    /// A non-blocking collective: its number on `comm` (0: unknown). It succeeds
+    /// although a member died if every dead member had entered it for real
+    /// (engine::hooks::all_dead_entered_seq).
+    pub seq: u64,
+}
+
+impl ReqState {
+    /// A request of a blocking call or a non-persistent start: active.
+    pub fn started(comm: Sim_FT_MPI_Comm, kind: Kind, peer: c_int, recv: bool) -> ReqState {
+        ReqState { real: Real(transport::request_null()), comm: Real(comm), kind, peer, recv, keep: 0, persistent: false, active: true, draining: false, ft: 0, buffers: false, nth: 0, seq: 0 }
+    }
+}
+
+struct Slot {
+    generation: u32,
+    state: Option<ReqState>,
+}
+
+struct Table {
+    slots: Vec<Slot>,
+    free: Vec<usize>,
+}
+
+static TABLE: Serial<Table> = Serial::new(Table { slots: Vec::new(), free: Vec::new() });
+
+/// Buffers real requests read from, by id (see [`ReqState::keep`]). Freed when
+/// the request completes ([`settle`]), moved along when it becomes an orphan
+/// (engine::complete), and leaked when nobody can know when MPI is done with it
+/// (`MPI_Request_free` of an active send, a dying rank's requests, finalize).
+static KEPT: Serial<Vec<(u64, Vec<u8>)>> = Serial::new(Vec::new());
+static KEPT_NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// Keeps `copy` alive for the real request behind `h` (no-op for None).
+pub fn keep(h: Sim_FT_MPI_Request, copy: Option<Vec<u8>>) {
+    let Some(copy) = copy else { return };
+    let id = keep_buffer(copy);
+    let (index, generation) = decode(h);
+    let mut t = TABLE.lock();
+    match t.slots.get_mut(index) {
+        Some(Slot { generation: g, state: Some(st) }) if *g == generation => st.keep = id,
+        // No MPIFT request (the real one was null): nothing reads the copy.
+        _ => drop(take_kept(id)),
+    }
+}
+
+/// Stores a buffer a real request reads from; returns its id.
+pub fn keep_buffer(copy: Vec<u8>) -> u64 {
+    let id = KEPT_NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    KEPT.lock().push((id, copy));
+    id
+}
+
+/// Takes a kept buffer out (to free it, or to hand it on); None if already gone.
+pub fn take_kept(id: u64) -> Option<Vec<u8>> {
+    if id == 0 {
+        return None;
+    }
+    let mut k = KEPT.lock();
+    let i = k.iter().position(|(x, _)| *x == id)?;
+    Some(k.swap_remove(i).1)
+}
+
+fn encode(index: usize, generation: u32) -> Sim_FT_MPI_Request {
+    (((generation as usize) << 32) | (index + 1)) as Sim_FT_MPI_Request
+}
+
+fn decode(h: Sim_FT_MPI_Request) -> (usize, u32) {
+    let v = h as usize;
+    ((v & 0xffff_ffff).wrapping_sub(1), (v >> 32) as u32)
+}
+
+/// Wraps a request the real MPI just returned.
+pub fn adopt(real: MPI_Request, kind: Kind, comm: &CommRef) -> Sim_FT_MPI_Request {
+    adopt_p2p(real, kind, comm, -1, false)
+}
+
+/// Wraps a non-blocking collective's request; `buffers`: it has any (see
+/// [`ReqState::buffers`]).
+pub fn adopt_coll(real: MPI_Request, comm: &CommRef, buffers: bool) -> Sim_FT_MPI_Request {
+    let seq = crate::engine::comm::read(comm.handle, |s| s.seq).unwrap_or(0);
+    adopt_state(real, ReqState { buffers, seq, ..ReqState::started(comm.handle, Kind::CollStart, -1, false) })
+}
+
+/// Wraps a started send's request; `nth`: what [`crate::engine::comm::count_send`]
+/// returned for it.
+pub fn adopt_send(real: MPI_Request, comm: &CommRef, dest: c_int, nth: u32) -> Sim_FT_MPI_Request {
+    adopt_state(real, ReqState { nth, ..ReqState::started(comm.handle, Kind::P2pStart, dest, false) })
+}
+
+/// Wraps a point-to-point request (peer: destination or source).
+pub fn adopt_p2p(real: MPI_Request, kind: Kind, comm: &CommRef, peer: c_int, recv: bool) -> Sim_FT_MPI_Request {
+    adopt_state(real, ReqState::started(comm.handle, kind, peer, recv))
+}
+
+fn adopt_state(real: MPI_Request, st: ReqState) -> Sim_FT_MPI_Request {
+    if real == transport::request_null() {
+        return std::ptr::null_mut();
+    }
+    let st = ReqState { real: Real(real), ..st };
+    let mut t = TABLE.lock();
+    let index = match t.free.pop() {
+        Some(i) => i,
+        None => {
+            t.slots.push(Slot { generation: 0, state: None });
+            t.slots.len() - 1
+        }
+    };
+    let slot = &mut t.slots[index];
+    slot.state = Some(st);
+    encode(index, slot.generation)
+}
+
+/// Updates the state behind a live handle (no-op for a stale one).
+fn update(h: Sim_FT_MPI_Request, f: impl FnOnce(&mut ReqState)) {
+    let (index, generation) = decode(h);
+    let mut t = TABLE.lock();
+    if let Some(Slot { generation: g, state: Some(st) }) = t.slots.get_mut(index) {
+        if *g == generation {
+            f(st);
+        }
+    }
+}
+
+/// Wraps the generalized request of an iagree/ishrink (see [`ReqState::ft`]).
+pub fn adopt_ft(greq: MPI_Request, comm: &CommRef) -> Sim_FT_MPI_Request {
+    adopt(greq, Kind::Ft, comm)
+}
+
+/// Ties the iagree/ishrink request `h` to its operation.
+pub fn set_ft_key(h: Sim_FT_MPI_Request, key: u64) {
+    update(h, |st| st.ft = key);
+}
+
+/// A `MPI_*_init` call made `h`: persistent, inactive until `MPI_Start`.
+pub fn make_persistent(h: Sim_FT_MPI_Request) {
+    update(h, |st| {
+        st.persistent = true;
+        st.active = false;
+    });
+}
+
+/// The persistent request whose real request is `real` was given up on: see
+/// [`ReqState::draining`].
+pub(crate) fn set_draining(real: MPI_Request) {
+    if let Some(h) = find_by_real(real) {
+        update(h, |st| st.draining = true);
+    }
+}
+
+/// The checked lookup behind every request argument.
+pub fn lookup(h: Sim_FT_MPI_Request) -> Result<ReqState, Failure> {
+    let (index, generation) = decode(h);
+    let t = TABLE.lock();
+    match t.slots.get(index) {
+        Some(Slot { generation: g, state: Some(st) }) if *g == generation => Ok(*st),
+        _ => Err(Failure::on_world(err::get(unsafe { &err::REQUEST }))),
+    }
+}
+
+/// After a real completion call: release the handle if the real request is gone,
+/// else remember its (possibly changed) real value. Returns the user's new handle.
+pub(crate) fn settle(h: Sim_FT_MPI_Request, real: MPI_Request) -> Sim_FT_MPI_Request {
+    let (index, _) = decode(h);
+    let mut t = TABLE.lock();
+    if real == transport::request_null() {
+        let slot = &mut t.slots[index];
+        // Done (or handed to the orphans, which took the buffer): free the copy.
+        let comm = slot.state.take().map(|st| {
+            drop(take_kept(st.keep));
+            st.comm.0
+        });
+        slot.generation = slot.generation.wrapping_add(1);
+        t.free.push(index);
+        drop(t);
+        if let Some(c) = comm {
+            crate::engine::comm::request_gone(c);
+        }
+        std::ptr::null_mut()
+    } else {
+        if let Some(st) = t.slots[index].state.as_mut() {
+            st.real = Real(real);
+        }
+        h
+    }
+}
+
+/// [`settle`] after a completion call; `completed`: the call completed the request
+/// (rather than reporting it pending), so a persistent one, which stays
+/// allocated, becomes inactive.
+pub(crate) fn settle_after(h: Sim_FT_MPI_Request, real: MPI_Request, completed: bool) -> Sim_FT_MPI_Request {
+    let h = settle(h, real);
+    if completed && !h.is_null() {
+        update(h, |st| st.active = false);
+    }
+    h
+}
+
+/// Is some outstanding request on communicator `h`?
+pub(crate) fn on_comm(h: Sim_FT_MPI_Comm) -> bool {
+    TABLE.lock().slots.iter().any(|s| matches!(s.state, Some(st) if st.comm.0 == h))
+}
+
+/// Hands every outstanding real request over (a rank that dies keeps
+/// progressing them) and forgets the handles.
+pub(crate) fn take_all() -> Vec<MPI_Request> {
+    let mut t = TABLE.lock();
+    let v = t.slots.iter().filter_map(|s| s.state.map(|st| st.real.0)).collect();
+    t.slots.clear();
+    t.free.clear();
+    v
+}
+
+/// Forgets every request (called by `MPI_Finalize`).
+pub(crate) fn clear() {
+    let mut t = TABLE.lock();
+    t.slots.clear();
+    t.free.clear();
+}
+
+/// Number of live MPIFT requests.
+pub fn count() -> usize {
+    TABLE.lock().slots.iter().filter(|s| s.state.is_some()).count()
+}
+
+pub(crate) fn arg_error() -> Failure {
+    Failure::on_world(err::get(unsafe { &err::ARG }))
+}
+
+pub(crate) fn fail_on(st: Option<&ReqState>, rc: c_int) -> Outcome {
+    if rc == 0 {
+        return Ok(());
+    }
+    Err(match st {
+        Some(st) => Failure::on(st.comm.0, rc),
+        None => Failure::on_world(rc),
+    })
+}
+
+/// A request argument of a completion call: like [`one`], but an inactive
+/// persistent request has no state (it completes at once with an empty status,
+/// as `MPI_REQUEST_NULL` does, and stays allocated).
+pub(crate) fn one_active(request: *mut Sim_FT_MPI_Request) -> Result<(Option<ReqState>, MPI_Request), Failure> {
+    let (st, real) = one(request)?;
+    Ok((st.filter(|s| s.active), real))
+}
+
+/// One request argument: (state, real handle); a null handle is `MPI_REQUEST_NULL`.
+pub(crate) fn one(request: *mut Sim_FT_MPI_Request) -> Result<(Option<ReqState>, MPI_Request), Failure> {
+    if request.is_null() {
+        return Err(arg_error());
+    }
+    let h = unsafe { *request };
+    if h.is_null() {
+        return Ok((None, transport::request_null()));
+    }
+    let st = lookup(h)?;
+    Ok((Some(st), st.real.0))
+}
+
+pub use crate::engine::complete::{testall, testany, testsome, test, waitall, waitany, waitsome, wait};
+
+/// `MPI_Request_free`.
+pub fn free(request: *mut Sim_FT_MPI_Request) -> Outcome {
+    let (st, mut real) = one(request)?;
+    let Some(st) = st else { return Err(Failure::on_world(err::get(unsafe { &err::REQUEST }))) };
+    let rc = unsafe { mpi::MPI_Request_free(&mut real) };
+    if rc == 0 {
+        if st.ft != 0 {
+            crate::engine::ft::forget(st.ft);
+        }
+        // MPI may still be sending from a kept copy: it must outlive the request.
+        std::mem::forget(take_kept(st.keep));
+        unsafe { *request = settle(*request, transport::request_null()) };
+    }
+    fail_on(Some(&st), rc)
+}
+
+/// `MPI_Request_get_status` (does not free the request).
+pub fn get_status(request: Sim_FT_MPI_Request, flag: *mut c_int, status: *mut MPI_Status) -> Outcome {
+    let (st, real) = if request.is_null() {
+        (None, transport::request_null())
+    } else {
+        let st = lookup(request)?;
+        (Some(st), st.real.0)
+    };
+    let rc = unsafe { mpi::MPI_Request_get_status(real, flag, status) };
+    fail_on(st.as_ref(), rc)
+}
+
+/// `MPI_Cancel` (the request stays valid until completed or freed).
+pub fn cancel(request: *mut Sim_FT_MPI_Request) -> Outcome {
+    let (st, mut real) = one(request)?;
+    let Some(st) = st else { return Err(Failure::on_world(err::get(unsafe { &err::REQUEST }))) };
+    let rc = unsafe { mpi::MPI_Cancel(&mut real) };
+    fail_on(Some(&st), rc)
+}
+
+/// A persistent send is about to start: count the message for its destination;
+/// returns its number (see [`ReqState::nth`]), 0 for anything else.
+fn count_start(st: &ReqState) -> u32 {
+    if st.kind == Kind::P2pStart && !st.recv {
+        crate::engine::comm::count_send(st.comm.0, st.peer)
+    } else {
+        0
+    }
+}
+
+/// `MPI_Start` (persistent requests).
+pub fn start(request: *mut Sim_FT_MPI_Request) -> Outcome {
+    let (st, mut real) = one(request)?;
+    let Some(st) = st else { return Err(Failure::on_world(err::get(unsafe { &err::REQUEST }))) };
+    crate::engine::hooks::p2p_enter(st.comm.0)?;
+    if st.draining {
+        // Its last start was given up on but may still be running (a dead rank
+        // drains what was sent to it): MPI forbids starting an active request.
+        unsafe { mpi::MPI_Wait(&mut real, transport::status_ignore()) };
+        update(unsafe { *request }, |s| s.draining = false);
+    }
+    let nth = count_start(&st);
+    let rc = unsafe { mpi::MPI_Start(&mut real) };
+    unsafe { *request = settle(*request, real) };
+    if rc == 0 {
+        update(unsafe { *request }, |st| {
+            st.active = true;
+            st.nth = nth;
+        });
+    }
+    fail_on(Some(&st), rc)
+}
+
+/// `MPI_Startall`.
+pub fn startall(count: c_int, reqs: *mut Sim_FT_MPI_Request) -> Outcome {
+    if count < 0 || (count > 0 && reqs.is_null()) {
+        return Err(arg_error());
+    }
+    for i in 0..count as usize {
+        start(unsafe { reqs.add(i) })?;
+    }
+    Ok(())
+}
+
+/// Wraps a request that belongs to no communicator (files, windows, generalized
+/// requests): completion calls treat it like the real MPI does, with no failure
+/// verdicts; its errors are reported on `MPI_COMM_WORLD` (MPI-3.1 §8.3).
+pub fn adopt_plain(real: MPI_Request) -> Sim_FT_MPI_Request {
+    let none = CommRef { handle: std::ptr::null_mut(), real: transport::comm_null(), revoked: false, id: 0, rank: -1, size: 0, inter: false, foreign: false };
+    adopt(real, Kind::Local, &none)
+}
+
+/// The MPIFT handle of a live real request, if MPIFT wrapped it.
+pub fn find_by_real(real: MPI_Request) -> Option<Sim_FT_MPI_Request> {
+    let t = TABLE.lock();
+    t.slots.iter().enumerate().find_map(|(i, s)| match s.state {
+        Some(st) if st.real.0 == real => Some(encode(i, s.generation)),
+        _ => None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::handles::{self, CommRef};
+
+    fn fake_real() -> MPI_Request {
+        // Any value other than MPI_REQUEST_NULL; never handed to MPI here.
+        let mut r = unsafe { std::mem::zeroed::<MPI_Request>() };
+        if r == transport::request_null() {
+            r = unsafe { std::mem::transmute_copy(&1usize) };
+        }
+        r
+    }
+
+    #[test]
+    fn stale_and_garbage_handles_are_rejected() {
+        let c = CommRef { handle: handles::world_handle(), real: transport::comm_null(), revoked: false, id: 0, rank: 0, size: 1, inter: false, foreign: false };
+        let h = adopt(fake_real(), Kind::P2pStart, &c);
+        assert!(!h.is_null());
+        assert!(lookup(h).is_ok());
+        assert!(settle(h, transport::request_null()).is_null());
+        assert!(lookup(h).is_err(), "a completed request's handle must be stale");
+        let h2 = adopt(fake_real(), Kind::P2pStart, &c);
+        assert_ne!(h, h2, "a reused slot gets a new generation");
+        assert!(lookup(h).is_err() && lookup(h2).is_ok());
+        assert!(lookup(0xdead_beef_usize as Sim_FT_MPI_Request).is_err());
+        assert!(settle(h2, transport::request_null()).is_null());
+    }
+}

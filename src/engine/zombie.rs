@@ -1,0 +1,440 @@
+//! `Sim_FT_kill_me` and the life of a simulated-dead rank (thesis §5.3; GUIDE
+//! principle 3).
+//!
+//! A dead rank never returns to the program. In order:
+//! 1. waits the simulated detection delay (`SIM_FT_TIMEOUT`);
+//! 2. starts telling every process, by atomic RMA updates of its window region, how
+//!    many messages it sent there per communicator, then that it is dead, then bumps
+//!    its news counter and wakes it — all processes concurrently, each as fast as it
+//!    takes them (transport::script: one computing outside MPI delays nobody else);
+//! 3. serves until every live process has entered `MPI_Finalize`: joins, with dummy
+//!    data, each collective once every live member has logged it (so a join never
+//!    waits for a member that needs this rank elsewhere) and has the news (so no
+//!    survivor is released by a dummy before it can see the death), progresses its own
+//!    outstanding requests, and drains messages sent to it (which also releases
+//!    senders blocked in rendezvous sends). It sleeps with exponential back-off
+//!    (yielding for 200 µs after activity, then sleeping 50 µs doubling up to 20 ms)
+//!    while nothing happens, so it does not keep a core busy;
+//! 4. sends its part of the run report (src/inject/report.rs) with the others,
+//!    frees the window with them, finalizes, and exits with status 0.
+
+use crate::engine::describe::{fcode, Desc};
+use crate::engine::join::{self, Joined, Pending, Who};
+use crate::engine::{comm, ft, logs, news, observer, request};
+use crate::transport::script::{self, Scripts, Update};
+use crate::transport::window;
+use crate::transport::{self, mpi};
+use std::os::raw::c_int;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// What a zombie keeps per communicator it is in.
+struct ZComm {
+    id: u64,
+    real: mpi::MPI_Comm,
+    rank: usize,
+    members: Vec<u32>,
+    /// An intercommunicator's remote group (world ranks, [`comm::FOREIGN`]
+    /// outside this world); empty otherwise.
+    remote: Vec<u32>,
+    inter: bool,
+    seq: u64,
+}
+
+impl ZComm {
+    /// World ranks that point-to-point ranks name (comm::CommState::peer_world).
+    fn peers(&self) -> &[u32] {
+        if self.inter {
+            &self.remote
+        } else {
+            &self.members
+        }
+    }
+}
+// A real handle, only used by the thread that calls MPI.
+unsafe impl Send for ZComm {}
+
+/// `Sim_FT_kill_me`: never returns.
+pub fn kill_me() -> ! {
+    comm::troubled();
+    // Pending iagree/ishrink: their requests end here; a shrink goes on read-only
+    // (this rank may be in the new communicator, engine::ft).
+    ft::on_death();
+    // Outstanding requests of the program: progressed below until complete.
+    let mut own = request::take_all();
+    let comms: Vec<ZComm> = comm::snapshot()
+        .into_iter()
+        .map(|st| ZComm {
+            id: st.id,
+            real: st.real.0,
+            rank: st.rank as usize,
+            remote: st.remote,
+            inter: st.inter,
+            members: st.members,
+            seq: st.seq,
+        })
+        .collect();
+    let sent = comm::sent_summary();
+    news::with(|rt| rt.zombie = true);
+    std::thread::sleep(news::timeout());
+    let news_out = announce(&sent);
+    if observer::verbose() >= 3 {
+        crate::say!("MPIFT: rank {}: dead; telling every process, serving", news::world_rank());
+    }
+    serve(comms, &mut own, news_out);
+    observer::dead_done();
+    if observer::verbose() >= 3 {
+        crate::say!("MPIFT: rank {}: every live rank is finalizing; dead rank finalizes", news::world_rank());
+    }
+    observer::finalize();
+    news::stop();
+    logs::clear();
+    unsafe { mpi::MPI_Finalize() };
+    // From an atexit handler (MPIFT_EXIT_KILLS) the process must end with _exit.
+    observer::end_process(0)
+}
+
+/// Step 2, started: per peer, its sent counts, then the death flag, then the news
+/// counter, each applied before the next (transport::script). Returns the
+/// sequences in flight; [`serve`] completes them and wakes each peer as its news
+/// lands, so a peer computing outside MPI delays nobody else's news.
+fn announce(sent: &[(u64, u32, u32, u32)]) -> Scripts {
+    let mut s = Scripts::default();
+    let Some((me, n, at_sent)) = news::with(|rt| {
+        let me = rt.win.me;
+        rt.dead[me] = true;
+        (me, rt.win.n, rt.win.sent(me))
+    }) else {
+        return s;
+    };
+    for p in (0..n).filter(|p| *p != me) {
+        let mut words = vec![0u64; 2 * window::SENT_SLOTS];
+        let mut k = 0;
+        // Per communicator: the messages sent to p (low half) and received from p
+        // while alive (high half, see [`received_alive`]).
+        // Communicators with messages sent to p first: a receiver needs those.
+        let mine = sent.iter().filter(|e| e.1 as usize == p);
+        for (id, _, count, got) in mine.clone().filter(|e| e.2 > 0).chain(mine.filter(|e| e.2 == 0)) {
+            if k < window::SENT_SLOTS {
+                words[2 * k] = *id;
+                words[2 * k + 1] = *count as u64 | (*got as u64) << 32;
+                k += 1;
+            }
+        }
+        s.add(
+            p,
+            script::fixed(vec![
+                Update { at: at_sent, vals: words, sum: false },
+                Update { at: window::DEAD + me, vals: vec![1], sum: false },
+                Update { at: window::NEWS_GEN, vals: vec![1], sum: true },
+            ]),
+        );
+    }
+    s
+}
+
+/// Step 3.
+fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>, mut news_out: Scripts) {
+    let mut pending: Vec<Pending> = Vec::new();
+    let mut idle = Duration::from_micros(50);
+    let mut last_busy = std::time::Instant::now();
+    let n = news::world_size();
+    let me = news::world_rank();
+    let everyone: Vec<u32> = (0..n as u32).filter(|p| *p as usize != me).collect();
+    let mut scratch = vec![0u8; 1 << 16];
+    // Peers that have this death's news in their memory.
+    let mut told = vec![false; n];
+    told[me] = true;
+    let mut confirm = None;
+    loop {
+        let mut busy = false;
+        news::refresh();
+        news::drain_wakes();
+        // This death's news, to each peer as soon as it can take it.
+        for p in news::progress_scripts(&mut news_out) {
+            news::wake(p);
+            told[p] = true;
+            busy = true;
+        }
+        // Own and dummy non-blocking operations.
+        own.retain_mut(|r| !transport::test_done(r));
+        pending.retain_mut(|p| {
+            let done = transport::test_done(&mut p.req);
+            busy |= done;
+            !done
+        });
+        // Shrinks this rank had started alive, and the communicators they make.
+        busy |= ft::zombie_progress();
+        // Revokes this rank made alive and had not finished announcing (the last
+        // steps run at the revoker's next MPI call, which may be where it died):
+        // the others wait for their horizons (ULFM's revoke reaches everyone even
+        // if its initiator dies).
+        busy |= crate::engine::revoke::progress_jobs();
+        comms.append(&mut NEW_COMMS.lock().unwrap());
+        // Messages sent to this rank: receive and drop them, but only from peers
+        // that already have this death's news, so a sender whose message only the
+        // drain took learns of the death before its send completes (and reports
+        // it failed, engine::complete).
+        let all_told = told.iter().all(|t| *t);
+        for c in &comms {
+            busy |= drain_comm(c, &told, all_told, &mut scratch);
+        }
+        // Collectives to join.
+        // New log entries keep the loop quick (the reads take a few rounds).
+        busy |= logs::with(|cache| cache.poll_async(&everyone));
+        busy |= join_ready(&mut comms, &told, &mut pending);
+        if all_live_finalizing(me, n, &mut confirm)
+            && pending.is_empty()
+            && news_out.done()
+            && !ft::zombie_pending()
+            && !crate::engine::revoke::jobs_pending()
+        {
+            logs::with(|cache| cache.settle());
+            break;
+        }
+        if busy {
+            idle = Duration::from_micros(50);
+            last_busy = std::time::Instant::now();
+        } else if last_busy.elapsed() < Duration::from_micros(200) {
+            // Just worked: the next collective usually follows at once; yield
+            // rather than sleep (a sleep costs a scheduler tick when oversubscribed).
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(idle);
+            idle = (idle * 2).min(Duration::from_millis(20));
+        }
+    }
+    for mut r in own.drain(..) {
+        unsafe {
+            mpi::MPI_Cancel(&mut r);
+            mpi::MPI_Request_free(&mut r);
+        }
+    }
+}
+
+/// Receives and drops the messages sent to this dead rank on `c` by peers that
+/// have its death's news (all of them once `all_told`), except those of an
+/// `MPI_Intercomm_create` it has yet to join as a leader ([`held`]). True if it
+/// dropped one.
+fn drain_comm(c: &ZComm, told: &[bool], all_told: bool, scratch: &mut Vec<u8>) -> bool {
+    let peers = c.peers();
+    let told_peer = |r: usize| peers.get(r).is_some_and(|w| (*w as usize) < told.len() && told[*w as usize]);
+    let mut busy = false;
+    if all_told {
+        // One wildcard loop while nothing is held (the usual case).
+        loop {
+            let Some((src, tag)) = comm::probe(c.real, transport::any_source()) else { return busy };
+            if held(c, src, tag) {
+                break;
+            }
+            busy |= comm::drop_one(c.real, src, tag, scratch);
+        }
+    }
+    // Source by source: a held message stops only its own source's queue.
+    for r in (0..peers.len()).filter(|r| told_peer(*r)) {
+        while let Some((src, tag)) = comm::probe(c.real, r as c_int) {
+            if held(c, src, tag) {
+                break;
+            }
+            busy |= comm::drop_one(c.real, src, tag, scratch);
+        }
+    }
+    busy
+}
+
+/// A message from `src` with `tag` on `c` that an `MPI_Intercomm_create` this dead
+/// rank has yet to join needs: Open MPI's leaders exchange their groups with
+/// point-to-point messages on the peer communicator under the program's tag
+/// (`ompi_comm_get_rprocs`), and the other leader may send before this rank's own
+/// group has entered and it joins as the local leader (calls::comm_ctor::join);
+/// dropped, the join then failed or waited forever (2 of 316 kill points of
+/// examples/inter_loop.c on Open MPI 4.1). Held while the sender's log shows more
+/// such creations naming this rank, this communicator and this tag than this rank
+/// has joined. The sender logs its entry before it sends, so its log is read
+/// again after each message was seen and before it is judged (one RMA read of
+/// the log head, more only if it grew; Open MPI's on one node need no progress
+/// at the sender). MPICH exchanges on a context of its own, which no probe
+/// matches: nothing to hold there.
+fn held(c: &ZComm, src: c_int, tag: c_int) -> bool {
+    if c.inter || transport::host_is_mpich() {
+        return false;
+    }
+    let Some(&w) = c.peers().get(src as usize) else { return false };
+    if w == comm::FOREIGN {
+        return false;
+    }
+    let (id, me) = (c.id, c.rank as u64);
+    let named = logs::with(|cache| {
+        cache.poll(&[w]);
+        cache.count_of(w, |d| {
+            d.fcode & !logs::DUMMY == fcode::INTERCOMM_CREATE && d.extra[2] == id && d.extra[0] == me && d.extra[1] == tag as u32 as u64
+        })
+    });
+    named as u32 > crate::engine::ctor_join::joined_as_leader(id, src, tag)
+}
+
+/// A collective this dead rank can join now: the descriptor, the members' real
+/// entries and their log numbers.
+type Ready = (Desc, Vec<Option<Desc>>, std::collections::HashMap<u32, u64>);
+
+/// Joins the collectives ready on any of `comms`, one at a time, each time the one
+/// the live members entered first ([`logs::first_in_order`]): two dead ranks
+/// joining two of them in different orders would each hold the other's first one.
+fn join_ready(comms: &mut [ZComm], told: &[bool], pending: &mut Vec<Pending>) -> bool {
+    let mut busy = false;
+    loop {
+        let mut ready: Vec<(usize, Ready)> = comms.iter().enumerate().filter_map(|(i, c)| next_ready(c, told).map(|r| (i, r))).collect();
+        if ready.is_empty() {
+            return busy;
+        }
+        let k = logs::first_in_order(&ready.iter().map(|(_, r)| &r.2).collect::<Vec<_>>());
+        let (i, (d, per, _)) = ready.swap_remove(k);
+        busy = true;
+        if let Joined::Pending(p) = join_next(&mut comms[i], &d, &per) {
+            pending.push(p);
+        }
+    }
+}
+
+/// The next collective this dead rank must join on `c`, if it can now.
+/// Never before every member has this death's news (`told`): a member released by
+/// the dummy contribution must see the death when its call returns, and report
+/// `MPI_ERR_PROC_FAILED` rather than success with dummy data. A member that logged
+/// the collective is inside MPI, so its news lands promptly.
+fn next_ready(c: &ZComm, told: &[bool]) -> Option<Ready> {
+    // An intercommunicator's collective involves both groups (another job's
+    // members, FOREIGN, excepted).
+    let remote = if c.inter { &c.remote[..] } else { &[] };
+    let everyone = || c.members.iter().chain(remote.iter()).filter(|w| **w != comm::FOREIGN);
+    if everyone().any(|w| !told.get(*w as usize).copied().unwrap_or(true)) {
+        return None;
+    }
+    let s = c.seq + 1;
+    logs::with(|cache| {
+        let found = cache.get(c.id, s);
+        if news::debug() {
+            crate::say!("MPIFT zombie {}: comm {:x} waits for #{} found {:?}", news::world_rank(), c.id, s, found.map(|f| f.keys().collect::<Vec<_>>()));
+        }
+        let found = found?;
+        // Every member not known dead must have logged it: then nobody in it waits
+        // for a member that is elsewhere, and the join completes at once.
+        let me = c.members[c.rank];
+        if everyone().any(|w| *w != me && !news::is_dead(*w) && !found.contains_key(w)) {
+            return None;
+        }
+        let (d, per) = logs::by_member(found, &c.members)?;
+        Some((d, per, cache.stamps(c.id, s).cloned().unwrap_or_default()))
+    })
+}
+
+/// Joins `c`'s next collective, `d` (from [`next_ready`]).
+fn join_next(c: &mut ZComm, d: &Desc, per: &[Option<Desc>]) -> Joined {
+    let s = c.seq + 1;
+    let who = Who { real: c.real, rank: c.rank, size: c.members.len(), id: c.id, members: &c.members, seq: s };
+    let j = join::join(&who, d, per);
+    if matches!(j, Joined::Unsupported) && d.fcode & !fcode::NB != fcode::OPAQUE {
+        crate::say!("MPIFT: dead rank cannot join collective {} on a communicator", d.fcode);
+    }
+    c.seq = s;
+    logs::with(|cache| cache.prune(c.id, s));
+    j
+}
+
+/// Communicators made after this rank died (a shrink it had started alive,
+/// engine::ft), for the serve loop to take up.
+static NEW_COMMS: std::sync::Mutex<Vec<ZComm>> = std::sync::Mutex::new(Vec::new());
+
+/// A shrink this dead rank had started made a communicator with it inside:
+/// serve it like the others. `live`: the old ranks in it, `members`: the old
+/// communicator's world ranks, `old_rank`: this rank's old rank.
+pub fn adopt_shrunk(real: mpi::MPI_Comm, id: u64, live: &[u32], members: &[u32], old_rank: usize) {
+    let rank = live.iter().position(|r| *r as usize == old_rank).expect("in the new communicator");
+    let members = live.iter().map(|r| members[*r as usize]).collect();
+    NEW_COMMS.lock().unwrap().push(ZComm { id, real, rank, members, remote: Vec::new(), inter: false, seq: 0 });
+}
+
+/// Every live process is finalizing. With spares (calls::spares) a waiting
+/// spare's word says finalizing and a spawn that takes it clears it, so a word
+/// read before that must not count: the answer is yes only once read cycles
+/// that started after the first yes (`confirm`) have finished and still say so.
+fn all_live_finalizing(me: usize, n: usize, confirm: &mut Option<Vec<(u32, u64)>>) -> bool {
+    let live: Vec<u32> = (0..n as u32).filter(|p| *p as usize != me && !news::is_dead(*p)).collect();
+    if !logs::with(|cache| live.iter().all(|p| cache.finalizing(*p as usize))) {
+        *confirm = None;
+        return false;
+    }
+    if !crate::engine::process::spares_on() {
+        return true;
+    }
+    match confirm {
+        None => {
+            *confirm = Some(logs::with(|cache| cache.next_cycles(&live)));
+            false
+        }
+        Some(need) => logs::with(|cache| cache.cycles_done(need)),
+    }
+}
+
+/// Every message dead member `peer` of `c` sent here before dying has been
+/// received (its count is in this process's window; no record counts as none).
+pub fn all_received_from(c: &comm::CommState, peer: usize) -> bool {
+    let Some(w) = c.peer_world(peer) else { return true };
+    c.recvd.get(peer).copied().unwrap_or(0) >= sent_by_dead(w, c.id).unwrap_or(0)
+}
+
+/// How long a receive from a dead rank waits for the messages that rank sent
+/// before dying and that have not been received yet ([`all_received_from`] is
+/// false): some may carry tags no receive will ever ask for, and must not keep a
+/// receive with another tag waiting forever. Messages already sent arrive within
+/// microseconds on one node; this is ULFM's detection delay in MPIFT's terms.
+const IN_FLIGHT_GRACE: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// When this process first asked whether a dead rank's messages are all in.
+static FIRST_ASKED: Mutex<Vec<(u32, std::time::Instant)>> = Mutex::new(Vec::new());
+
+/// A receive from dead member `peer` of `c` that is still pending can fail: every
+/// message the dead rank sent here has been received, or the grace for those in
+/// flight is over (a posted receive would already have matched one that arrived).
+pub fn receive_can_fail(c: &comm::CommState, peer: usize) -> bool {
+    all_received_from(c, peer) || grace_over(c.members[peer])
+}
+
+fn grace_over(w: u32) -> bool {
+    let mut asked = FIRST_ASKED.lock().unwrap();
+    let t = match asked.iter().find(|(x, _)| *x == w) {
+        Some((_, t)) => *t,
+        None => {
+            asked.push((w, std::time::Instant::now()));
+            return false;
+        }
+    };
+    t.elapsed() >= IN_FLIGHT_GRACE.max(news::timeout())
+}
+
+/// The count-of-messages record a dead rank left for this process about `comm`:
+/// (messages it sent here, messages it received from here while alive).
+fn record_of_dead(dead_world: u32, comm_id: u64) -> Option<(u32, u32)> {
+    news::with(|rt| {
+        let at = rt.win.sent(dead_world as usize);
+        for k in 0..window::SENT_SLOTS {
+            if rt.win.load(at + 2 * k) == comm_id {
+                let w = rt.win.load(at + 2 * k + 1);
+                return Some((w as u32, (w >> 32) as u32));
+            }
+        }
+        None
+    })
+    .flatten()
+}
+
+fn sent_by_dead(dead_world: u32, comm_id: u64) -> Option<u32> {
+    record_of_dead(dead_world, comm_id).map(|(sent, _)| sent)
+}
+
+/// How many messages from this process the dead member `peer` of `c` had
+/// received while alive: a send numbered above it was only drained, never
+/// delivered, and fails with `MPI_ERR_PROC_FAILED` (engine::complete). A record
+/// that does not fit the dead rank's slots reads as 0 (the safe side).
+pub fn received_alive(c: &comm::CommState, peer: usize) -> u32 {
+    c.peer_world(peer).and_then(|w| record_of_dead(w, c.id)).map_or(0, |(_, got)| got)
+}

@@ -1,0 +1,15 @@
+//! Models: protocols written and tested in memory that production does not run
+//! (yet). Tests and design work use them; nothing outside `protocol` may.
+//!
+//! May import: protocol.
+//!
+//! - [`colljoin`]: dead-rank joins, revoke horizon and catch-up, the model behind
+//!   `engine::zombie` and `engine::revoke`.
+//! - [`rbcast`]: a reliable broadcast over a self-healing Binomial Graph.
+//! - [`topology`]: Binomial Graph and k-ary tree over the ranks a node believes alive.
+//! - [`sim`]: a seeded in-memory network for the tests.
+
+pub mod colljoin;
+pub mod rbcast;
+pub mod sim;
+pub mod topology;
