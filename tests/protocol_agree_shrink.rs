@@ -1,10 +1,10 @@
 //! Agree and shrink at scale: the bitmap encoding of `protocol::agree` against a
-//! brute-force model, and whole agree + shrink calls of `protocol::colljoin`
+//! brute-force model, and whole agree + shrink calls of `protocol::models::colljoin`
 //! machines with zombies, acknowledged and unacknowledged failures, and revokers
 //! racing ranks that entered the agree before the revoke.
 
 use mpift::protocol::agree::{and_into, contribution_live, contribution_zombie, decide, survivors, Decision};
-use mpift::protocol::colljoin::*;
+use mpift::protocol::models::colljoin::*;
 use mpift::protocol::{CommId, Rank};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;

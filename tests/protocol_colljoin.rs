@@ -1,4 +1,4 @@
-//! Collective matching with zombies, revoke, agree and shrink (`protocol::colljoin`)
+//! Collective matching with zombies, revoke, agree and shrink (`protocol::models::colljoin`)
 //! in a seeded in-memory world: shared memory (logs, news) and real collectives
 //! (complete when every member entered), one access per step, the next rank to
 //! step drawn at random. Thousands of ranks, overlapping communicators (the world
@@ -14,7 +14,7 @@
 //! and goes to the generation's end.
 
 use mpift::protocol::agree::Decision;
-use mpift::protocol::colljoin::*;
+use mpift::protocol::models::colljoin::*;
 use mpift::protocol::{CommId, Rank};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;

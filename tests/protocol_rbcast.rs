@@ -3,9 +3,9 @@
 //! both kinds of failed node: zombies (MPIFT's simulated-dead ranks, which keep
 //! forwarding) and silent crashes (the harder case: their messages are lost).
 
-use mpift::protocol::rbcast::{Msg, Rbcast, Received, Topic};
-use mpift::protocol::sim::{Event, Net};
-use mpift::protocol::topology::{BinomialGraph, KaryTree, Topology};
+use mpift::protocol::models::rbcast::{Msg, Rbcast, Received, Topic};
+use mpift::protocol::models::sim::{Event, Net};
+use mpift::protocol::models::topology::{BinomialGraph, KaryTree, Topology};
 use mpift::protocol::Rank;
 use rand::Rng;
 
