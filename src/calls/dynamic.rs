@@ -42,7 +42,7 @@ pub fn adopt_foreign(real: mpi::MPI_Comm, seed: u64) -> Option<Sim_FT_MPI_Comm> 
 /// process that was not spawned or after the parent was freed or disconnected.
 pub fn get_parent(parent: *mut Sim_FT_MPI_Comm) -> Outcome {
     if parent.is_null() {
-        return Err(Failure::on_world(err::get(unsafe { &err::ARG })));
+        return Err(Failure::on_world(err::arg()));
     }
     if let Some(h) = crate::calls::spares::parent() {
         // SAFETY: checked non-null above.
@@ -67,7 +67,7 @@ pub fn get_parent(parent: *mut Sim_FT_MPI_Comm) -> Outcome {
 /// the socket `fd` (`MPI_COMM_NULL` if that process did not call it).
 pub fn join(fd: c_int, intercomm: *mut Sim_FT_MPI_Comm) -> Outcome {
     if intercomm.is_null() {
-        return Err(Failure::on_world(err::get(unsafe { &err::ARG })));
+        return Err(Failure::on_world(err::arg()));
     }
     let mut real = transport::comm_null();
     let rc = unsafe { mpi::MPI_Comm_join(fd, &mut real) };
@@ -101,7 +101,7 @@ fn is_inter(real: mpi::MPI_Comm) -> bool {
 /// on a revoked communicator it works as `MPI_Comm_free` does.
 pub fn disconnect(c: *mut Sim_FT_MPI_Comm) -> Outcome {
     if c.is_null() {
-        return Err(Failure::on_world(err::get(unsafe { &err::ARG })));
+        return Err(Failure::on_world(err::arg()));
     }
     let h = unsafe { *c };
     let cr = handles::comm_arg(h)?;
@@ -110,7 +110,7 @@ pub fn disconnect(c: *mut Sim_FT_MPI_Comm) -> Outcome {
         return comm::free(c);
     }
     if comm::read(h, |s| s.predefined).unwrap_or(false) {
-        return Err(Failure::on(h, err::get(unsafe { &err::COMM })));
+        return Err(Failure::on(h, err::comm()));
     }
     hooks::p2p_enter(h)?;
     let mut real = cr.real;

@@ -84,7 +84,7 @@ pub fn error_text(code: c_int) -> String {
 /// `MPI_Error_string`, knowing MPIFT's classes.
 pub fn error_string(code: c_int, string: *mut c_char, resultlen: *mut c_int) -> Outcome {
     if string.is_null() || resultlen.is_null() {
-        return Err(Failure::on_world(err::get(unsafe { &err::ARG })));
+        return Err(Failure::on_world(err::arg()));
     }
     let known = CLASSES.iter().find(|(c, _)| *c == code).map(|(_, t)| t.to_string()).or_else(|| hinted_text(code));
     let Some(text) = known else {
@@ -103,7 +103,7 @@ pub fn error_string(code: c_int, string: *mut c_char, resultlen: *mut c_int) -> 
 /// `MPI_Error_class`: MPIFT's classes are their own class.
 pub fn error_class(code: c_int, class: *mut c_int) -> Outcome {
     if class.is_null() {
-        return Err(Failure::on_world(err::get(unsafe { &err::ARG })));
+        return Err(Failure::on_world(err::arg()));
     }
     if CLASSES.iter().any(|(c, _)| *c == code) {
         unsafe { *class = code };
@@ -120,7 +120,7 @@ pub fn error_class(code: c_int, class: *mut c_int) -> Outcome {
 /// `MPI_Comm_create_errhandler`.
 pub fn create(f: *mut Sim_FT_MPI_Comm_errhandler_function, out: *mut MPI_Errhandler) -> Outcome {
     if f.is_null() || out.is_null() {
-        return Err(Failure::on_world(err::get(unsafe { &err::ARG })));
+        return Err(Failure::on_world(err::arg()));
     }
     let mut token = unsafe { std::mem::zeroed::<MPI_Errhandler>() };
     let rc = transport::create_errhandler_token(&mut token);
@@ -147,7 +147,7 @@ pub(crate) fn real_for(eh: MPI_Errhandler) -> MPI_Errhandler {
 /// `MPI_Comm_set_errhandler`.
 pub fn set(c: Sim_FT_MPI_Comm, eh: MPI_Errhandler) -> Outcome {
     if user_fn(eh).is_none() && !is_predefined(eh) {
-        return Err(Failure::on(c, err::get(unsafe { &err::ARG })));
+        return Err(Failure::on(c, err::arg()));
     }
     if pending::with(c, |p| {
         p.errhandler = Real(eh);
@@ -180,7 +180,7 @@ static UNBACKED: Mutex<Vec<Real<MPI_Errhandler>>> = Mutex::new(Vec::new());
 /// `testGetFree`: `free(): invalid pointer`). User handlers: the host's call.
 pub fn free(eh: *mut MPI_Errhandler) -> Outcome {
     if eh.is_null() {
-        return Err(Failure::on_world(err::get(unsafe { &err::ARG })));
+        return Err(Failure::on_world(err::arg()));
     }
     // SAFETY: checked non-null; the program's handle.
     if is_predefined(unsafe { *eh }) {
@@ -211,7 +211,7 @@ pub fn free(eh: *mut MPI_Errhandler) -> Outcome {
 pub fn get(c: Sim_FT_MPI_Comm, out: *mut MPI_Errhandler) -> Outcome {
     if let Some(eh) = pending::with(c, |p| p.errhandler.0) {
         if out.is_null() {
-            return Err(Failure::on_world(err::get(unsafe { &err::ARG })));
+            return Err(Failure::on_world(err::arg()));
         }
         if user_fn(eh).is_some() {
             // The program will free this reference; the host has not given it.

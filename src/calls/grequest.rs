@@ -45,7 +45,7 @@ pub fn start(
 /// `MPI_Grequest_complete`.
 pub fn complete(r: Sim_FT_MPI_Request) -> Outcome {
     if r.is_null() {
-        return Err(Failure::on_world(err::get(unsafe { &err::REQUEST })));
+        return Err(Failure::on_world(err::request()));
     }
     let st = request::lookup(r)?;
     let rc = unsafe { mpi::MPI_Grequest_complete(st.real.0) };

@@ -81,7 +81,7 @@ pub fn create(
     extra_state: *mut c_void,
 ) -> Outcome {
     if keyval.is_null() {
-        return Err(Failure::on_world(err::get(unsafe { &err::ARG })));
+        return Err(Failure::on_world(err::arg()));
     }
     let rec = Box::into_raw(Box::new(Keyval {
         copy: unsafe { std::mem::transmute::<*mut c_void, Option<CopyFn>>(copy_fn) },
@@ -110,7 +110,7 @@ pub fn create(
 /// with this keyval may still be copied or deleted.
 pub fn free(keyval: *mut c_int) -> Outcome {
     if keyval.is_null() {
-        return Err(Failure::on_world(err::get(unsafe { &err::ARG })));
+        return Err(Failure::on_world(err::arg()));
     }
     let rc = unsafe { mpi::MPI_Comm_free_keyval(keyval) };
     if rc != 0 {

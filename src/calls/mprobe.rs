@@ -40,7 +40,7 @@ fn take(m: MPI_Message) -> Option<(Sim_FT_MPI_Comm, c_int)> {
 }
 
 fn arg_error() -> Failure {
-    Failure::on_world(err::get(unsafe { &err::ARG }))
+    Failure::on_world(err::arg())
 }
 
 /// `MPI_Improbe`.

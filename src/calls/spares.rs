@@ -165,7 +165,7 @@ fn hint_spares(f: Failure) -> Failure {
     // Only what the host's spawn itself reports (MPICH: OTHER; Open MPI: SPAWN);
     // argument errors, failures and revokes pass unchanged.
     // SAFETY: error codes the host set at MPI_Init, only read.
-    if class != err::get(unsafe { &err::SPAWN }) && class != err::get(unsafe { &err::OTHER }) {
+    if class != err::spawn() && class != err::other() {
         return f;
     }
     Failure { code: crate::calls::errhandler::with_hint(f.code, SPARES_HINT), ..f }
@@ -251,11 +251,11 @@ fn from_spares(
     handles::check_out_ptr(intercomm, &cr)?;
     if cr.inter {
         // SAFETY (here and below for err::*): immutable C constants of the shim.
-        return Err(Failure::on(cr.handle, err::get(unsafe { &err::COMM })));
+        return Err(Failure::on(cr.handle, err::comm()));
     }
     if root < 0 || root >= cr.size {
         // SAFETY: as above.
-        return Err(Failure::on(cr.handle, err::get(unsafe { &err::ROOT })));
+        return Err(Failure::on(cr.handle, err::root()));
     }
     // SAFETY: checked non-null.
     unsafe { *intercomm = std::ptr::null_mut() };
@@ -308,7 +308,7 @@ fn set_errcodes(errcodes: *mut c_int, count: u64, code: c_int) {
 /// Step 1, at the root: the plan, or why there is none.
 fn reserve(apps: &[App]) -> [u64; 8] {
     // SAFETY: immutable C constants of the shim.
-    let (spawn_err, arg_err) = unsafe { (err::get(&err::SPAWN), err::get(&err::ARG)) };
+    let (spawn_err, arg_err) = (err::spawn(), err::arg());
     let k: u64 = apps.iter().map(|a| a.procs.max(0) as u64).sum();
     if k < 1 || apps.iter().any(|a| a.procs < 0) {
         return Plan::error(arg_err);

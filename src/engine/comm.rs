@@ -407,12 +407,12 @@ pub fn next_ft_instance(h: Sim_FT_MPI_Comm) -> u64 {
 /// `MPI_Comm_free`: frees the real communicator and the handle; sets it to null.
 pub fn free(comm: *mut Sim_FT_MPI_Comm) -> Outcome {
     if comm.is_null() {
-        return Err(Failure::on_world(err::get(unsafe { &err::ARG })));
+        return Err(Failure::on_world(err::arg()));
     }
     let h = unsafe { *comm };
     let c = handles::comm_arg(h)?;
     if read(h, |st| st.predefined).expect("looked up above") {
-        return Err(Failure::on(h, err::get(unsafe { &err::COMM })));
+        return Err(Failure::on(h, err::comm()));
     }
     // Completion protocol (thesis §5.3.10): on a revoked communicator, first join
     // the collectives other members are still inside, and drop late messages, so

@@ -135,7 +135,7 @@ fn finish(st: &ReqState, status: &MPI_Status, rc: c_int) -> c_int {
         return ft::outcome(st.ft);
     }
     // SAFETY: an error code the host set at MPI_Init, only read.
-    if rc != 0 && rc != err::get(unsafe { &err::IN_STATUS }) {
+    if rc != 0 && rc != err::in_status() {
         return rc;
     }
     if status.MPI_ERROR != 0 && rc != 0 {
@@ -581,13 +581,13 @@ impl Batch {
         let all: Vec<usize> = (0..self.codes.len()).collect();
         let set = only.unwrap_or(&all);
         // SAFETY: an error code the host set at MPI_Init, only read.
-        let first = set.iter().find(|i| self.codes[**i] != 0 && self.codes[**i] != err::get(unsafe { &err::PENDING }));
+        let first = set.iter().find(|i| self.codes[**i] != 0 && self.codes[**i] != err::pending());
         let Some(&i) = first else { return Ok(()) };
         if !user_status(statuses) {
             return request::fail_on(self.states[i].as_ref(), self.codes[i]);
         }
         // SAFETY: an error code the host set at MPI_Init, only read.
-        let in_status = err::get(unsafe { &err::IN_STATUS });
+        let in_status = err::in_status();
         request::fail_on(self.states[i].as_ref(), in_status).map_err(|f| f.raising(self.codes[i]))
     }
 
@@ -595,7 +595,7 @@ impl Batch {
     fn mark_pending(&mut self) {
         for i in self.pending() {
             // SAFETY: an error code the host set at MPI_Init, only read.
-            self.statuses[i].MPI_ERROR = err::get(unsafe { &err::PENDING });
+            self.statuses[i].MPI_ERROR = err::pending();
         }
     }
 }

@@ -629,7 +629,7 @@ fn refuse_inter(cr: &CommRef) -> Outcome {
     if cr.foreign {
         // MPIFT has no news from another job's processes (docs/ARCHITECTURE.md,
         // "Not simulated"); only the blocking agree has a stand-in (engine::inter::agree_foreign).
-        return Err(Failure::on(cr.handle, transport::err::get(unsafe { &transport::err::COMM })));
+        return Err(Failure::on(cr.handle, transport::err::comm()));
     }
     Ok(())
 }

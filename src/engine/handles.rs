@@ -83,7 +83,7 @@ pub struct CommRef {
 }
 
 fn err_comm() -> i32 {
-    err::get(unsafe { &err::COMM })
+    err::comm()
 }
 
 /// Converts the communicator an operation works on: null or unknown handles give
@@ -106,7 +106,7 @@ pub fn comm_arg_or_null(h: Sim_FT_MPI_Comm) -> Result<CommRef, Failure> {
 /// An output pointer must not be null: `MPI_ERR_ARG` on the operation's communicator.
 pub fn check_out_ptr<T>(p: *mut T, on: &CommRef) -> Outcome {
     if p.is_null() {
-        Err(Failure::on(on.handle, err::get(unsafe { &err::ARG })))
+        Err(Failure::on(on.handle, err::arg()))
     } else {
         Ok(())
     }

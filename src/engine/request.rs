@@ -208,7 +208,7 @@ pub fn lookup(h: Sim_FT_MPI_Request) -> Result<ReqState, Failure> {
     let t = TABLE.lock();
     match t.slots.get(index) {
         Some(Slot { generation: g, state: Some(st) }) if *g == generation => Ok(*st),
-        _ => Err(Failure::on_world(err::get(unsafe { &err::REQUEST }))),
+        _ => Err(Failure::on_world(err::request())),
     }
 }
 
@@ -278,7 +278,7 @@ pub fn count() -> usize {
 }
 
 pub(crate) fn arg_error() -> Failure {
-    Failure::on_world(err::get(unsafe { &err::ARG }))
+    Failure::on_world(err::arg())
 }
 
 pub(crate) fn fail_on(st: Option<&ReqState>, rc: c_int) -> Outcome {
@@ -317,7 +317,7 @@ pub use crate::engine::complete::{testall, testany, testsome, test, waitall, wai
 /// `MPI_Request_free`.
 pub fn free(request: *mut Sim_FT_MPI_Request) -> Outcome {
     let (st, mut real) = one(request)?;
-    let Some(st) = st else { return Err(Failure::on_world(err::get(unsafe { &err::REQUEST }))) };
+    let Some(st) = st else { return Err(Failure::on_world(err::request())) };
     let rc = unsafe { mpi::MPI_Request_free(&mut real) };
     if rc == 0 {
         if st.ft != 0 {
@@ -345,7 +345,7 @@ pub fn get_status(request: Sim_FT_MPI_Request, flag: *mut c_int, status: *mut MP
 /// `MPI_Cancel` (the request stays valid until completed or freed).
 pub fn cancel(request: *mut Sim_FT_MPI_Request) -> Outcome {
     let (st, mut real) = one(request)?;
-    let Some(st) = st else { return Err(Failure::on_world(err::get(unsafe { &err::REQUEST }))) };
+    let Some(st) = st else { return Err(Failure::on_world(err::request())) };
     let rc = unsafe { mpi::MPI_Cancel(&mut real) };
     fail_on(Some(&st), rc)
 }
@@ -363,7 +363,7 @@ fn count_start(st: &ReqState) -> u32 {
 /// `MPI_Start` (persistent requests).
 pub fn start(request: *mut Sim_FT_MPI_Request) -> Outcome {
     let (st, mut real) = one(request)?;
-    let Some(st) = st else { return Err(Failure::on_world(err::get(unsafe { &err::REQUEST }))) };
+    let Some(st) = st else { return Err(Failure::on_world(err::request())) };
     crate::engine::hooks::p2p_enter(st.comm.0)?;
     if st.draining {
         // Its last start was given up on but may still be running (a dead rank

@@ -95,7 +95,7 @@ pub struct Sim_FT_stats_t {
 pub unsafe extern "C" fn Sim_FT_stats(out: *mut Sim_FT_stats_t) -> c_int {
     use crate::transport::stats::{self, get};
     if out.is_null() {
-        return crate::transport::err::get(unsafe { &crate::transport::err::ARG });
+        return crate::transport::err::arg();
     }
     let created = get(&stats::COMMS_CREATED);
     let s = Sim_FT_stats_t {
@@ -130,7 +130,7 @@ pub type Sim_FT_kill_callback =
 /// `rules` is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn Sim_FT_set_kill_policy(rules: *const c_char) -> c_int {
-    let arg = crate::transport::err::get(unsafe { &crate::transport::err::ARG });
+    let arg = crate::transport::err::arg();
     if rules.is_null() {
         return arg;
     }

@@ -22,7 +22,7 @@ pub fn run(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
     if !crate::engine::process::is_active() {
         inject::count_call();
         crate::say!("MPIFT: {name} called before MPI_Init or after MPI_Finalize");
-        return err::get(unsafe { &err::OTHER });
+        return err::other();
     }
     inject::decide_kill(name);
     if service::needed() {
@@ -74,7 +74,7 @@ fn handled_inner(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
             crate::say!("MPIFT: internal error in {name}: {msg}");
-            Failure::on_world(err::get(unsafe { &err::INTERN }))
+            Failure::on_world(err::intern())
         }
     };
     inject::report::error(name, failure.code);

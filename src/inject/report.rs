@@ -100,21 +100,19 @@ pub fn class_name(class: c_int) -> String {
     if let Some((_, text)) = CLASSES.iter().find(|(c, _)| *c == class) {
         return text.split(':').next().unwrap_or("").to_string();
     }
-    let known: [(&'static c_int, &str); 8] = unsafe {
-        [
-            (&err::SUCCESS, "MPI_SUCCESS"),
-            (&err::ARG, "MPI_ERR_ARG"),
-            (&err::COMM, "MPI_ERR_COMM"),
-            (&err::REQUEST, "MPI_ERR_REQUEST"),
-            (&err::OTHER, "MPI_ERR_OTHER"),
-            (&err::INTERN, "MPI_ERR_INTERN"),
-            (&err::IN_STATUS, "MPI_ERR_IN_STATUS"),
-            (&err::PENDING, "MPI_ERR_PENDING"),
-        ]
-    };
+    let known: [(c_int, &str); 8] = [
+        (err::success(), "MPI_SUCCESS"),
+        (err::arg(), "MPI_ERR_ARG"),
+        (err::comm(), "MPI_ERR_COMM"),
+        (err::request(), "MPI_ERR_REQUEST"),
+        (err::other(), "MPI_ERR_OTHER"),
+        (err::intern(), "MPI_ERR_INTERN"),
+        (err::in_status(), "MPI_ERR_IN_STATUS"),
+        (err::pending(), "MPI_ERR_PENDING"),
+    ];
     known
         .iter()
-        .find(|(c, _)| err::get(c) == class)
+        .find(|(c, _)| *c == class)
         .map(|(_, n)| n.to_string())
         .unwrap_or_else(|| format!("class {class}"))
 }

@@ -1,18 +1,54 @@
-//! The real MPI. Everything that calls an `MPI_*` function of the underlying
-//! library goes through this module: [`mpi`] re-exports the mpi-sys bindings,
-//! and the helpers below give typed access to constants that are C macros
-//! (exported as symbols by `cpp/mpift_shim.c` or mpi-sys's own shim).
+//! The host MPI. This folder is the only code that calls the underlying MPI
+//! library; the layers above hold its handles (re-exported below) and call it
+//! through typed functions, one per host call, grouped by family:
+//! [`p2p`] (sends, receives, probes, cancel, pack), [`request`] (waits, tests,
+//! request and generalized-request calls), [`coll`] (collectives, blocking,
+//! non-blocking and neighbourhood, and local reductions), [`comm`]
+//! (communicators, groups, attributes, error handlers, topologies, dynamic
+//! processes), [`env`] (init, finalize, abort, thread level, error classes and
+//! strings, datatype sizes) and [`window`] (MPIFT's one RMA window). [`serial`]
+//! locks the host for programs that call it from several threads, [`script`]
+//! runs sequences of window operations, [`stats`] counts MPIFT's own traffic.
+//! The constants below give typed access to values that are C macros (exported
+//! as symbols by `cpp/mpift_shim.c` or mpi-sys's own shim).
+//!
+//! **The typed functions.** Each is named after its host call in snake case
+//! inside its family (`MPI_Isend` is `p2p::isend`, `MPI_Comm_free` is
+//! `comm::free`, `MPI_Iallreduce` is `coll::iallreduce`) and returns the host's
+//! return code: what a code means is decided above. A function is safe when
+//! every argument is a handle, a value, a reference or a slice (`&mut c_int` for
+//! an out-value, `&mut [MPI_Request]` for an array, `Option<&mut MPI_Status>` for
+//! a status that may be ignored). It is an `unsafe fn` only where a pointer the
+//! program gave passes through unchecked (message buffers, the program's status
+//! and request arrays, `argv`); its doc says in `# Safety` what the caller
+//! promises, and each call site says why it holds. Handles are trusted: the
+//! layers above only pass handles the host gave them (their registries), and a
+//! wrong one makes the host report an error, as it would for the program.
 //!
 //! May import: nothing.
 
 pub use mpi_sys as mpi;
 
+pub mod coll;
+pub mod comm;
+pub mod env;
+pub mod p2p;
+pub mod request;
 pub mod script;
 pub mod serial;
 pub mod stats;
 pub mod window;
 
-use mpi_sys::{MPI_Comm, MPI_Datatype, MPI_Errhandler, MPI_Group, MPI_Request};
+/// The host's handle and value types: the layers above keep and pass them.
+pub use mpi_sys::{
+    MPI_Aint, MPI_Comm, MPI_Datatype, MPI_Errhandler, MPI_Group, MPI_Info, MPI_Message, MPI_Op, MPI_Request, MPI_Status,
+    MPI_Win,
+};
+/// The host's generalized-request callback types.
+pub use mpi_sys::{MPI_Grequest_cancel_function, MPI_Grequest_free_function, MPI_Grequest_query_function};
+/// The host's Fortran integer (`MPI_Fint`; a macro in Open MPI, so mpi-sys names it
+/// `RSMPI_Fint`).
+pub type MPI_Fint = mpi_sys::RSMPI_Fint;
 use std::os::raw::{c_int, c_void};
 
 extern "C" {
@@ -37,34 +73,84 @@ extern "C" {
     fn mpift_call_user_errhandler(f: *mut c_void, comm: *mut c_void, code: *mut c_int);
 }
 
-/// MPI error classes MPIFT itself returns, read from the real `mpi.h`.
+/// MPI error classes MPIFT itself returns, read from the real `mpi.h` (the C
+/// shim exports each macro as a constant symbol).
 pub mod err {
     use std::os::raw::c_int;
-    extern "C" {
-        #[link_name = "MPIFT_SUCCESS"]
-        pub static SUCCESS: c_int;
-        #[link_name = "MPIFT_ERR_ARG"]
-        pub static ARG: c_int;
-        #[link_name = "MPIFT_ERR_COMM"]
-        pub static COMM: c_int;
-        #[link_name = "MPIFT_ERR_REQUEST"]
-        pub static REQUEST: c_int;
-        #[link_name = "MPIFT_ERR_OTHER"]
-        pub static OTHER: c_int;
-        #[link_name = "MPIFT_ERR_INTERN"]
-        pub static INTERN: c_int;
-        #[link_name = "MPIFT_ERR_IN_STATUS"]
-        pub static IN_STATUS: c_int;
-        #[link_name = "MPIFT_ERR_PENDING"]
-        pub static PENDING: c_int;
-        #[link_name = "MPIFT_ERR_SPAWN"]
-        pub static SPAWN: c_int;
-        #[link_name = "MPIFT_ERR_ROOT"]
-        pub static ROOT: c_int;
+    mod sym {
+        use std::os::raw::c_int;
+        extern "C" {
+            #[link_name = "MPIFT_SUCCESS"]
+            pub static SUCCESS: c_int;
+            #[link_name = "MPIFT_ERR_ARG"]
+            pub static ARG: c_int;
+            #[link_name = "MPIFT_ERR_COMM"]
+            pub static COMM: c_int;
+            #[link_name = "MPIFT_ERR_REQUEST"]
+            pub static REQUEST: c_int;
+            #[link_name = "MPIFT_ERR_OTHER"]
+            pub static OTHER: c_int;
+            #[link_name = "MPIFT_ERR_INTERN"]
+            pub static INTERN: c_int;
+            #[link_name = "MPIFT_ERR_IN_STATUS"]
+            pub static IN_STATUS: c_int;
+            #[link_name = "MPIFT_ERR_PENDING"]
+            pub static PENDING: c_int;
+            #[link_name = "MPIFT_ERR_SPAWN"]
+            pub static SPAWN: c_int;
+            #[link_name = "MPIFT_ERR_ROOT"]
+            pub static ROOT: c_int;
+        }
     }
-    /// Reads one of the statics above (they are immutable C constants).
-    pub fn get(c: &'static c_int) -> c_int {
-        *c
+    /// `MPI_SUCCESS`.
+    pub fn success() -> c_int {
+        // SAFETY: an immutable int the C shim initialised from the host's macro.
+        unsafe { sym::SUCCESS }
+    }
+    /// `MPI_ERR_ARG`.
+    pub fn arg() -> c_int {
+        // SAFETY: an immutable int the C shim initialised from the host's macro.
+        unsafe { sym::ARG }
+    }
+    /// `MPI_ERR_COMM`.
+    pub fn comm() -> c_int {
+        // SAFETY: an immutable int the C shim initialised from the host's macro.
+        unsafe { sym::COMM }
+    }
+    /// `MPI_ERR_REQUEST`.
+    pub fn request() -> c_int {
+        // SAFETY: an immutable int the C shim initialised from the host's macro.
+        unsafe { sym::REQUEST }
+    }
+    /// `MPI_ERR_OTHER`.
+    pub fn other() -> c_int {
+        // SAFETY: an immutable int the C shim initialised from the host's macro.
+        unsafe { sym::OTHER }
+    }
+    /// `MPI_ERR_INTERN`.
+    pub fn intern() -> c_int {
+        // SAFETY: an immutable int the C shim initialised from the host's macro.
+        unsafe { sym::INTERN }
+    }
+    /// `MPI_ERR_IN_STATUS`.
+    pub fn in_status() -> c_int {
+        // SAFETY: an immutable int the C shim initialised from the host's macro.
+        unsafe { sym::IN_STATUS }
+    }
+    /// `MPI_ERR_PENDING`.
+    pub fn pending() -> c_int {
+        // SAFETY: an immutable int the C shim initialised from the host's macro.
+        unsafe { sym::PENDING }
+    }
+    /// `MPI_ERR_SPAWN`.
+    pub fn spawn() -> c_int {
+        // SAFETY: an immutable int the C shim initialised from the host's macro.
+        unsafe { sym::SPAWN }
+    }
+    /// `MPI_ERR_ROOT`.
+    pub fn root() -> c_int {
+        // SAFETY: an immutable int the C shim initialised from the host's macro.
+        unsafe { sym::ROOT }
     }
 }
 
