@@ -10,6 +10,7 @@
 #   make mpi4py-plain [MPI=...]                        rewrite tests/mpi4py/plain-<mpi>.txt (the reference)
 #   make coverage [MPI=...]                             MPI functions redirected, measured on mpi.h
 #   make bench [QUICK=1]                                benchmarks -> bench/results/ (not part of test)
+#   make bench-calls [MPI=...] [BASE=rev]               callgrind instructions per call: working tree vs BASE
 #   make install PREFIX=/usr/local                      headers, library, CMake package, pkg-config
 #
 # Default MPI: the system `mpicc` (Open MPI on Debian when both are installed).
@@ -61,7 +62,7 @@ FT_FLAGS   := -Iinclude/compat -Iinclude -I$(CONFIG_INC)
 CXXFLAGS   ?= -O2 -g -Wall -Wextra
 SOURCES    := $(shell find src build cpp -type f) Cargo.toml build.rs cbindgen.toml
 
-.PHONY: all lib deps campaign memcheck mpi4py mpi4py-plain MPI_Test_ft MPI_Test_regular demo demo-run test coverage bench install headers-check clean
+.PHONY: all lib deps campaign memcheck mpi4py mpi4py-plain MPI_Test_ft MPI_Test_regular demo demo-run test coverage bench bench-calls install headers-check clean
 
 all: lib
 
@@ -133,6 +134,13 @@ BENCH_NPS ?= 2 4
 bench: deps
 	@scripts/install-deps.sh gnuplot-nox
 	bench/run.sh $(if $(filter 1,$(QUICK)),--quick) --mpi $(or $(MPI),openmpi) --nps "$(BENCH_NPS)"
+
+# Per-call instruction counts under callgrind (bench/callgrind.sh): tests 1-5 and
+# Irecv+Isend+Waitall at 1 int, plain / MPIFT at BASE (default 015567b) / the working
+# tree, on MPICH and Open MPI unless MPI= names one; build-out/callgrind/<mpi>.md.
+bench-calls: deps
+	@scripts/install-deps.sh valgrind
+	bench/callgrind.sh $(if $(MPI),--mpi $(MPI)) $(if $(BASE),--base $(BASE))
 
 install: $(LIB)
 	scripts/install.sh "$(PREFIX)" "$(LIB)" "$(CONFIG_INC)/mpift_config.h" "$(MPICC)" "$(MPICXX)" "$(MPIEXEC)" "$(MPI_PC)" "$(RUST_LIBS)"

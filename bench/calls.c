@@ -1,0 +1,255 @@
+/* calls.c: the failure-free per-call cost of MPI operations, in instructions, under
+ * valgrind's callgrind (driven by bench/callgrind.sh). One source, built plain and
+ * with MPIFT (-Iinclude/compat: the source is unchanged).
+ *
+ *   mpiexec -n 1 valgrind --tool=callgrind --collect-atstart=no calls OPS K [GAP_US]
+ *           : -n 1 calls OPS K [GAP_US]
+ *   (OPS: a comma-separated list; exactly 2 ranks, MPI_COMM_WORLD, 1 int; both
+ *   ranks on one host)
+ *
+ * One iteration of each OP (the unit bench/callgrind.sh divides by):
+ *   allreduce  test 1: MPI_Allreduce (MPI_SUM)
+ *   sendrecv   test 2: rank 0 MPI_Send then MPI_Recv, rank 1 MPI_Recv then MPI_Send
+ *              (a ping-pong: one send and one receive on each rank)
+ *   isend      test 3: the same ping-pong with MPI_Isend / MPI_Irecv + MPI_Wait each
+ *   bcast      test 4: MPI_Bcast from rank 0
+ *   mixed      test 5: one MPI_Allreduce, then one sendrecv iteration
+ *   waitall    both ranks MPI_Irecv + MPI_Isend to the other, MPI_Waitall of the 2
+ *
+ * Per OP: 50 warm-up iterations, MPI_Barrier, then
+ *   CALLGRIND_ZERO_STATS; CALLGRIND_TOGGLE_COLLECT; K iterations;
+ *   CALLGRIND_TOGGLE_COLLECT; CALLGRIND_DUMP_STATS_AT(OP)
+ * so each OP gets its own dump (desc "Trigger: Client Request: OP"). With
+ * --collect-atstart=no, the toggle switches collection for the calling thread only:
+ * the count is the main thread's (helper threads of the host MPI, e.g. Open MPI's
+ * progress/PMIx threads, never collect; MPIFT has no threads of its own).
+ *
+ * Only rank 0 is measured, and it must not wait: a rank waiting for its peer spins
+ * in the host MPI's progress loop a number of times that depends on timing (up to
+ * 10x the work of the call on a loaded machine). So, when rank 0 runs under
+ * valgrind, a handshake outside MPI (a counter in a shared file in /dev/shm)
+ * makes rank 0 wait, not counted, before every call that needs data from rank 1
+ * until rank 1 (best run natively: it answers at once) has sent that data, plus
+ * GAP_US microseconds (default 50) for the sends rank 1 makes inside a call it
+ * entered (a collective, or Isend before MPI_Waitall). Rank 0 then finds the data
+ * on its first poll. The MPI calls are the same as without the handshake.
+ *
+ * Outside valgrind the client requests are no-ops and the program is a check.
+ * Every received value is checked; a wrong one prints a line and exits 1.
+ * Rank 0 prints "calls: pid P ok" at the end. */
+#define _POSIX_C_SOURCE 200809L /* strdup, getpid, mkstemp, ftruncate, nanosleep */
+#include <mpi.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include <valgrind/callgrind.h>
+#include <valgrind/valgrind.h>
+
+static int rank, peer, errors;
+static int collecting;             /* callgrind counts now (between the two toggles) */
+static int handshake;              /* rank 0 is under valgrind: sent()/await() active */
+static long gap_ns = 50000;        /* after await(): for sends inside rank 1's call */
+static volatile long *sent_count;  /* shared: how many sent() rank 1 has done */
+static long awaited;               /* rank 0: how many await() it has done */
+
+static void pause_ns(long ns)
+{
+    struct timespec t = {ns / 1000000000L, ns % 1000000000L};
+    nanosleep(&t, NULL);
+}
+
+/* Rank 1: the data rank 0 waits for next has been sent (or, before a collective
+ * or MPI_Waitall, is being sent). */
+static void sent(void)
+{
+    if (handshake && rank == 1) __atomic_add_fetch(sent_count, 1, __ATOMIC_RELEASE);
+}
+
+/* Rank 0: wait, not counted, for rank 1's matching sent() and then GAP_US. */
+static void await(void)
+{
+    if (!handshake || rank != 0) return;
+    if (collecting) CALLGRIND_TOGGLE_COLLECT;
+    awaited++;
+    while (__atomic_load_n(sent_count, __ATOMIC_ACQUIRE) < awaited) pause_ns(5000);
+    pause_ns(gap_ns);
+    if (collecting) CALLGRIND_TOGGLE_COLLECT;
+}
+
+/* Sets up the shared counter (rank 0 decides whether it is needed). */
+static void setup_handshake(void)
+{
+    char path[64] = "";
+    handshake = rank == 0 && RUNNING_ON_VALGRIND;
+    MPI_Bcast(&handshake, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!handshake) return;
+    int fd = -1;
+    if (rank == 0) {
+        snprintf(path, sizeof path, "/dev/shm/mpift-calls-XXXXXX");
+        if ((fd = mkstemp(path)) < 0) {
+            snprintf(path, sizeof path, "/tmp/mpift-calls-XXXXXX");
+            fd = mkstemp(path);
+        }
+        if (fd < 0 || ftruncate(fd, 4096) != 0) {
+            perror("calls: handshake file");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    }
+    MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (rank == 1 && (fd = open(path, O_RDWR)) < 0) {
+        perror(path);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        perror("calls: mmap");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    close(fd);
+    sent_count = p;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) unlink(path);
+}
+
+static void check(const char *op, long i, int got, int want)
+{
+    if (got != want && errors++ < 5)
+        fprintf(stderr, "calls: rank %d %s iteration %ld: got %d, want %d\n", rank, op, i, got, want);
+}
+
+static void pingpong(const char *op, long i, int nonblocking)
+{
+    int v, w;
+    MPI_Request r;
+    if (rank == 0) {
+        v = (int)i;
+        if (nonblocking) {
+            MPI_Isend(&v, 1, MPI_INT, peer, 0, MPI_COMM_WORLD, &r);
+            MPI_Wait(&r, MPI_STATUS_IGNORE);
+            await();
+            MPI_Irecv(&w, 1, MPI_INT, peer, 0, MPI_COMM_WORLD, &r);
+            MPI_Wait(&r, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Send(&v, 1, MPI_INT, peer, 0, MPI_COMM_WORLD);
+            await();
+            MPI_Recv(&w, 1, MPI_INT, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+        check(op, i, w, (int)i + 1);
+    } else {
+        if (nonblocking) {
+            MPI_Irecv(&w, 1, MPI_INT, peer, 0, MPI_COMM_WORLD, &r);
+            MPI_Wait(&r, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(&w, 1, MPI_INT, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+        check(op, i, w, (int)i);
+        v = w + 1;
+        if (nonblocking) {
+            MPI_Isend(&v, 1, MPI_INT, peer, 0, MPI_COMM_WORLD, &r);
+            MPI_Wait(&r, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Send(&v, 1, MPI_INT, peer, 0, MPI_COMM_WORLD);
+        }
+        sent();
+    }
+}
+
+static void allreduce(const char *op, long i)
+{
+    int v = rank + (int)i, s = -1;
+    sent();
+    await();
+    MPI_Allreduce(&v, &s, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    check(op, i, s, 2 * (int)i + 1);
+}
+
+/* One iteration of op (an index into ops[]). */
+static void step(int op, const char *name, long i)
+{
+    switch (op) {
+    case 0:
+        allreduce(name, i);
+        break;
+    case 1:
+        pingpong(name, i, 0);
+        break;
+    case 2:
+        pingpong(name, i, 1);
+        break;
+    case 3: {
+        /* Rank 0 is the root and waits for nothing; the handshake keeps it from
+         * running ahead of rank 1 by more than one broadcast. */
+        int v = rank == 0 ? (int)i : -1;
+        sent();
+        await();
+        MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        check(name, i, v, (int)i);
+        break;
+    }
+    case 4:
+        allreduce(name, i);
+        pingpong(name, i, 0);
+        break;
+    default: {
+        int v = 2 * (int)i + rank, w = -1;
+        MPI_Request r[2];
+        MPI_Status st[2]; /* not MPI_STATUSES_IGNORE: GCC 12 warns on MPICH's prototype */
+        await();
+        MPI_Irecv(&w, 1, MPI_INT, peer, 0, MPI_COMM_WORLD, &r[0]);
+        MPI_Isend(&v, 1, MPI_INT, peer, 0, MPI_COMM_WORLD, &r[1]);
+        sent();
+        MPI_Waitall(2, r, st);
+        check(name, i, w, 2 * (int)i + peer);
+        break;
+    }
+    }
+}
+
+static const char *ops[] = {"allreduce", "sendrecv", "isend", "bcast", "mixed", "waitall"};
+#define NOPS ((int)(sizeof ops / sizeof ops[0]))
+
+int main(int argc, char **argv)
+{
+    int size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    peer = 1 - rank;
+    long k = argc == 3 || argc == 4 ? atol(argv[2]) : 0;
+    if (size != 2 || k <= 0) {
+        if (rank == 0)
+            fprintf(stderr, "usage: mpiexec -n 2 calls OP[,OP...] K [GAP_US]  (2 ranks; see the header)\n"
+                            "  (OP: allreduce sendrecv isend bcast mixed waitall)\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (argc == 4) gap_ns = 1000L * atol(argv[3]);
+    setup_handshake();
+    char *list = strdup(argv[1]);
+    for (char *name = strtok(list, ","); name; name = strtok(NULL, ",")) {
+        int op = 0;
+        while (op < NOPS && strcmp(ops[op], name)) op++;
+        if (op == NOPS) {
+            if (rank == 0) fprintf(stderr, "calls: unknown operation %s\n", name);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        for (long i = 0; i < 50; i++) step(op, name, i);
+        MPI_Barrier(MPI_COMM_WORLD);
+        CALLGRIND_ZERO_STATS;
+        CALLGRIND_TOGGLE_COLLECT;
+        collecting = 1;
+        for (long i = 0; i < k; i++) step(op, name, i);
+        collecting = 0;
+        CALLGRIND_TOGGLE_COLLECT;
+        CALLGRIND_DUMP_STATS_AT(name);
+    }
+    free(list);
+    int bad = errors, anybad = 0;
+    MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0 && !anybad) printf("calls: pid %d ok\n", (int)getpid());
+    MPI_Finalize();
+    return anybad ? 1 : 0;
+}
