@@ -49,6 +49,7 @@ fn main() {
     let funcs = codegen::parse_table(&table).unwrap_or_else(|e| panic!("{e}"));
     let wrappers = out.join("wrappers.rs");
     fs::write(&wrappers, codegen::rust_wrappers(&funcs)).unwrap();
+    fs::write(out.join("transport_calls.rs"), codegen::transport_calls(&funcs)).unwrap();
     let mpi4 = fs::read_to_string(root.join("src/ffi/mpi4_not_covered.tbl")).unwrap();
     let not_covered = codegen::parse_not_covered(&mpi4).unwrap_or_else(|e| panic!("{e}"));
     write_if_changed(&root.join("include/MPI-FT_redefine.h"), &codegen::redefine_header(&funcs, &not_covered));

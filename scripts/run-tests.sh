@@ -93,6 +93,12 @@ print: ; @echo $(RUST_LIBS)' print)
   done
 }
 
+# The house rules (docs/ARCHITECTURE.md): one-way imports between folders, every
+# unsafe argued, the host MPI only behind transport, files <= 600 and functions
+# <= 80 lines; and the checker's own tests.
+t "house rules (tests/arch/check.py)" python3 tests/arch/check.py
+t "house rules checker: self-test" python3 tests/arch/test_check.py
+
 # The campaign runner (tools/campaign; no MPI inside): built once, its unit tests.
 t "mpift-campaign: build" env CARGO_TARGET_DIR="$root/target" cargo build --release --quiet -p mpift-campaign
 t "mpift-campaign: cargo test" env CARGO_TARGET_DIR="$root/target" cargo test --release --quiet -p mpift-campaign

@@ -3,15 +3,17 @@
 //!
 //! A C or C++ program swaps `<mpi.h>` for `MPI-FT.h` + `MPI-FT_redefine.h` (or adds
 //! `-I<prefix>/include/compat`) and links `libmpift.a`. Every MPI call then enters
-//! this library through [`ffi`], which checks handles and contains panics, and is
-//! carried out by [`layer`] on the real MPI through [`transport`].
-//!
-//! The rooms of the house (see `docs/ARCHITECTURE.md`):
-//! - [`ffi`]: every `extern "C"` item, handle checks, the panic boundary, error codes.
-//! - [`layer`]: MPIFT's communicator and request objects and the semantics of each call.
-//! - [`transport`]: the only code that calls the real MPI.
-//! - [`protocol`]: pure state machines (no MPI), tested in memory at scale.
+//! this library through [`ffi`] and is carried out on the host MPI through
+//! [`transport`]. The folders, each importing only those below it
+//! (`docs/ARCHITECTURE.md`; `tests/arch/check.py` keeps it so):
+//! - [`ffi`]: every `extern "C"` function, the panic boundary, the one error path.
+//! - [`calls`]: the semantics of the MPI call families that need more than the
+//!   generic wrappers.
 //! - [`inject`]: fault injection (kill policies, bit flips) and the run report.
+//! - [`engine`]: the process runtime: registries, failure news, revoke, dead
+//!   ranks' joins, agreement, completion, progress.
+//! - [`protocol`]: pure state machines (no MPI), tested in memory at scale.
+//! - [`transport`]: the only code that calls the host MPI.
 
 /// `eprintln!` in one `write(2)`: the standard macro writes each formatted piece
 /// separately, and `mpiexec` then interleaves other ranks' output inside MPIFT's

@@ -12,7 +12,7 @@
  * Inside a host collective (the Allreduce on Open MPI, where the host's is the
  * default, and the Bcast from rank 1) rank 0 cannot; after a short wait the
  * others compute around it from the contribution it published when it started
- * (docs/ARCHITECTURE.md, "Agreement"). */
+ * (docs/DESIGN.md, "Agreement"). */
 #include "ulfm_common.h"
 
 int main(int argc, char **argv)

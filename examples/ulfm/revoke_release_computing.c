@@ -11,7 +11,7 @@
  * With COMPUTING_IBARRIER (revoke_release_computing_ibarrier.c) rank 0 waits in
  * MPI_Wait on an MPI_Ibarrier(A) instead.
  *
- * MPIFT: its own MPI_Barrier (layer::barrier) leaves as soon as rank 0 learns
+ * MPIFT: its own MPI_Barrier (engine::barrier) leaves as soon as rank 0 learns
  * of the revoke (the revoker's hint message), without waiting for the computing
  * ranks, which a host MPI's blocking barrier would need (issue 19). */
 #include "ulfm_common.h"

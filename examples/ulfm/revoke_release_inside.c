@@ -10,9 +10,9 @@
  * MPI_Allreduce sums: rank 0 in MPI_Allreduce(A), the others in
  * MPI_Allreduce(B) (which gives the size).
  *
- * MPIFT: its own MPI_Barrier (layer::barrier) leaves by itself once A is
+ * MPIFT: its own MPI_Barrier (engine::barrier) leaves by itself once A is
  * revoked, and the others' wait in MPI_Barrier(B), or in its own small
- * MPI_Allreduce(B) (layer::allreduce), keeps MPIFT's service running; inside a
+ * MPI_Allreduce(B) (engine::allreduce), keeps MPIFT's service running; inside a
  * host MPI's blocking collective neither could happen (issue 19). */
 #include "ulfm_common.h"
 

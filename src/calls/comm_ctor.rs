@@ -37,8 +37,7 @@ use crate::engine::hooks::{self, Kind};
 use crate::engine::ctor_join::{free_comm, inter_id};
 use crate::engine::pending::{self, PendingDup};
 use crate::engine::{comm, news, request, Real};
-use crate::transport::{self, mpi};
-use mpi_sys::MPI_Group;
+use crate::transport::{self, MPI_Comm, MPI_Group};
 use std::collections::HashMap;
 use std::os::raw::c_int;
 use std::sync::Mutex;
@@ -54,12 +53,14 @@ pub fn idup(c: Sim_FT_MPI_Comm, newcomm: *mut Sim_FT_MPI_Comm, req: *mut Sim_FT_
     let errhandler = comm::read(c, |s| s.errhandler).expect("looked up above");
     let mut real = transport::comm_null();
     let mut real_req = transport::request_null();
-    let rc = unsafe { mpi::MPI_Comm_idup(cr.real, &mut real, &mut real_req) };
+    let rc = transport::comm::idup(cr.real, &mut real, &mut real_req);
     hooks::leave(Kind::CollStart, &cr, rc)?;
     let h = comm::new_handle();
     let r = request::adopt(real_req, Kind::CollStart, &cr);
     let real_errhandler = Real(crate::calls::errhandler::real_for(errhandler.0));
     pending::push(PendingDup { handle: Real(h), real: Real(real), request: Real(r), errhandler, real_errhandler, id });
+    // SAFETY: both checked non-null above; the program's out handles, which MPI
+    // requires valid for writing.
     unsafe {
         *newcomm = h;
         *req = r;
@@ -76,17 +77,13 @@ static GROUP_CALLS: Mutex<Option<HashMap<u64, u64>>> = Mutex::new(None);
 fn in_parent(cr: &CommRef, group: MPI_Group) -> Vec<u32> {
     let mut gsize: c_int = 0;
     let mut pg = transport::group_empty();
-    unsafe {
-        mpi::MPI_Group_size(group, &mut gsize);
-        mpi::MPI_Comm_group(cr.real, &mut pg);
-    }
+    transport::comm::group_size(group, &mut gsize);
+    transport::comm::group(cr.real, &mut pg);
     let n = gsize.max(0) as usize;
     let ranks: Vec<c_int> = (0..n as c_int).collect();
     let mut in_parent = vec![0 as c_int; n];
-    unsafe {
-        mpi::MPI_Group_translate_ranks(group, gsize, ranks.as_ptr(), pg, in_parent.as_mut_ptr());
-        mpi::MPI_Group_free(&mut pg);
-    }
+    transport::comm::group_translate_ranks(group, &ranks, pg, &mut in_parent);
+    transport::comm::group_free(&mut pg);
     let members = comm::read(cr.handle, |s| s.members.clone()).unwrap_or_default();
     in_parent.iter().map(|r| members.get(*r as usize).copied().unwrap_or(u32::MAX)).collect()
 }
@@ -118,11 +115,14 @@ pub fn create_group(c: Sim_FT_MPI_Comm, group: MPI_Group, tag: c_int, newcomm: *
     }
     let id = group_child_id(&cr, group, tag);
     let mut real = transport::comm_null();
-    let rc = unsafe { mpi::MPI_Comm_create_group(cr.real, group, tag, &mut real) };
+    let rc = transport::comm::create_group(cr.real, group, tag, &mut real);
     if rc != 0 {
         return Err(Failure::on(c, rc));
     }
-    unsafe { *newcomm = comm::adopt(real, &cr, id) };
+    let adopted = comm::adopt(real, &cr, id);
+    // SAFETY: checked non-null above; the program's out handle, which MPI
+    // requires valid for writing.
+    unsafe { *newcomm = adopted };
     Ok(())
 }
 
@@ -139,7 +139,7 @@ fn group_has_dead(cr: &CommRef, group: MPI_Group) -> bool {
 
 /// Descriptor of `MPI_Intercomm_create` on the local communicator: leaders, tag,
 /// and the job-wide id of the peer communicator (0 where it was not given).
-pub fn describe_intercomm_create(_c: &CommRef, local_leader: c_int, peer: mpi::MPI_Comm, remote_leader: c_int, tag: c_int) -> Desc {
+pub fn describe_intercomm_create(_c: &CommRef, local_leader: c_int, peer: MPI_Comm, remote_leader: c_int, tag: c_int) -> Desc {
     let peer_id = if peer == transport::comm_null() {
         0
     } else {
@@ -177,7 +177,7 @@ pub(crate) fn intercomm_create_ran(
     tag: c_int,
     newintercomm: *mut Sim_FT_MPI_Comm,
 ) -> (Outcome, bool) {
-    let entered = || -> Result<(CommRef, mpi::MPI_Comm), Failure> {
+    let entered = || -> Result<(CommRef, MPI_Comm), Failure> {
         let cr = handles::comm_arg(local)?;
         let peer_r = handles::comm_arg_or_null(peer)?;
         handles::check_out_ptr(newintercomm, &cr)?;
@@ -196,15 +196,14 @@ pub(crate) fn intercomm_create_ran(
 fn created(
     cr: &CommRef,
     local_leader: c_int,
-    peer: mpi::MPI_Comm,
+    peer: MPI_Comm,
     remote_leader: c_int,
     tag: c_int,
     newintercomm: *mut Sim_FT_MPI_Comm,
 ) -> Outcome {
     let local_id = hooks::next_child_id(cr);
     let mut nc = transport::comm_null();
-    // SAFETY: real handles from the checked conversions; `nc` is an out.
-    let rc = unsafe { mpi::MPI_Intercomm_create(cr.real, local_leader, peer, remote_leader, tag, &mut nc) };
+    let rc = transport::comm::intercomm_create(cr.real, local_leader, peer, remote_leader, tag, &mut nc);
     // The local group's verdict is uniform (a dead member joined and every live
     // one sees the death at the leave); the exchange makes it the other group's
     // too, so that no group keeps an intercommunicator the other freed.
@@ -219,11 +218,14 @@ fn created(
     }
     if let Err(failure) = outcome {
         free_comm(nc);
-        // SAFETY: checked non-null above.
+        // SAFETY: checked non-null in intercomm_create_ran's entry; the program's
+        // out handle, which MPI requires valid for writing.
         unsafe { *newintercomm = std::ptr::null_mut() };
         return Err(failure);
     }
-    // SAFETY: as above.
-    unsafe { *newintercomm = comm::adopt(nc, cr, id) };
+    let adopted = comm::adopt(nc, cr, id);
+    // SAFETY: checked non-null in intercomm_create_ran's entry; the program's
+    // out handle, which MPI requires valid for writing.
+    unsafe { *newintercomm = adopted };
     Ok(())
 }

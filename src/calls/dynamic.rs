@@ -8,12 +8,12 @@
 //! `MPI_COMM_WORLD`, and a job spawned by the host or connected has its own. (An
 //! intercommunicator between two groups of one job has ULFM semantics:
 //! engine::inter; spawns from spare processes stay within the job:
-//! calls::spares.)
+//! calls::spares and calls::spare.)
 
 use crate::engine::errors::{Failure, Outcome};
 use crate::engine::handles::{self, Sim_FT_MPI_Comm};
 use crate::engine::{comm, hooks};
-use crate::transport::{self, err, mpi};
+use crate::transport::{self, err, MPI_Comm};
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -31,10 +31,10 @@ static FOREIGN: AtomicU64 = AtomicU64::new(0);
 /// Ids: the parent intercommunicator gets the same id at every child (they all
 /// call `MPI_Comm_get_parent` for the same object); the others a per-process one
 /// (their local group is this process alone, or unknown).
-pub fn adopt_foreign(real: mpi::MPI_Comm, seed: u64) -> Option<Sim_FT_MPI_Comm> {
+pub fn adopt_foreign(real: MPI_Comm, seed: u64) -> Option<Sim_FT_MPI_Comm> {
     let world = comm::lookup(handles::world_handle())?;
     let k = if seed == PARENT_SEED { 1 } else { FOREIGN.fetch_add(1, Ordering::Relaxed) + 1 };
-    unsafe { mpi::MPI_Comm_set_errhandler(real, transport::errors_return()) };
+    transport::comm::set_errhandler(real, transport::errors_return());
     Some(comm::adopt(real, &world, comm::child_id(seed, k)))
 }
 
@@ -44,13 +44,13 @@ pub fn get_parent(parent: *mut Sim_FT_MPI_Comm) -> Outcome {
     if parent.is_null() {
         return Err(Failure::on_world(err::arg()));
     }
-    if let Some(h) = crate::calls::spares::parent() {
+    if let Some(h) = crate::calls::spare::parent() {
         // SAFETY: checked non-null above.
         unsafe { *parent = h };
         return Ok(());
     }
     let mut real = transport::comm_null();
-    let rc = unsafe { mpi::MPI_Comm_get_parent(&mut real) };
+    let rc = transport::comm::get_parent(&mut real);
     if rc != 0 {
         return Err(Failure::on_world(rc));
     }
@@ -59,6 +59,7 @@ pub fn get_parent(parent: *mut Sim_FT_MPI_Comm) -> Outcome {
     } else {
         comm::find_by_real(real).or_else(|| adopt_foreign(real, PARENT_SEED)).unwrap_or(std::ptr::null_mut())
     };
+    // SAFETY: the program's out-handle, checked non-null above.
     unsafe { *parent = h };
     Ok(())
 }
@@ -70,7 +71,7 @@ pub fn join(fd: c_int, intercomm: *mut Sim_FT_MPI_Comm) -> Outcome {
         return Err(Failure::on_world(err::arg()));
     }
     let mut real = transport::comm_null();
-    let rc = unsafe { mpi::MPI_Comm_join(fd, &mut real) };
+    let rc = transport::comm::join(fd, &mut real);
     if rc != 0 {
         return Err(Failure::on_world(rc));
     }
@@ -79,13 +80,14 @@ pub fn join(fd: c_int, intercomm: *mut Sim_FT_MPI_Comm) -> Outcome {
     } else {
         adopt_foreign(real, JOIN_SEED).unwrap_or(std::ptr::null_mut())
     };
+    // SAFETY: the program's out-handle, checked non-null above.
     unsafe { *intercomm = h };
     Ok(())
 }
 
-fn is_inter(real: mpi::MPI_Comm) -> bool {
+fn is_inter(real: MPI_Comm) -> bool {
     let mut flag: c_int = 0;
-    unsafe { mpi::MPI_Comm_test_inter(real, &mut flag) };
+    transport::comm::test_inter(real, &mut flag);
     flag != 0
 }
 
@@ -103,6 +105,7 @@ pub fn disconnect(c: *mut Sim_FT_MPI_Comm) -> Outcome {
     if c.is_null() {
         return Err(Failure::on_world(err::arg()));
     }
+    // SAFETY: the program's in-out handle, checked non-null above.
     let h = unsafe { *c };
     let cr = handles::comm_arg(h)?;
     if !is_inter(cr.real) || !cr.foreign {
@@ -114,11 +117,12 @@ pub fn disconnect(c: *mut Sim_FT_MPI_Comm) -> Outcome {
     }
     hooks::p2p_enter(h)?;
     let mut real = cr.real;
-    let rc = unsafe { mpi::MPI_Comm_disconnect(&mut real) };
+    let rc = transport::comm::disconnect(&mut real);
     if rc != 0 {
         return Err(Failure::on(h, rc));
     }
     comm::forget(h);
+    // SAFETY: the program's in-out handle, checked non-null above.
     unsafe { *c = std::ptr::null_mut() };
     Ok(())
 }

@@ -10,8 +10,7 @@ use crate::engine::errors::{Failure, Outcome, CLASSES};
 use crate::engine::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Comm_errhandler_function};
 use crate::engine::pending;
 use crate::engine::{comm, Real};
-use crate::transport::{self, err, mpi};
-use mpi_sys::MPI_Errhandler;
+use crate::transport::{self, err, MPI_Errhandler};
 use std::os::raw::{c_char, c_int, c_void};
 use std::sync::Mutex;
 
@@ -45,6 +44,9 @@ pub fn raise(name: &str, failure: Failure) -> c_int {
     if let Some(f) = user_fn(eh) {
         let mut handle = h;
         let mut code = raised;
+        // SAFETY: `f` was registered by `create` as the program's
+        // MPI_Comm_errhandler_function (a non-null pointer it gave); it gets
+        // pointers to this frame's handle and code, both live for the call.
         unsafe {
             transport::call_user_errhandler(
                 f as *mut c_void,
@@ -60,7 +62,7 @@ pub fn raise(name: &str, failure: Failure) -> c_int {
         raised
     );
     let exit = if (1..256).contains(&raised) { raised } else { 1 };
-    unsafe { mpi::MPI_Abort(real, exit) };
+    transport::env::abort(real, exit);
     failure.code
 }
 
@@ -74,7 +76,9 @@ pub fn error_text(code: c_int) -> String {
     }
     let mut buf = vec![0 as c_char; transport::max_error_string() + 1];
     let mut len = 0;
-    if unsafe { mpi::MPI_Error_string(code, buf.as_mut_ptr(), &mut len) } != 0 {
+    // SAFETY: `buf` has room for MPI_MAX_ERROR_STRING + 1 characters and lives
+    // for the call.
+    if unsafe { transport::env::error_string(code, buf.as_mut_ptr(), &mut len) } != 0 {
         return format!("unknown error code {code}");
     }
     let bytes: Vec<u8> = buf[..len.max(0) as usize].iter().map(|&c| c as u8).collect();
@@ -87,16 +91,24 @@ pub fn error_string(code: c_int, string: *mut c_char, resultlen: *mut c_int) -> 
         return Err(Failure::on_world(err::arg()));
     }
     let known = CLASSES.iter().find(|(c, _)| *c == code).map(|(_, t)| t.to_string()).or_else(|| hinted_text(code));
+    // SAFETY: checked non-null above; the program's int out, which MPI requires
+    // valid for writing.
+    let resultlen = unsafe { &mut *resultlen };
     let Some(text) = known else {
-        let rc = unsafe { mpi::MPI_Error_string(code, string, resultlen) };
+        // SAFETY: `string` is the program's, checked non-null, and MPI-3.1 §8.4
+        // requires room for MPI_MAX_ERROR_STRING characters there.
+        let rc = unsafe { transport::env::error_string(code, string, resultlen) };
         return if rc == 0 { Ok(()) } else { Err(Failure::on_world(rc)) };
     };
     let n = text.len().min(transport::max_error_string() - 1);
+    // SAFETY: `string` is checked non-null with room for MPI_MAX_ERROR_STRING
+    // characters (MPI-3.1 §8.4); `n` + 1 is at most that, and `text` is a
+    // separate Rust string of at least `n` bytes, so the copy does not overlap.
     unsafe {
         std::ptr::copy_nonoverlapping(text.as_ptr() as *const c_char, string, n);
         *string.add(n) = 0;
-        *resultlen = n as c_int;
     }
+    *resultlen = n as c_int;
     Ok(())
 }
 
@@ -105,11 +117,14 @@ pub fn error_class(code: c_int, class: *mut c_int) -> Outcome {
     if class.is_null() {
         return Err(Failure::on_world(err::arg()));
     }
+    // SAFETY: checked non-null above; the program's int out, which MPI requires
+    // valid for writing.
+    let class = unsafe { &mut *class };
     if CLASSES.iter().any(|(c, _)| *c == code) {
-        unsafe { *class = code };
+        *class = code;
         return Ok(());
     }
-    let rc = unsafe { mpi::MPI_Error_class(code, class) };
+    let rc = transport::env::error_class(code, class);
     if rc == 0 {
         Ok(())
     } else {
@@ -122,6 +137,8 @@ pub fn create(f: *mut Sim_FT_MPI_Comm_errhandler_function, out: *mut MPI_Errhand
     if f.is_null() || out.is_null() {
         return Err(Failure::on_world(err::arg()));
     }
+    // SAFETY: an errhandler handle is a pointer (Open MPI) or an int (MPICH);
+    // all zeros is a valid value of either, overwritten by the call below.
     let mut token = unsafe { std::mem::zeroed::<MPI_Errhandler>() };
     let rc = transport::create_errhandler_token(&mut token);
     if rc != 0 {
@@ -130,6 +147,7 @@ pub fn create(f: *mut Sim_FT_MPI_Comm_errhandler_function, out: *mut MPI_Errhand
     let mut table = USER_HANDLERS.lock().unwrap();
     table.retain(|(t, _)| t.0 != token); // a freed token's value may be reused
     table.push((Real(token), f as usize));
+    // SAFETY: checked non-null above; the program's out handle.
     unsafe { *out = token };
     Ok(())
 }
@@ -159,7 +177,7 @@ pub fn set(c: Sim_FT_MPI_Comm, eh: MPI_Errhandler) -> Outcome {
     }
     let cr = handles::comm_arg(c)?;
     let real_eh = real_for(eh);
-    let rc = unsafe { mpi::MPI_Comm_set_errhandler(cr.real, real_eh) };
+    let rc = transport::comm::set_errhandler(cr.real, real_eh);
     if rc != 0 {
         return Err(Failure::on(c, rc));
     }
@@ -182,24 +200,23 @@ pub fn free(eh: *mut MPI_Errhandler) -> Outcome {
     if eh.is_null() {
         return Err(Failure::on_world(err::arg()));
     }
-    // SAFETY: checked non-null; the program's handle.
-    if is_predefined(unsafe { *eh }) {
-        // SAFETY: as above.
-        unsafe { *eh = transport::errhandler_null() };
+    // SAFETY: checked non-null; the program's in-out handle, which MPI requires
+    // valid for reading and writing.
+    let eh = unsafe { &mut *eh };
+    if is_predefined(*eh) {
+        *eh = transport::errhandler_null();
         return Ok(());
     }
     {
         let mut unbacked = UNBACKED.lock().unwrap();
-        // SAFETY: as above.
-        if let Some(i) = unbacked.iter().position(|r| r.0 == unsafe { *eh }) {
+        if let Some(i) = unbacked.iter().position(|r| r.0 == *eh) {
             unbacked.swap_remove(i);
-            // SAFETY: as above.
-            unsafe { *eh = transport::errhandler_null() };
+            *eh = transport::errhandler_null();
             return Ok(());
         }
     }
-    // SAFETY: as above; the host checks the handle itself.
-    let rc = unsafe { mpi::MPI_Errhandler_free(eh) };
+    // The host checks the handle itself.
+    let rc = transport::comm::errhandler_free(eh);
     if rc == 0 {
         Ok(())
     } else {
@@ -217,19 +234,23 @@ pub fn get(c: Sim_FT_MPI_Comm, out: *mut MPI_Errhandler) -> Outcome {
             // The program will free this reference; the host has not given it.
             UNBACKED.lock().unwrap().push(Real(eh));
         }
-        // SAFETY: checked non-null above.
+        // SAFETY: checked non-null just above; the program's out handle, which
+        // MPI requires valid for writing.
         unsafe { *out = eh };
         return Ok(());
     }
     let cr = handles::comm_arg(c)?;
     handles::check_out_ptr(out, &cr)?;
+    // SAFETY: checked non-null above; the program's out handle, which MPI
+    // requires valid for writing.
+    let out = unsafe { &mut *out };
     let eh = comm::read(c, |st| st.errhandler.0).expect("looked up above");
     if user_fn(eh).is_some() {
         // The real call adds the reference the caller will release.
-        let rc = unsafe { mpi::MPI_Comm_get_errhandler(cr.real, out) };
+        let rc = transport::comm::get_errhandler(cr.real, out);
         return if rc == 0 { Ok(()) } else { Err(Failure::on(c, rc)) };
     }
-    unsafe { *out = eh };
+    *out = eh;
     Ok(())
 }
 
@@ -259,8 +280,7 @@ pub fn with_hint(code: c_int, hint: &str) -> c_int {
     }
     let mut class = code;
     let mut new = 0;
-    // SAFETY: int outs on this stack frame.
-    if unsafe { mpi::MPI_Error_class(code, &mut class) } != 0 || unsafe { mpi::MPI_Add_error_code(class, &mut new) } != 0 {
+    if transport::env::error_class(code, &mut class) != 0 || transport::env::add_error_code(class, &mut new) != 0 {
         return code;
     }
     let text = format!("{hint} [{}]", error_text(code));
@@ -281,15 +301,16 @@ pub fn reserve_classes() {
     }
     for (want, text) in CLASSES {
         let mut got: c_int = -1;
-        // SAFETY: an int out on this frame.
-        let rc = unsafe { mpi::MPI_Add_error_class(&mut got) };
+        let rc = transport::env::add_error_class(&mut got);
         if rc != 0 || got != want {
             crate::say!("MPIFT: MPI_Init: the host MPI gave error class {got} (rc {rc}), not {want}: added classes may equal MPIFT's ULFM classes");
             return;
         }
         let mut bytes: Vec<u8> = text.bytes().take(transport::max_error_string().saturating_sub(1)).collect();
         bytes.push(0);
-        // SAFETY: a NUL-terminated string the host copies.
-        unsafe { mpi::MPI_Add_error_string(got, bytes.as_ptr() as *const c_char) };
+        // The host reads up to the first NUL, as before: the pushed one or an
+        // earlier one in `text`.
+        let string = std::ffi::CStr::from_bytes_until_nul(&bytes).expect("ends with a NUL");
+        transport::env::add_error_string(got, string);
     }
 }

@@ -10,16 +10,16 @@
 
 use crate::engine::handles::{Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::engine::{comm, request};
-use crate::transport::{self, mpi};
+use crate::transport::{self, MPI_Fint};
 
 /// `MPI_Comm_c2f`.
-pub fn comm_c2f(c: Sim_FT_MPI_Comm) -> mpi::RSMPI_Fint {
+pub fn comm_c2f(c: Sim_FT_MPI_Comm) -> MPI_Fint {
     let real = comm::lookup(c).map_or_else(transport::comm_null, |cr| cr.real);
     transport::comm_c2f(real)
 }
 
 /// `MPI_Comm_f2c`.
-pub fn comm_f2c(f: mpi::RSMPI_Fint) -> Sim_FT_MPI_Comm {
+pub fn comm_f2c(f: MPI_Fint) -> Sim_FT_MPI_Comm {
     let real = transport::comm_f2c(f);
     if real == transport::comm_null() {
         return std::ptr::null_mut();
@@ -31,7 +31,7 @@ pub fn comm_f2c(f: mpi::RSMPI_Fint) -> Sim_FT_MPI_Comm {
 }
 
 /// `MPI_Request_c2f`.
-pub fn request_c2f(r: Sim_FT_MPI_Request) -> mpi::RSMPI_Fint {
+pub fn request_c2f(r: Sim_FT_MPI_Request) -> MPI_Fint {
     let real = if r.is_null() {
         transport::request_null()
     } else {
@@ -41,7 +41,7 @@ pub fn request_c2f(r: Sim_FT_MPI_Request) -> mpi::RSMPI_Fint {
 }
 
 /// `MPI_Request_f2c`.
-pub fn request_f2c(f: mpi::RSMPI_Fint) -> Sim_FT_MPI_Request {
+pub fn request_f2c(f: MPI_Fint) -> Sim_FT_MPI_Request {
     let real = transport::request_f2c(f);
     if real == transport::request_null() {
         return std::ptr::null_mut();

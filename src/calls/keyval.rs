@@ -22,7 +22,7 @@
 use crate::engine::errors::{Failure, Outcome};
 use crate::engine::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Comm_copy_attr_function, Sim_FT_MPI_Comm_delete_attr_function};
 use crate::engine::{comm, news};
-use crate::transport::{self, err, mpi};
+use crate::transport::{self, err, MPI_Comm};
 use std::os::raw::{c_int, c_void};
 use std::sync::Mutex;
 
@@ -47,8 +47,14 @@ fn in_dead_rank() -> bool {
     news::is_zombie() || (crate::engine::process::is_active() && news::with(|_| ()).is_none())
 }
 
+/// The host's copy callback of every keyval made by [`create`].
+///
+/// # Safety
+/// Called by the host only: `extra` is the keyval's record (a live `Keyval`,
+/// module doc) and `flag` (and `val_out`, for the program's function) are the
+/// host's valid out-pointers.
 unsafe extern "C" fn copy_trampoline(
-    old: mpi::MPI_Comm,
+    old: MPI_Comm,
     keyval: c_int,
     extra: *mut c_void,
     val_in: *mut c_void,
@@ -65,7 +71,12 @@ unsafe extern "C" fn copy_trampoline(
     }
 }
 
-unsafe extern "C" fn delete_trampoline(c: mpi::MPI_Comm, keyval: c_int, val: *mut c_void, extra: *mut c_void) -> c_int {
+/// The host's delete callback of every keyval made by [`create`].
+///
+/// # Safety
+/// Called by the host only: `extra` is the keyval's record (a live `Keyval`,
+/// module doc).
+unsafe extern "C" fn delete_trampoline(c: MPI_Comm, keyval: c_int, val: *mut c_void, extra: *mut c_void) -> c_int {
     let kv = &*(extra as *const Keyval);
     match (kv.delete, in_dead_rank(), comm::find_by_real(c)) {
         (Some(f), false, Some(h)) => f(h, keyval, val, kv.extra),
@@ -84,21 +95,32 @@ pub fn create(
         return Err(Failure::on_world(err::arg()));
     }
     let rec = Box::into_raw(Box::new(Keyval {
+        // SAFETY: `Option<CopyFn>` is a pointer with null as None; the program
+        // passed null or a function of the C type `CopyFn` spells
+        // (MPI_Comm_copy_attr_function on MPIFT's handles, MPI-3.1 §6.7.2).
         copy: unsafe { std::mem::transmute::<*mut c_void, Option<CopyFn>>(copy_fn) },
+        // SAFETY: the same, for the delete function (`DeleteFn`).
         delete: unsafe { std::mem::transmute::<*mut c_void, Option<DeleteFn>>(delete_fn) },
         extra: extra_state,
     }));
-    let rc = unsafe {
-        mpi::MPI_Comm_create_keyval(Some(copy_trampoline), Some(delete_trampoline), keyval, rec as *mut c_void)
-    };
+    // SAFETY: the trampolines read `extra` as a `Keyval`: `rec` is one, leaked
+    // here and freed only when the host hands out its keyval number again, i.e.
+    // after the keyval and its last attribute are gone (module doc), so it
+    // outlives every callback. `keyval` is the program's out-int, checked non-null.
+    let rc = unsafe { transport::comm::create_keyval(copy_trampoline, delete_trampoline, &mut *keyval, rec as *mut c_void) };
     if rc != 0 {
+        // SAFETY: `rec` came from Box::into_raw above and the host refused the
+        // keyval, so nothing else holds it.
         drop(unsafe { Box::from_raw(rec) });
         return Err(Failure::on_world(rc));
     }
+    // SAFETY: the program's out-int, checked non-null, just written by the host.
     let k = unsafe { *keyval };
     let mut t = KEYVALS.lock().unwrap();
     if let Some(i) = t.iter().position(|(x, _)| *x == k) {
         // The number was reused: the keyval it named is gone, and its record with it.
+        // SAFETY: a record from Box::into_raw in an earlier `create`, removed from
+        // the table below; its keyval is gone, so no callback can still read it.
         drop(unsafe { Box::from_raw(t[i].1 as *mut Keyval) });
         t.swap_remove(i);
     }
@@ -112,7 +134,9 @@ pub fn free(keyval: *mut c_int) -> Outcome {
     if keyval.is_null() {
         return Err(Failure::on_world(err::arg()));
     }
-    let rc = unsafe { mpi::MPI_Comm_free_keyval(keyval) };
+    // SAFETY: the program's in-out keyval, checked non-null above, an int it
+    // owns for the call (MPI-3.1 §6.7.2).
+    let rc = transport::comm::free_keyval(unsafe { &mut *keyval });
     if rc != 0 {
         return Err(Failure::on_world(rc));
     }
@@ -122,7 +146,7 @@ pub fn free(keyval: *mut c_int) -> Outcome {
 /// `MPI_Comm_set_attr` (and `MPI_Attr_put`).
 pub fn set_attr(c: Sim_FT_MPI_Comm, keyval: c_int, val: *mut c_void) -> Outcome {
     let cr = handles::comm_arg(c)?;
-    let rc = unsafe { mpi::MPI_Comm_set_attr(cr.real, keyval, val) };
+    let rc = transport::comm::set_attr(cr.real, keyval, val);
     if rc != 0 {
         return Err(Failure::on(c, rc));
     }
@@ -140,12 +164,14 @@ pub fn set_attr(c: Sim_FT_MPI_Comm, keyval: c_int, val: *mut c_void) -> Outcome 
 /// `MPIX_FT`): what the world's own real communicator lacks is read there.
 pub fn get_attr(c: Sim_FT_MPI_Comm, keyval: c_int, val: *mut c_void, flag: *mut c_int) -> Outcome {
     let cr = handles::comm_arg(c)?;
-    // SAFETY: the program's arguments, the real communicator of a checked handle.
-    let mut rc = unsafe { mpi::MPI_Comm_get_attr(cr.real, keyval, val, flag) };
+    // SAFETY: the program's out-pointers, passed through as it gave them to
+    // MPI_Comm_get_attr; the real communicator of a checked handle.
+    let mut rc = unsafe { transport::comm::get_attr(cr.real, keyval, val, flag) };
     // SAFETY: `flag` was written by the successful call.
     if rc == 0 && c == handles::world_handle() && cr.real != transport::comm_world() && unsafe { *flag } == 0 {
-        // SAFETY: as above, on the host's world.
-        rc = unsafe { mpi::MPI_Comm_get_attr(transport::comm_world(), keyval, val, flag) };
+        // SAFETY: the same program out-pointers, which the host just wrote
+        // through (so valid), now on the host's world.
+        rc = unsafe { transport::comm::get_attr(transport::comm_world(), keyval, val, flag) };
     }
     if rc != 0 {
         return Err(Failure::on(c, rc));
@@ -161,11 +187,11 @@ pub(crate) fn before_finalize() {
     for k in order.into_iter().rev() {
         let mut val: *mut c_void = std::ptr::null_mut();
         let mut flag: c_int = 0;
-        unsafe {
-            mpi::MPI_Comm_get_attr(real, k, &mut val as *mut *mut c_void as *mut c_void, &mut flag);
-            if flag != 0 {
-                mpi::MPI_Comm_delete_attr(real, k);
-            }
+        // SAFETY: `val` (room for the attribute's pointer value) and `flag` are
+        // locals of this frame.
+        unsafe { transport::comm::get_attr(real, k, &mut val as *mut *mut c_void as *mut c_void, &mut flag) };
+        if flag != 0 {
+            transport::comm::delete_attr(real, k);
         }
     }
 }
@@ -173,6 +199,7 @@ pub(crate) fn before_finalize() {
 /// `MPI_COMM_NULL_COPY_FN` (also `MPI_NULL_COPY_FN`): do not copy.
 pub fn null_copy(flag: *mut c_int) -> c_int {
     if !flag.is_null() {
+        // SAFETY: the copy function's out-flag (MPI-3.1 §6.7.2), checked non-null.
         unsafe { *flag = 0 };
     }
     0
@@ -181,9 +208,12 @@ pub fn null_copy(flag: *mut c_int) -> c_int {
 /// `MPI_COMM_DUP_FN` (also `MPI_DUP_FN`): copy the attribute value.
 pub fn dup_copy(val_in: *mut c_void, val_out: *mut c_void, flag: *mut c_int) -> c_int {
     if !val_out.is_null() {
+        // SAFETY: `attribute_val_out` is the address of the new attribute value,
+        // a `void *` slot (MPI-3.1 §6.7.2), checked non-null.
         unsafe { *(val_out as *mut *mut c_void) = val_in };
     }
     if !flag.is_null() {
+        // SAFETY: the copy function's out-flag (MPI-3.1 §6.7.2), checked non-null.
         unsafe { *flag = 1 };
     }
     0

@@ -1,9 +1,9 @@
 //! `MPI_Init*` and `MPI_Finalize` (MPI-3.1 §8.7).
 
 use crate::engine::errors::{Failure, Outcome};
-use crate::calls::spares;
+use crate::calls::{spare, spares};
 use crate::engine::{comm, ft, logs, news, orphans, process, request, revoke, service};
-use crate::transport::{self, mpi};
+use crate::transport;
 use std::os::raw::{c_char, c_int, c_void};
 
 
@@ -29,7 +29,7 @@ fn after_init(init: &'static str, argc: *mut c_int, argv: *mut *mut *mut c_char)
     // Lock the layer's tables for real only if the program may call MPI from
     // several threads at once (transport::serial).
     let mut level: c_int = 0;
-    unsafe { mpi::MPI_Query_thread(&mut level) };
+    transport::env::query_thread(&mut level);
     transport::serial::set_multithreaded(level == transport::thread_multiple());
     crate::calls::errhandler::reserve_classes();
     check(news::start().err().unwrap_or(0))?;
@@ -40,14 +40,14 @@ fn after_init(init: &'static str, argc: *mut c_int, argv: *mut *mut *mut c_char)
             // launcher time to forward the message first (MPICH's hydra dropped it
             // in 1 of 4 runs when the abort came at once).
             std::thread::sleep(std::time::Duration::from_millis(300));
-            unsafe { mpi::MPI_Abort(transport::comm_world(), 1) };
+            transport::env::abort(transport::comm_world(), 1);
         }
         // Every rank read the same (rank 0's) policy, so every rank stops here, with
         // the same message, and the job ends cleanly with a nonzero status. The
         // barrier: no rank exits (and makes the launcher end the job) before every
         // rank has written its message (MPICH's hydra lost one rank's line once in a
         // suite run, tests/inject "invalid MPIFT_KILL").
-        unsafe { mpi::MPI_Barrier(transport::comm_world()) };
+        transport::coll::barrier(transport::comm_world());
         // And the launcher time to forward every rank's line before the first
         // nonzero exit makes it end the job (Open MPI 4.1 lost one rank's line in 1
         // of 4 runs of that tests/inject case under load).
@@ -56,22 +56,25 @@ fn after_init(init: &'static str, argc: *mut c_int, argv: *mut *mut *mut c_char)
             // The parents are past MPI_Comm_spawn and would wait for this job
             // for ever (Open MPI 5: in their next call on the intercommunicator):
             // an abort ends the parent job too.
-            // SAFETY: the real world communicator, after the real MPI_Init.
-            unsafe { mpi::MPI_Abort(transport::comm_world(), 1) };
+            // The real world communicator, after the real MPI_Init.
+            transport::env::abort(transport::comm_world(), 1);
         }
         news::stop();
-        unsafe { mpi::MPI_Finalize() };
+        transport::env::finalize();
         std::process::exit(1);
     }
     let spare = spares::start().map_err(Failure::on_world)?;
     let mut keyval = -1;
     check(transport::create_ft_keyval(&mut keyval))?;
-    check(unsafe {
-        mpi::MPI_Comm_set_attr(transport::comm_world(), keyval, &FT_ON as *const c_int as *mut c_void)
-    })?;
+    // The value points to a static int that lives as long as the process (the
+    // program only reads it).
+    check(transport::comm::set_attr(transport::comm_world(), keyval, &FT_ON as *const c_int as *mut c_void))?;
+    // SAFETY: a plain store, no reference to the static is made; MPI_Init runs
+    // once, before the program may read the keyval (no MPI use before MPI_Init,
+    // MPI-3.1 §8.7), so no other thread reads it meanwhile.
     unsafe { Sim_FT_MPIX_FT_keyval = keyval };
     if spare {
-        spares::wait_as_spare(argc, argv);
+        spare::wait_as_spare(argc, argv);
     }
     process::set_active(true);
     Ok(())
@@ -95,7 +98,9 @@ fn host_ft_off() {
 /// `MPI_Init`.
 pub fn init(argc: *mut c_int, argv: *mut *mut *mut c_char) -> Outcome {
     host_ft_off();
-    check(unsafe { mpi::MPI_Init(argc, argv) })?;
+    // SAFETY: the program's MPI_Init arguments passed through unchanged: null or
+    // its main's argc and argv (MPI-3.1 §8.7), as env::init requires.
+    check(unsafe { transport::env::init(argc, argv) })?;
     after_init("MPI_Init", argc, argv)
 }
 
@@ -107,27 +112,37 @@ pub fn init_thread(
     provided: *mut c_int,
 ) -> Outcome {
     host_ft_off();
-    check(unsafe { mpi::MPI_Init_thread(argc, argv, required, provided) })?;
+    // SAFETY: the program's MPI_Init_thread arguments passed through unchanged:
+    // null or its main's argc and argv, and its out-int `provided` (MPI-3.1 §12.4.3).
+    check(unsafe { transport::env::init_thread(argc, argv, required, provided) })?;
     after_init("MPI_Init_thread", argc, argv)
 }
 
 /// `MPI_Initialized`.
 pub fn initialized(flag: *mut c_int) -> Outcome {
-    check(unsafe { mpi::MPI_Initialized(flag) })
+    // SAFETY: the program's out-int, passed through as it gave it (the host
+    // reports a null one as it would to the program).
+    check(unsafe { transport::env::initialized(flag) })
 }
 
 /// `MPI_Finalized`.
 pub fn finalized(flag: *mut c_int) -> Outcome {
-    check(unsafe { mpi::MPI_Finalized(flag) })
+    // SAFETY: the program's out-int, passed through as it gave it (the host
+    // reports a null one as it would to the program).
+    check(unsafe { transport::env::finalized(flag) })
 }
 
 /// `MPI_Get_version`: the MPI version MPIFT covers (3.1) when the real MPI is newer,
 /// matching `MPI_VERSION`/`MPI_SUBVERSION` in include/MPI-FT_redefine.h.
 pub fn get_version(version: *mut c_int, subversion: *mut c_int) -> Outcome {
-    check(unsafe { mpi::MPI_Get_version(version, subversion) })?;
+    // SAFETY: the program's two out-ints, passed through as it gave them.
+    check(unsafe { transport::env::get_version(version, subversion) })?;
     if !version.is_null() && !subversion.is_null() {
+        // SAFETY: non-null (checked) program out-ints the host's successful call
+        // just wrote, so valid for reads.
         let (v, s) = unsafe { (*version, *subversion) };
         if (v, s) > (3, 1) {
+            // SAFETY: the same two non-null, writable program out-ints.
             unsafe {
                 *version = 3;
                 *subversion = 1;
@@ -167,7 +182,7 @@ pub fn finalize() -> Outcome {
     news::stop();
     logs::clear();
     ft::clear();
-    let rc = unsafe { mpi::MPI_Finalize() };
+    let rc = transport::env::finalize();
     request::clear();
     comm::clear();
     check(rc)

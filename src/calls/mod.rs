@@ -17,5 +17,6 @@ pub mod keyval;
 pub mod lifecycle;
 pub mod mprobe;
 pub mod p2p;
+pub mod spare;
 pub mod spares;
 pub mod ulfm;

@@ -13,11 +13,10 @@
 use crate::engine::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
 use crate::engine::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::engine::hooks::{self, Kind};
-use crate::calls::p2p::{dead_and_drained, wildcard_blocked};
+use crate::calls::p2p::{dead_and_drained, wildcard_blocked, zero_status};
 use crate::engine::complete::copy_status;
 use crate::engine::{comm, request, Real};
-use crate::transport::{self, err, mpi};
-use mpi_sys::{MPI_Datatype, MPI_Message, MPI_Status};
+use crate::transport::{self, err, MPI_Datatype, MPI_Message, MPI_Status};
 use std::os::raw::{c_int, c_void};
 use std::sync::Mutex;
 
@@ -56,13 +55,16 @@ pub fn improbe(
     handles::check_out_ptr(flag, &cr)?;
     handles::check_out_ptr(message, &cr)?;
     hooks::p2p_enter(c)?;
-    let mut st: MPI_Status = unsafe { std::mem::zeroed() };
-    let rc = unsafe { mpi::MPI_Improbe(source, tag, cr.real, flag, message, &mut st) };
+    // SAFETY: `flag` and `message` were checked non-null above; they are the
+    // program's outs, which MPI requires valid for writing.
+    let (flag, message) = unsafe { (&mut *flag, &mut *message) };
+    let mut st = zero_status();
+    let rc = transport::p2p::improbe(source, tag, cr.real, flag, message, Some(&mut st));
     if rc != 0 {
         return Err(Failure::on(c, rc));
     }
-    if unsafe { *flag } != 0 {
-        remember(unsafe { *message }, c, st.MPI_SOURCE);
+    if *flag != 0 {
+        remember(*message, c, st.MPI_SOURCE);
         copy_status(status, &st);
         return Ok(());
     }
@@ -84,9 +86,14 @@ pub fn mrecv(buf: *mut c_void, count: c_int, dt: MPI_Datatype, message: *mut MPI
     if message.is_null() {
         return Err(arg_error());
     }
-    let from = take(unsafe { *message });
-    let mut st: MPI_Status = unsafe { std::mem::zeroed() };
-    let rc = unsafe { mpi::MPI_Mrecv(buf, count, dt, message, &mut st) };
+    // SAFETY: checked non-null above; the program's in-out message handle, which
+    // MPI requires valid for reading and writing.
+    let message = unsafe { &mut *message };
+    let from = take(*message);
+    let mut st = zero_status();
+    // SAFETY: `buf` is the program's receive buffer of `count` elements of `dt`,
+    // valid for this blocking call.
+    let rc = unsafe { transport::p2p::mrecv(buf, count, dt, message, Some(&mut st)) };
     copy_status(status, &st);
     let on = from.map_or(std::ptr::null_mut(), |(c, _)| c);
     if rc != 0 {
@@ -114,18 +121,24 @@ pub fn imrecv(
     if message.is_null() || out.is_null() {
         return Err(arg_error());
     }
-    let from = take(unsafe { *message });
+    // SAFETY: checked non-null above; the program's in-out message handle, which
+    // MPI requires valid for reading and writing.
+    let message = unsafe { &mut *message };
+    let from = take(*message);
     let mut real = transport::request_null();
-    let rc = unsafe { mpi::MPI_Imrecv(buf, count, dt, message, &mut real) };
+    // SAFETY: `buf` is the program's receive buffer of `count` elements of `dt`,
+    // which MPI-3.1 §3.7.2 requires it to keep valid and untouched until the
+    // request completes.
+    let rc = unsafe { transport::p2p::imrecv(buf, count, dt, message, &mut real) };
     let owner = from.and_then(|(c, src)| handles::comm_arg(c).ok().map(|cr| (cr, src)));
     if rc != 0 {
         return Err(Failure::on(owner.map_or(std::ptr::null_mut(), |(cr, _)| cr.handle), rc));
     }
-    unsafe {
-        *out = match owner {
-            Some((cr, src)) => request::adopt_p2p(real, Kind::P2pStart, &cr, src, true),
-            None => request::adopt_plain(real),
-        }
+    let adopted = match owner {
+        Some((cr, src)) => request::adopt_p2p(real, Kind::P2pStart, &cr, src, true),
+        None => request::adopt_plain(real),
     };
+    // SAFETY: `out` was checked non-null above; the program's out handle.
+    unsafe { *out = adopted };
     Ok(())
 }

@@ -13,8 +13,7 @@ use crate::engine::complete::{copy_status, wait_one};
 use crate::engine::hooks::{self, Kind};
 use crate::engine::request::ReqState;
 use crate::engine::{comm, news, request, zombie};
-use crate::transport::{self, mpi};
-use mpi_sys::{MPI_Datatype, MPI_Request, MPI_Status};
+use crate::transport::{self, MPI_Comm, MPI_Datatype, MPI_Request, MPI_Status};
 use std::os::raw::{c_int, c_void};
 
 /// What is known locally about a peer: dead, and for receives whether everything
@@ -49,6 +48,12 @@ fn started(comm: Sim_FT_MPI_Comm, rc: c_int) -> Outcome {
     }
 }
 
+/// A status for the host to fill.
+pub(crate) fn zero_status() -> MPI_Status {
+    // SAFETY: MPI_Status is a plain C struct of integers; all zeros is a valid value.
+    unsafe { std::mem::zeroed() }
+}
+
 fn result(c: &CommRef, code: c_int) -> Outcome {
     if code == 0 {
         Ok(())
@@ -57,7 +62,9 @@ fn result(c: &CommRef, code: c_int) -> Outcome {
     }
 }
 
-type Isend = unsafe extern "C" fn(*const c_void, c_int, MPI_Datatype, c_int, c_int, mpi::MPI_Comm, *mut MPI_Request) -> c_int;
+/// The host's non-blocking start of a send mode (`transport::p2p::isend`,
+/// `issend`, `ibsend`, `irsend`).
+type Isend = unsafe fn(*const c_void, c_int, MPI_Datatype, c_int, c_int, MPI_Comm, &mut MPI_Request) -> c_int;
 
 #[allow(clippy::too_many_arguments)]
 fn send_with(
@@ -80,8 +87,13 @@ fn send_with(
     let flip = crate::inject::bitflip::outgoing(name, buf, count, dt, tag, c.real);
     let (sbuf, (scount, sdt)) = (flip.buf(buf), flip.count_type(count, dt));
     let mut req = transport::request_null();
+    // SAFETY: `sbuf` is the program's buffer of `count` elements of `dt`, valid for
+    // this blocking call, or the corrupted copy of it, which `keep` holds until the
+    // request ends. wait_one below returns once the send completed or was drained
+    // (engine::complete); only a revoke whose drain times out orphans it while the
+    // host may still read the program's buffer (an orphan takes only the copy).
     started(comm, unsafe { start(sbuf, scount, sdt, dest, tag, c.real, &mut req) })?;
-    let mut st: MPI_Status = unsafe { std::mem::zeroed() };
+    let mut st = zero_status();
     // The copy is kept like a request's: an orphaned send takes it along.
     let keep = flip.into_copy().map_or(0, request::keep_buffer);
     let code = wait_one(&ReqState { keep, nth, ..state(&c, dest, false) }, &mut req, &mut st, true);
@@ -91,19 +103,19 @@ fn send_with(
 
 /// `MPI_Send`.
 pub fn send(buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: Sim_FT_MPI_Comm) -> Outcome {
-    send_with("MPI_Send", mpi::MPI_Isend, buf, count, dt, dest, tag, comm)
+    send_with("MPI_Send", transport::p2p::isend, buf, count, dt, dest, tag, comm)
 }
 /// `MPI_Ssend`.
 pub fn ssend(buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: Sim_FT_MPI_Comm) -> Outcome {
-    send_with("MPI_Ssend", mpi::MPI_Issend, buf, count, dt, dest, tag, comm)
+    send_with("MPI_Ssend", transport::p2p::issend, buf, count, dt, dest, tag, comm)
 }
 /// `MPI_Bsend`.
 pub fn bsend(buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: Sim_FT_MPI_Comm) -> Outcome {
-    send_with("MPI_Bsend", mpi::MPI_Ibsend, buf, count, dt, dest, tag, comm)
+    send_with("MPI_Bsend", transport::p2p::ibsend, buf, count, dt, dest, tag, comm)
 }
 /// `MPI_Rsend`.
 pub fn rsend(buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: Sim_FT_MPI_Comm) -> Outcome {
-    send_with("MPI_Rsend", mpi::MPI_Irsend, buf, count, dt, dest, tag, comm)
+    send_with("MPI_Rsend", transport::p2p::irsend, buf, count, dt, dest, tag, comm)
 }
 
 /// Blocking wildcard receive with an unacknowledged failure: `MPI_ERR_PROC_FAILED`
@@ -130,8 +142,11 @@ pub fn recv(
         return Err(Failure::on(comm, SIM_FT_ERR_PROC_FAILED));
     }
     let mut req = transport::request_null();
-    started(comm, unsafe { mpi::MPI_Irecv(buf, count, dt, source, tag, c.real, &mut req) })?;
-    let mut st: MPI_Status = unsafe { std::mem::zeroed() };
+    // SAFETY: `buf` is the program's receive buffer of `count` elements of `dt`,
+    // valid for this blocking call; wait_one below waits for the receive (or
+    // cancels it) before the call returns.
+    started(comm, unsafe { transport::p2p::irecv(buf, count, dt, source, tag, c.real, &mut req) })?;
+    let mut st = zero_status();
     let code = wait_one(&state(&c, source, true), &mut req, &mut st, true);
     copy_status(status, &st);
     result(&c, code)
@@ -185,15 +200,21 @@ fn sendrecv_as(
     let mut rreq = transport::request_null();
     let mut sreq = transport::request_null();
     if !recv_fails {
-        started(comm, unsafe { mpi::MPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, c.real, &mut rreq) })?;
+        // SAFETY: `recvbuf` has room for `recvcount` elements of `recvtype` (the
+        // program's buffer, or sendrecv_replace's own), valid for this blocking
+        // call; wait_one below waits for the receive (or cancels it).
+        started(comm, unsafe { transport::p2p::irecv(recvbuf, recvcount, recvtype, source, recvtag, c.real, &mut rreq) })?;
     }
     let nth = comm::count_send(comm, dest);
     let flip = crate::inject::bitflip::outgoing(name, sendbuf, sendcount, sendtype, sendtag, c.real);
     let (sbuf, (scount, sdt)) = (flip.buf(sendbuf), flip.count_type(sendcount, sendtype));
-    started(comm, unsafe { mpi::MPI_Isend(sbuf, scount, sdt, dest, sendtag, c.real, &mut sreq) })?;
+    // SAFETY: `sbuf` is the program's send buffer, valid for this blocking call,
+    // or its corrupted copy, which `keep` holds until the request ends; wait_one
+    // below waits for the send as in send_with (same revoke-timeout caveat).
+    started(comm, unsafe { transport::p2p::isend(sbuf, scount, sdt, dest, sendtag, c.real, &mut sreq) })?;
     let keep = flip.into_copy().map_or(0, request::keep_buffer);
-    let mut st: MPI_Status = unsafe { std::mem::zeroed() };
-    let mut st2: MPI_Status = unsafe { std::mem::zeroed() };
+    let mut st = zero_status();
+    let mut st2 = zero_status();
     let rcode = if recv_fails { SIM_FT_ERR_PROC_FAILED } else { wait_one(&state(&c, source, true), &mut rreq, &mut st, true) };
     let scode = wait_one(&ReqState { keep, nth, ..state(&c, dest, false) }, &mut sreq, &mut st2, true);
     drop(request::take_kept(keep));
@@ -217,16 +238,19 @@ pub fn sendrecv_replace(
 ) -> Outcome {
     let c = handles::comm_arg(comm)?;
     let mut size: c_int = 0;
-    unsafe { mpi::MPI_Pack_size(count, dt, c.real, &mut size) };
+    transport::p2p::pack_size(count, dt, c.real, &mut size);
     let mut tmp = vec![0u8; size.max(1) as usize];
     let packed = transport::dt_packed();
-    let mut st: MPI_Status = unsafe { std::mem::zeroed() };
+    let mut st = zero_status();
     sendrecv_as("MPI_Sendrecv_replace", buf, count, dt, dest, sendtag, tmp.as_mut_ptr() as *mut c_void, size, packed, source, recvtag, comm, &mut st)?;
     let mut got: c_int = 0;
-    unsafe { mpi::MPI_Get_count(&st, packed, &mut got) };
+    transport::p2p::get_count(&st, packed, &mut got);
     let mut pos: c_int = 0;
     if got > 0 {
-        unsafe { mpi::MPI_Unpack(tmp.as_ptr() as *const c_void, got, &mut pos, buf, count, dt, c.real) };
+        // SAFETY: `tmp` holds the `got` packed bytes just received (at most its
+        // `size`); `buf` is the program's buffer of `count` elements of `dt`,
+        // valid for this blocking call.
+        unsafe { transport::p2p::unpack(tmp.as_ptr() as *const c_void, got, &mut pos, buf, count, dt, c.real) };
     }
     copy_status(status, &st);
     Ok(())
@@ -237,8 +261,15 @@ pub fn iprobe(source: c_int, tag: c_int, comm: Sim_FT_MPI_Comm, flag: *mut c_int
     let c = handles::comm_arg(comm)?;
     handles::check_out_ptr(flag, &c)?;
     hooks::p2p_enter(comm)?;
-    started(comm, unsafe { mpi::MPI_Iprobe(source, tag, c.real, flag, status) })?;
-    if unsafe { *flag } == 0 && (dead_and_drained(&c, source, true) || wildcard_blocked(&c, source)) {
+    // SAFETY: `flag` was checked non-null above and is the program's int out,
+    // which MPI requires valid for writing.
+    let flag = unsafe { &mut *flag };
+    // SAFETY: `status` is the program's argument: MPI_STATUS_IGNORE (None), null
+    // (None: as_mut checks), or else valid for writing one status, as MPI
+    // requires.
+    let status = if status == transport::status_ignore() { None } else { unsafe { status.as_mut() } };
+    started(comm, transport::p2p::iprobe(source, tag, c.real, flag, status))?;
+    if *flag == 0 && (dead_and_drained(&c, source, true) || wildcard_blocked(&c, source)) {
         return Err(Failure::on(comm, SIM_FT_ERR_PROC_FAILED));
     }
     Ok(())

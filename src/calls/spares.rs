@@ -30,36 +30,35 @@
 //! fails), a non-root before step 2 (it joins steps 2 and 4 as a dead rank, and 4
 //! fails). If the root is refused step 4 (a revoke) after it activated the
 //! children, it answers them alone with a failed verdict ([`release`]).
+//!
+//! The spare's side (waiting, activation, the end of an unused spare) is
+//! calls::spare.
 
 use crate::engine::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
 use crate::engine::handles::{self, Sim_FT_MPI_Comm};
 use crate::calls::comm_ctor;
 use crate::engine::{comm, ctor_join, describe, hooks, news, process};
-use crate::transport::{self, err, mpi, stats, window};
-use std::ffi::{CStr, CString};
+use crate::transport::{self, err, stats, window, MPI_Info};
+use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_void};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
 /// The universe communicator's handle (every launched process).
 static UNIVERSE: AtomicUsize = AtomicUsize::new(0);
-/// A child's parent intercommunicator (0: none).
-static PARENT: AtomicUsize = AtomicUsize::new(0);
 
 /// Id of the universe communicator (the same at every process; the predefined
 /// ones are 2 and 4).
 pub const UNIVERSE_ID: u64 = 6;
 /// Id input of a spawned job's `MPI_COMM_WORLD`, with the spawn number.
-const CHILD_WORLD_SEED: u64 = 0x7370_6177_6e77;
+pub(super) const CHILD_WORLD_SEED: u64 = 0x7370_6177_6e77;
 /// Tag of an activation on the shadow communicator (news::TAG_WAKE is 1).
-const TAG_ACTIVATE: c_int = 2;
+pub(super) const TAG_ACTIVATE: c_int = 2;
 /// First word of a plan and of an activation.
-const MAGIC: u64 = 0x4d50_4946_5453_5057;
+pub(super) const MAGIC: u64 = 0x4d50_4946_5453_5057;
 /// Tags of the leaders' exchange on the universe communicator, one per spawn.
 const TAG_BASE: c_int = 0x4000;
 
-
-fn universe() -> Sim_FT_MPI_Comm {
+pub(super) fn universe() -> Sim_FT_MPI_Comm {
     UNIVERSE.load(Ordering::Relaxed) as Sim_FT_MPI_Comm
 }
 
@@ -76,14 +75,13 @@ pub fn start() -> Result<bool, c_int> {
     let spare = me >= process::first_spare();
     let (mut world, mut all) = (transport::comm_null(), transport::comm_null());
     let color = if spare { transport::undefined() } else { 0 };
-    // SAFETY: the host's world after MPI_Init; outs of ours. Both collective
-    // over every launched process, which all come here.
-    let rc = unsafe { mpi::MPI_Comm_split(transport::comm_world(), color, me as c_int, &mut world) };
+    // The host's world after MPI_Init; outs of ours. Both collective over every
+    // launched process, which all come here.
+    let rc = transport::comm::split(transport::comm_world(), color, me as c_int, &mut world);
     if rc != 0 {
         return Err(rc);
     }
-    // SAFETY: as above.
-    let rc = unsafe { mpi::MPI_Comm_dup(transport::comm_world(), &mut all) };
+    let rc = transport::comm::dup(transport::comm_world(), &mut all);
     if rc != 0 {
         return Err(rc);
     }
@@ -92,25 +90,16 @@ pub fn start() -> Result<bool, c_int> {
     let (world, id) = if spare { (transport::comm_self(), spare_world_id()) } else { (world, comm::WORLD_ID) };
     comm::install_predefined(world, id);
     let h = comm::new_handle();
-    // SAFETY: our own new communicator.
-    unsafe { mpi::MPI_Comm_set_errhandler(all, transport::errors_return()) };
+    // Our own new communicator.
+    transport::comm::set_errhandler(all, transport::errors_return());
     comm::adopt_at(h, all, crate::engine::Real(transport::errors_return()), UNIVERSE_ID);
     UNIVERSE.store(h as usize, Ordering::Relaxed);
     Ok(spare)
 }
 
-fn spare_world_id() -> u64 {
+/// Id of a waiting spare's stand-in world.
+pub(super) fn spare_world_id() -> u64 {
     comm::child_id(CHILD_WORLD_SEED, 0)
-}
-
-/// A child's `MPI_Comm_get_parent`: Some(the handle, or null once freed) in a
-/// process that a spawn took; None otherwise.
-pub fn parent() -> Option<Sim_FT_MPI_Comm> {
-    let h = PARENT.load(Ordering::Relaxed) as Sim_FT_MPI_Comm;
-    if h.is_null() {
-        return None;
-    }
-    Some(if comm::lookup(h).is_some() { h } else { std::ptr::null_mut() })
 }
 
 /// What the root broadcasts to the parents (step 2).
@@ -160,11 +149,9 @@ struct App {
 /// (issue 33). MPIFT's own errors (a known failure, a revoke) pass unchanged.
 fn hint_spares(f: Failure) -> Failure {
     let mut class = f.code;
-    // SAFETY: an int out on this frame.
-    unsafe { mpi::MPI_Error_class(f.code, &mut class) };
+    transport::env::error_class(f.code, &mut class);
     // Only what the host's spawn itself reports (MPICH: OTHER; Open MPI: SPAWN);
     // argument errors, failures and revokes pass unchanged.
-    // SAFETY: error codes the host set at MPI_Init, only read.
     if class != err::spawn() && class != err::other() {
         return f;
     }
@@ -180,7 +167,7 @@ pub fn spawn(
     command: *const c_char,
     argv: *mut *mut c_char,
     maxprocs: c_int,
-    info: mpi::MPI_Info,
+    info: MPI_Info,
     root: c_int,
     c: Sim_FT_MPI_Comm,
     intercomm: *mut Sim_FT_MPI_Comm,
@@ -189,8 +176,12 @@ pub fn spawn(
     if !process::spares_on() {
         // The host's spawn, an opaque collective of `c` (as a generated wrapper).
         let desc = |cr: &_| describe::unless_inter(cr, || describe::MPI_Comm_spawn(cr, command as _, argv as _, maxprocs, info, root, errcodes as _));
-        // SAFETY: the program's arguments, the real communicator of a checked handle.
-        let call = |real, nc: &mut _| unsafe { mpi::MPI_Comm_spawn(command as _, argv, maxprocs, info, root, real, nc, errcodes) };
+        let call = |real, nc: &mut _| {
+            // SAFETY: the program's arguments, passed through as it gave them to
+            // MPI_Comm_spawn (whose rules, MPI-3.1 §10.3.2, are comm::spawn's
+            // Safety); the real communicator of a checked handle.
+            unsafe { transport::comm::spawn(command as _, argv, maxprocs, info, root, real, nc, errcodes) }
+        };
         return hooks::comm_new_by_hand(c, intercomm, desc, call).map_err(hint_spares);
     }
     from_spares(|| vec![App { command, argv, procs: maxprocs }], root, c, intercomm, errcodes)
@@ -204,7 +195,7 @@ pub fn spawn_multiple(
     commands: *mut *mut c_char,
     argvs: *mut *mut *mut c_char,
     maxprocs: *const c_int,
-    infos: *const mpi::MPI_Info,
+    infos: *const MPI_Info,
     root: c_int,
     c: Sim_FT_MPI_Comm,
     intercomm: *mut Sim_FT_MPI_Comm,
@@ -217,8 +208,12 @@ pub fn spawn_multiple(
                 describe::MPI_Comm_spawn_multiple(cr, count, commands as _, argvs as _, maxprocs as _, infos as _, root, errcodes as _)
             })
         };
-        // SAFETY: the program's arguments, the real communicator of a checked handle.
-        let call = |real, nc: &mut _| unsafe { mpi::MPI_Comm_spawn_multiple(count, commands, argvs, maxprocs, infos, root, real, nc, errcodes) };
+        let call = |real, nc: &mut _| {
+            // SAFETY: the program's arguments, passed through as it gave them to
+            // MPI_Comm_spawn_multiple (whose rules, MPI-3.1 §10.3.3, are
+            // comm::spawn_multiple's Safety); the real communicator of a checked handle.
+            unsafe { transport::comm::spawn_multiple(count, commands, argvs, maxprocs, infos, root, real, nc, errcodes) }
+        };
         return hooks::comm_new_by_hand(c, intercomm, desc, call).map_err(hint_spares);
     }
     let apps = || {
@@ -250,14 +245,12 @@ fn from_spares(
     let cr = handles::comm_arg(c)?;
     handles::check_out_ptr(intercomm, &cr)?;
     if cr.inter {
-        // SAFETY (here and below for err::*): immutable C constants of the shim.
         return Err(Failure::on(cr.handle, err::comm()));
     }
     if root < 0 || root >= cr.size {
-        // SAFETY: as above.
         return Err(Failure::on(cr.handle, err::root()));
     }
-    // SAFETY: checked non-null.
+    // SAFETY: the program's out-handle, checked non-null by check_out_ptr above.
     unsafe { *intercomm = std::ptr::null_mut() };
     let apps = if cr.rank == root { apps() } else { Vec::new() };
     let asked: u64 = apps.iter().map(|a| a.procs.max(0) as u64).sum();
@@ -266,8 +259,9 @@ fn from_spares(
     // the data is a plan (a member dead in it forwarded the data; step 4 fails).
     let desc = describe::MPI_Bcast(&cr, words.as_mut_ptr() as _, 8, transport::dt_uint64(), root);
     hooks::coll_enter(&cr, &desc)?;
-    // SAFETY: eight words at every member, the real communicator of a checked handle.
-    let rc = unsafe { mpi::MPI_Bcast(words.as_mut_ptr() as *mut c_void, 8, transport::dt_uint64(), root, cr.real) };
+    // SAFETY: `words` is eight u64s on this frame at every member (8 elements of
+    // MPI_UINT64_T); the real communicator of a checked handle.
+    let rc = unsafe { transport::coll::bcast(words.as_mut_ptr() as *mut c_void, 8, transport::dt_uint64(), root, cr.real) };
     let verdict = hooks::coll_leave(&cr, rc);
     let Some(plan) = Plan::parse(&words) else {
         return Err(verdict.err().unwrap_or(Failure::on(cr.handle, SIM_FT_ERR_PROC_FAILED)));
@@ -307,7 +301,6 @@ fn set_errcodes(errcodes: *mut c_int, count: u64, code: c_int) {
 
 /// Step 1, at the root: the plan, or why there is none.
 fn reserve(apps: &[App]) -> [u64; 8] {
-    // SAFETY: immutable C constants of the shim.
     let (spawn_err, arg_err) = (err::spawn(), err::arg());
     let k: u64 = apps.iter().map(|a| a.procs.max(0) as u64).sum();
     if k < 1 || apps.iter().any(|a| a.procs < 0) {
@@ -371,7 +364,8 @@ fn args_of(argv: *mut *mut c_char) -> Vec<Vec<u8>> {
         if a.is_null() {
             break;
         }
-        // SAFETY: as above.
+        // SAFETY: `a` is a non-null entry of that array, hence a NUL-terminated
+        // string (MPI-3.1 §10.3.2).
         out.push(unsafe { CStr::from_ptr(a) }.to_bytes().to_vec());
     }
     out
@@ -391,9 +385,10 @@ fn activate_spares(plan: &Plan, apps: &[App]) {
             msg.push(0);
         }
         for _ in 0..app.procs.max(0) {
-            // SAFETY: our own buffer, on the shadow communicator; a spare always
+            // SAFETY: `msg` is our own buffer of `msg.len()` bytes (MPI_BYTE), alive
+            // for the blocking send, on the shadow communicator; a spare always
             // has the matching receive coming (it polls for it).
-            unsafe { mpi::MPI_Send(msg.as_ptr() as *const c_void, msg.len() as c_int, transport::dt_byte(), s as c_int, TAG_ACTIVATE, shadow) };
+            unsafe { transport::p2p::send(msg.as_ptr() as *const c_void, msg.len() as c_int, transport::dt_byte(), s as c_int, TAG_ACTIVATE, shadow) };
             s += 1;
         }
     }
@@ -405,212 +400,12 @@ fn activate_spares(plan: &Plan, apps: &[App]) {
 fn release(plan: &Plan) {
     let Some(u) = comm::lookup(universe()) else { return };
     let mut nc = transport::comm_null();
-    // SAFETY: real communicators of this process; `nc` an out.
-    let rc = unsafe { mpi::MPI_Intercomm_create(transport::comm_self(), 0, u.real, plan.first as c_int, plan.tag, &mut nc) };
+    // Real communicators of this process; `nc` an out.
+    let rc = transport::comm::intercomm_create(transport::comm_self(), 0, u.real, plan.first as c_int, plan.tag, &mut nc);
     if rc == 0 {
         ctor_join::inter_id(nc, 0, false);
-        // SAFETY: the communicator just made.
-        unsafe { mpi::MPI_Comm_free(&mut nc) };
-    }
-}
-
-/// A spare: waits inside `MPI_Init` until a spawn takes it (returns: the process
-/// then runs the program as a child) or every other process is finalizing or
-/// dead (then it finalizes and exits).
-pub fn wait_as_spare(argc: *mut c_int, argv: *mut *mut *mut c_char) {
-    let me = news::world_rank();
-    let mut finals = Finals::new(news::world_size(), me);
-    loop {
-        set_waiting(true);
-        let mut nap = Duration::from_micros(50);
-        let msg = loop {
-            news::refresh();
-            news::drain_wakes();
-            if let Some(msg) = activation() {
-                break msg;
-            }
-            if finals.all_done() {
-                finalize_spare();
-            }
-            std::thread::sleep(nap);
-            nap = (nap * 2).min(Duration::from_millis(5));
-        };
-        set_waiting(false);
-        if activate(&msg, argc, argv) {
-            return;
-        }
-        finals = Finals::new(news::world_size(), me);
-    }
-}
-
-/// A waiting spare counts as finalizing: nobody waits for it to finalize.
-fn set_waiting(on: bool) {
-    news::with(|rt| {
-        rt.win.store(window::FINALIZING, on as u64);
-        rt.win.sync();
-    });
-}
-
-/// An activation sent to this spare, if one is here.
-fn activation() -> Option<Vec<u8>> {
-    let shadow = news::shadow();
-    let mut flag = 0;
-    // SAFETY: a status of ours, on the shadow communicator.
-    let mut st: mpi::MPI_Status = unsafe { std::mem::zeroed() };
-    unsafe { mpi::MPI_Iprobe(transport::any_source(), TAG_ACTIVATE, shadow, &mut flag, &mut st) };
-    if flag == 0 {
-        return None;
-    }
-    let mut count = 0;
-    // SAFETY: the status just filled.
-    unsafe { mpi::MPI_Get_count(&st, transport::dt_byte(), &mut count) };
-    let mut buf = vec![0u8; count.max(0) as usize];
-    // SAFETY: a buffer of the probed size, the probed source and tag.
-    unsafe {
-        mpi::MPI_Recv(buf.as_mut_ptr() as *mut c_void, count, transport::dt_byte(), st.MPI_SOURCE, TAG_ACTIVATE, shadow, transport::status_ignore())
-    };
-    Some(buf)
-}
-
-/// Becomes a child of the spawn `msg` describes: its world, its parent
-/// intercommunicator, its arguments. False if the spawn failed (a parent died
-/// in it): the process is a spare again.
-fn activate(msg: &[u8], argc: *mut c_int, argv: *mut *mut *mut c_char) -> bool {
-    let word = |i: usize| msg.get(8 * i..8 * i + 8).map_or(0, |b| u64::from_le_bytes(b.try_into().unwrap()));
-    let (spawn, first, count, root, tag, nargs) = (word(1), word(2), word(3), word(4), word(5) as c_int, word(6));
-    if word(0) != MAGIC {
-        return false;
-    }
-    let Some(world) = child_world(first, count, tag) else { return false };
-    comm::replace_world(world, comm::child_id(CHILD_WORLD_SEED, spawn));
-    let mut ic: Sim_FT_MPI_Comm = std::ptr::null_mut();
-    let (outcome, _) = comm_ctor::intercomm_create_ran(handles::world_handle(), 0, universe(), root as c_int, tag, &mut ic);
-    if outcome.is_err() {
-        comm::replace_world(transport::comm_self(), spare_world_id());
-        let mut w = world;
-        // SAFETY: the children's world made above, no longer registered.
-        unsafe { mpi::MPI_Comm_free(&mut w) };
-        return false;
-    }
-    PARENT.store(ic as usize, Ordering::Relaxed);
-    let args: Vec<CString> = msg[(8 * 7).min(msg.len())..]
-        .split(|b| *b == 0)
-        .take(nargs as usize)
-        .map(|a| CString::new(a).unwrap_or_default())
-        .collect();
-    set_args(argc, argv, args);
-    true
-}
-
-/// The children's `MPI_COMM_WORLD`: the `count` launched processes from `first`.
-fn child_world(first: u64, count: u64, tag: c_int) -> Option<mpi::MPI_Comm> {
-    let (mut wg, mut g, mut cw) = (transport::group_empty(), transport::group_empty(), transport::comm_null());
-    let mut range = [[first as c_int, (first + count - 1) as c_int, 1]];
-    // SAFETY: the host's world, groups and an out of ours; collective over the
-    // children only, who all come here for this spawn.
-    let rc = unsafe {
-        mpi::MPI_Comm_group(transport::comm_world(), &mut wg);
-        mpi::MPI_Group_range_incl(wg, 1, range.as_mut_ptr(), &mut g);
-        let rc = mpi::MPI_Comm_create_group(transport::comm_world(), g, tag, &mut cw);
-        mpi::MPI_Group_free(&mut g);
-        mpi::MPI_Group_free(&mut wg);
-        rc
-    };
-    stats::bump(&stats::COMMS_CREATED);
-    (rc == 0).then_some(cw)
-}
-
-/// The child's arguments: its own program name, then the spawn's.
-fn set_args(argc: *mut c_int, argv: *mut *mut *mut c_char, args: Vec<CString>) {
-    if argc.is_null() || argv.is_null() {
-        return;
-    }
-    // SAFETY: MPI_Init's arguments as the program passed them (non-null here).
-    let name = unsafe { if *argc >= 1 && !(*argv).is_null() { **argv } else { std::ptr::null_mut() } };
-    let name = if name.is_null() { CString::default().into_raw() } else { name };
-    let mut v: Vec<*mut c_char> = std::iter::once(name).chain(args.into_iter().map(CString::into_raw)).collect();
-    let n = v.len() as c_int;
-    v.push(std::ptr::null_mut());
-    // SAFETY: as above; the new array lives as long as the process.
-    unsafe {
-        *argc = n;
-        *argv = Box::leak(v.into_boxed_slice()).as_mut_ptr();
-    }
-}
-
-/// The end of a spare that no spawn took: the finalization every process
-/// takes part in (the report's gather, the window), then exit.
-fn finalize_spare() -> ! {
-    crate::inject::trace::finish();
-    crate::inject::finalize();
-    news::stop();
-    crate::engine::logs::clear();
-    // SAFETY: after the layer let go of every MPI object it uses.
-    unsafe { mpi::MPI_Finalize() };
-    crate::inject::legacy::end_process(0)
-}
-
-/// The `FINALIZING` words of the other processes, read without waiting. A
-/// spare taken by a spawn clears its word, so a word read before that must not
-/// count: [`Finals::all_done`] holds only when a round of reads that started
-/// after the one that first saw everyone done sees it again.
-struct Finals {
-    me: usize,
-    reads: Vec<Option<(mpi::MPI_Request, Box<[u64; 1]>, u64)>>,
-    /// Per process: its word when last read, and the round that read started in.
-    seen: Vec<(bool, u64)>,
-    round: u64,
-    /// The round after the one that first saw everyone done.
-    confirm: Option<u64>,
-}
-
-impl Finals {
-    fn new(n: usize, me: usize) -> Finals {
-        Finals { me, reads: (0..n).map(|_| None).collect(), seen: vec![(false, 0); n], round: 1, confirm: None }
-    }
-
-    /// Advances the reads; true once every other process is finalizing or dead,
-    /// confirmed by a later round.
-    fn all_done(&mut self) -> bool {
-        let mut round_done = true;
-        for p in (0..self.reads.len()).filter(|p| *p != self.me) {
-            if news::is_dead(p as u32) {
-                continue;
-            }
-            if let Some((mut r, b, started)) = self.reads[p].take() {
-                if transport::test_done(&mut r) {
-                    self.seen[p] = (b[0] != 0, started);
-                } else {
-                    self.reads[p] = Some((r, b, started));
-                }
-            }
-            if self.seen[p].1 < self.round {
-                round_done = false;
-            }
-            if self.reads[p].is_none() && self.seen[p].1 < self.round {
-                let mut b = Box::new([0u64; 1]);
-                let round = self.round;
-                if let Some(r) = news::with(|rt| rt.win.rget(p, window::FINALIZING, &mut b[..])) {
-                    self.reads[p] = Some((r, b, round));
-                }
-            }
-        }
-        if !round_done {
-            return false;
-        }
-        let done = (0..self.seen.len()).filter(|p| *p != self.me && !news::is_dead(*p as u32)).all(|p| self.seen[p].0);
-        self.round += 1;
-        match (done, self.confirm) {
-            (false, _) => {
-                self.confirm = None;
-                false
-            }
-            (true, None) => {
-                self.confirm = Some(self.round);
-                false
-            }
-            (true, Some(c)) => self.round > c,
-        }
+        // The communicator just made.
+        transport::comm::free(&mut nc);
     }
 }
 

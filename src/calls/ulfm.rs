@@ -7,8 +7,7 @@ use crate::engine::handles::{self, CommRef, Sim_FT_MPI_Comm};
 use crate::engine::{comm, news};
 use crate::protocol::failures::Failures;
 use crate::protocol::Rank;
-use crate::transport::{self, mpi};
-use mpi_sys::MPI_Group;
+use crate::transport::{self, MPI_Group};
 use std::os::raw::c_int;
 
 fn check(rc: c_int, on: &CommRef) -> Outcome {
@@ -24,6 +23,7 @@ pub fn is_revoked(c: Sim_FT_MPI_Comm, flag: *mut c_int) -> Outcome {
     let cr = handles::comm_arg(c)?;
     handles::check_out_ptr(flag, &cr)?;
     news::refresh();
+    // SAFETY: the program's out-int, checked non-null above.
     unsafe { *flag = comm::read(c, |s| s.revoked).unwrap_or(false) as c_int };
     Ok(())
 }
@@ -45,9 +45,10 @@ fn failed_ranks(c: Sim_FT_MPI_Comm, which: impl FnOnce(&Failures) -> &[Rank]) ->
 fn group_of(cr: &CommRef, ranks: &[c_int], out: *mut MPI_Group) -> Outcome {
     handles::check_out_ptr(out, cr)?;
     let mut all = transport::group_empty();
-    check(unsafe { mpi::MPI_Comm_group(cr.real, &mut all) }, cr)?;
-    let rc = unsafe { mpi::MPI_Group_incl(all, ranks.len() as c_int, ranks.as_ptr(), out) };
-    unsafe { mpi::MPI_Group_free(&mut all) };
+    check(transport::comm::group(cr.real, &mut all), cr)?;
+    // SAFETY: the program's out-handle, checked non-null above.
+    let rc = transport::comm::group_incl(all, ranks, unsafe { &mut *out });
+    transport::comm::group_free(&mut all);
     check(rc, cr)
 }
 
@@ -73,6 +74,7 @@ pub fn ack_failed(c: Sim_FT_MPI_Comm, num_to_ack: c_int, num_acked: *mut c_int) 
     handles::check_out_ptr(num_acked, &cr)?;
     let mut n = 0;
     comm::update(c, |st| n = st.failures.ack_first(num_to_ack.max(0) as usize));
+    // SAFETY: the program's out-int, checked non-null above.
     unsafe { *num_acked = n as c_int };
     Ok(())
 }

@@ -27,7 +27,7 @@ use crate::engine::{comm, hooks, news};
 use crate::protocol::dissem::Stamp;
 use crate::protocol::recdbl::{Plan, Step};
 use crate::transport::serial::Serial;
-use crate::transport::{self, mpi};
+use crate::transport::{self, MPI_Datatype, MPI_Op};
 use std::os::raw::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
@@ -77,9 +77,10 @@ fn valid(ty: u32, op: u32) -> bool {
                 return false;
             };
             let (mut a, mut b) = ([0u64; 8], [0u64; 8]);
-            // SAFETY: 64-byte buffers, more than any predefined type's extent.
+            // SAFETY: two distinct 64-byte buffers, more than one element of any
+            // predefined type takes.
             let rc = unsafe {
-                mpi::MPI_Reduce_local(a.as_mut_ptr() as *const c_void, b.as_mut_ptr() as *mut c_void, 1, dt, mpi_op)
+                transport::coll::reduce_local(a.as_mut_ptr() as *const c_void, b.as_mut_ptr() as *mut c_void, 1, dt, mpi_op)
             };
             cell.store(if rc == 0 { 1 } else { 2 }, Ordering::Relaxed);
             rc == 0
@@ -127,23 +128,24 @@ static POOL: Serial<Vec<Box<Buf>>> = Serial::new(Vec::new());
 /// away: the collective fails at the live members, engine::hooks::coll_leave).
 struct Reduction {
     count: c_int,
-    dt: mpi::MPI_Datatype,
-    op: mpi::MPI_Op,
+    dt: MPI_Datatype,
+    op: MPI_Op,
 }
 
 /// Combines the partial result `body` that came from a peer into `acc`, in member
 /// order. The host's return code (a valid pair was checked beforehand).
 fn combine(red: &Reduction, acc: &mut [u8], body: &mut [u8], peer_first: bool) -> c_int {
-    // SAFETY: both buffers hold `count` elements of `dt` (the same log entry
-    // sized both), and do not overlap.
-    unsafe {
-        if peer_first {
-            mpi::MPI_Reduce_local(body.as_ptr() as *const c_void, acc.as_mut_ptr() as *mut c_void, red.count, red.dt, red.op)
-        } else {
-            let rc = mpi::MPI_Reduce_local(acc.as_ptr() as *const c_void, body.as_mut_ptr() as *mut c_void, red.count, red.dt, red.op);
-            acc.copy_from_slice(body);
-            rc
-        }
+    if peer_first {
+        // SAFETY: both buffers hold `count` elements of `dt` (the same log entry
+        // sized both, and the caller checked their lengths are equal), and they
+        // do not overlap (the accumulator and the receive buffer).
+        unsafe { transport::coll::reduce_local(body.as_ptr() as *const c_void, acc.as_mut_ptr() as *mut c_void, red.count, red.dt, red.op) }
+    } else {
+        // SAFETY: as in the other branch with the roles swapped: `count`
+        // elements of `dt` in each of two distinct buffers.
+        let rc = unsafe { transport::coll::reduce_local(acc.as_ptr() as *const c_void, body.as_mut_ptr() as *mut c_void, red.count, red.dt, red.op) };
+        acc.copy_from_slice(body);
+        rc
     }
 }
 
@@ -223,8 +225,8 @@ pub fn allreduce(
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
     count: c_int,
-    datatype: mpi::MPI_Datatype,
-    op: mpi::MPI_Op,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
 ) -> Option<Outcome> {
     if !OWN.load(Ordering::Relaxed) {
         return None;
@@ -240,8 +242,8 @@ fn own_allreduce(
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
     count: c_int,
-    datatype: mpi::MPI_Datatype,
-    op: mpi::MPI_Op,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
 ) -> Option<Outcome> {
     let bytes = eligible(d)?;
     if c.inter || c.foreign {
@@ -255,7 +257,9 @@ fn own_allreduce(
             // to overlap; `bytes` is count times the extent of a predefined type.
             unsafe { std::ptr::copy_nonoverlapping(sendbuf as *const u8, recvbuf as *mut u8, bytes) };
         }
-        // SAFETY: as above; the program does not touch its buffer during the call.
+        // SAFETY: `recvbuf` is not null and MPI requires it to hold `count`
+        // elements of the predefined type, `bytes` bytes; the program does not
+        // touch it during the call, so this is the only reference to it.
         unsafe { std::slice::from_raw_parts_mut(recvbuf as *mut u8, bytes) }
     };
     let red = Reduction { count, dt: datatype, op };

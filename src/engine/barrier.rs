@@ -19,7 +19,7 @@ use crate::engine::handles::{self, Sim_FT_MPI_Comm};
 use crate::engine::channel::{revoked_id, Channel, Waiter, HEAD};
 use crate::engine::{comm, describe, hooks, news};
 use crate::protocol::dissem::{partners, rounds, Stamp};
-use crate::transport::{self, mpi};
+use crate::transport;
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -91,15 +91,13 @@ pub fn barrier(comm: Sim_FT_MPI_Comm) -> Outcome {
         let desc = describe::unless_inter(&c, || describe::MPI_Ibarrier(&c));
         hooks::coll_enter(&c, &desc)?;
         let mut req = transport::request_null();
-        // SAFETY: a real communicator and an out request of ours.
-        let rc = unsafe { mpi::MPI_Ibarrier(c.real, &mut req) };
+        let rc = transport::coll::ibarrier(c.real, &mut req);
         return hooks::coll_wait(&c, rc, req, true);
     }
     let desc = describe::unless_inter(&c, || describe::MPI_Barrier(&c));
     let seq = hooks::coll_enter(&c, &desc)?;
     if c.inter || c.foreign || !own() {
-        // SAFETY: a real communicator.
-        let rc = unsafe { mpi::MPI_Barrier(c.real) };
+        let rc = transport::coll::barrier(c.real);
         return hooks::coll_leave(&c, rc);
     }
     if c.size <= 1 {

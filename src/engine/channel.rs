@@ -19,7 +19,7 @@ use crate::engine::handles::Sim_FT_MPI_Comm;
 use crate::engine::{comm, news, service};
 use crate::protocol::dissem::{Mailbox, Sorted, Stamp};
 use crate::transport::serial::Serial;
-use crate::transport::{self, mpi};
+use crate::transport::{self, p2p, request, MPI_Comm, MPI_Request, MPI_Status};
 use std::os::raw::{c_int, c_void};
 
 /// Bytes of the stamp in front of every message.
@@ -31,7 +31,7 @@ const SLOTS: usize = 64;
 
 struct Slot {
     buf: Vec<u8>,
-    req: mpi::MPI_Request,
+    req: MPI_Request,
     /// `req` holds a request (until then it is not a valid handle: the host's
     /// `MPI_REQUEST_NULL` is not known at compile time).
     busy: bool,
@@ -42,7 +42,9 @@ struct State {
     slots: Vec<Slot>,
     next: usize,
 }
-// Only the thread that calls MPI touches it (transport::serial).
+// SAFETY: only the thread that calls MPI touches it, under the `Serial` lock
+// (transport::serial); what keeps it from being `Send` is the host's request
+// handles (pointers on Open MPI), opaque tokens no Rust code reads through.
 unsafe impl Send for State {}
 
 /// One tag's messages: the mailbox of early ones and the send ring.
@@ -84,7 +86,7 @@ impl Channel {
     }
 
     /// Sends `stamp` and `body` to world rank `to` on `shadow`.
-    fn send(&self, stamp: Stamp, body: &[u8], to: u32, shadow: mpi::MPI_Comm) {
+    fn send(&self, stamp: Stamp, body: &[u8], to: u32, shadow: MPI_Comm) {
         let mut guard = self.state.lock();
         let st = &mut *guard;
         if st.slots.len() < SLOTS {
@@ -103,8 +105,7 @@ impl Channel {
             if tries == SLOTS {
                 // Every slot still sending (partners out of MPI for long, 64
                 // messages pending): wait for this one.
-                // SAFETY: a live send request of ours.
-                unsafe { mpi::MPI_Wait(&mut s.req, transport::status_ignore()) };
+                request::wait(&mut s.req, None);
                 break i;
             }
         };
@@ -115,10 +116,11 @@ impl Channel {
         s.buf.extend_from_slice(&w[0].to_ne_bytes());
         s.buf.extend_from_slice(&w[1].to_ne_bytes());
         s.buf.extend_from_slice(body);
-        // SAFETY: the slot's buffer is not touched again until this send
-        // completed (checked above when the ring comes back to it).
+        // SAFETY: the slot's buffer holds `len` bytes and is not touched (nor
+        // reallocated) again until this send completed (checked above when the
+        // ring comes back to it); its heap storage stays put when `slots` grows.
         unsafe {
-            mpi::MPI_Isend(s.buf.as_ptr() as *const c_void, s.buf.len() as c_int, transport::dt_byte(), to as c_int, self.tag, shadow, &mut s.req)
+            p2p::isend(s.buf.as_ptr() as *const c_void, s.buf.len() as c_int, transport::dt_byte(), to as c_int, self.tag, shadow, &mut s.req)
         };
     }
 
@@ -188,17 +190,18 @@ impl Channel {
 
 /// A posted receive into the caller's buffer (not moved while it is posted).
 struct Recv<'a> {
-    req: mpi::MPI_Request,
+    req: MPI_Request,
     _buf: std::marker::PhantomData<&'a mut [u8]>,
 }
 
 impl<'a> Recv<'a> {
-    fn post(tag: c_int, from: u32, buf: &'a mut [u8], shadow: mpi::MPI_Comm) -> Recv<'a> {
+    fn post(tag: c_int, from: u32, buf: &'a mut [u8], shadow: MPI_Comm) -> Recv<'a> {
         let mut req = transport::request_null();
-        // SAFETY: `buf` is borrowed for the receive's life: it is completed or
-        // cancelled (and waited for) before the borrow ends.
+        // SAFETY: `buf` has room for `buf.len()` bytes and is borrowed for the
+        // receive's life: it is completed or cancelled (and waited for) before
+        // the borrow ends.
         unsafe {
-            mpi::MPI_Irecv(buf.as_mut_ptr() as *mut c_void, buf.len() as c_int, transport::dt_byte(), from as c_int, tag, shadow, &mut req)
+            p2p::irecv(buf.as_mut_ptr() as *mut c_void, buf.len() as c_int, transport::dt_byte(), from as c_int, tag, shadow, &mut req)
         };
         Recv { req, _buf: std::marker::PhantomData }
     }
@@ -209,7 +212,7 @@ impl<'a> Recv<'a> {
     fn wait(&mut self, how: Waiter, id: u64) -> Result<Len, Option<Len>> {
         let mut idle: Option<crate::engine::revoke::Idle> = None;
         // SAFETY: a plain C struct, all zeros is a valid value.
-        let mut status: mpi::MPI_Status = unsafe { std::mem::zeroed() };
+        let mut status: MPI_Status = unsafe { std::mem::zeroed() };
         loop {
             let revoked = match how {
                 Waiter::Program(h) => {
@@ -239,8 +242,8 @@ impl<'a> Recv<'a> {
                 // Nothing wakes a blocked wait for these (an agreement advances
                 // only while its rank polls; a join reads news by polling).
                 let mut flag: c_int = 0;
-                // SAFETY: our own pending receive.
-                unsafe { mpi::MPI_Test(&mut self.req, &mut flag, &mut status) };
+                // Our own pending receive.
+                request::test(&mut self.req, &mut flag, Some(&mut status));
                 if flag == 0 {
                     idle.get_or_insert_with(crate::engine::revoke::Idle::new).pause();
                 }
@@ -248,8 +251,8 @@ impl<'a> Recv<'a> {
             } else {
                 let mut pair = [self.req, news::wake_request()];
                 let mut idx: c_int = -1;
-                // SAFETY: two valid requests of ours (the receive, the wake).
-                unsafe { mpi::MPI_Waitany(2, pair.as_mut_ptr(), &mut idx, &mut status) };
+                // Two valid requests of ours (the receive, the wake).
+                request::waitany(&mut pair, &mut idx, Some(&mut status));
                 self.req = pair[0];
                 if idx == 1 {
                     news::rearm_wake(pair[1]);
@@ -268,27 +271,25 @@ impl<'a> Recv<'a> {
     /// receive: its length. The caller sorts it like any other (it may be
     /// another communicator's collective that the sender is already in: found by
     /// revoke_release_computing on MPICH, where dropping it hung that barrier).
-    fn cancel(&mut self, status: &mut mpi::MPI_Status) -> Option<Len> {
+    fn cancel(&mut self, status: &mut MPI_Status) -> Option<Len> {
         let mut cancelled: c_int = 0;
-        // SAFETY: our own pending receive; waited for once after the cancel.
-        unsafe {
-            mpi::MPI_Cancel(&mut self.req);
-            mpi::MPI_Wait(&mut self.req, status);
-            mpi::MPI_Test_cancelled(status, &mut cancelled);
-        }
+        // Our own pending receive; waited for once after the cancel.
+        p2p::cancel(&mut self.req);
+        request::wait(&mut self.req, Some(&mut *status));
+        p2p::test_cancelled(status, &mut cancelled);
         (cancelled == 0).then(|| Len(*status))
     }
 }
 
 /// The status of a completed receive: its length, asked for only when needed.
-struct Len(mpi::MPI_Status);
+struct Len(MPI_Status);
 
 impl Len {
     /// Bytes the receive got.
     fn get(&self) -> usize {
         let mut n: c_int = 0;
-        // SAFETY: a status MPI filled in.
-        unsafe { mpi::MPI_Get_count(&self.0, transport::dt_byte(), &mut n) };
+        // A status MPI filled in.
+        p2p::get_count(&self.0, transport::dt_byte(), &mut n);
         (n.max(HEAD as c_int)) as usize
     }
 }

@@ -5,15 +5,17 @@
 
 use crate::engine::errors::{Failure, Outcome};
 use crate::engine::handles::{self, CommRef, Sim_FT_Comm_struct, Sim_FT_MPI_Comm};
+use crate::engine::comm_state::new_state;
 use crate::engine::Real;
-use crate::protocol::failures::Failures;
-use crate::transport::{self, err, mpi};
-use mpi_sys::{MPI_Comm, MPI_Errhandler};
 use crate::transport::serial::Serial;
+use crate::transport::{self, err, MPI_Comm, MPI_Errhandler, MPI_Message, MPI_Status};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
+
+/// The state kept per communicator (engine::comm_state), at its old path.
+pub use crate::engine::comm_state::CommState;
 
 /// Nothing has gone wrong in this process yet: no failure and no revoke known on
 /// any communicator. While this holds, the failure checks around every call are
@@ -58,128 +60,6 @@ impl Hasher for AddrHasher {
 
 type Registry = HashMap<usize, CommState, BuildHasherDefault<AddrHasher>>;
 
-/// What MPIFT knows about one communicator.
-#[derive(Clone, Debug)]
-pub struct CommState {
-    pub real: Real<MPI_Comm>,
-    /// The handler the user set (the real communicator always has
-    /// `MPI_ERRORS_RETURN` or a do-nothing token, so errors come back to MPIFT).
-    pub errhandler: Real<MPI_Errhandler>,
-    pub revoked: bool,
-    /// An intercommunicator (members are the local group).
-    pub inter: bool,
-    /// Failed members known here, and which of them the program acknowledged.
-    pub failures: Failures,
-    /// Intercommunicator: world rank of each member of the remote group (the
-    /// ranks point-to-point calls name), [`FOREIGN`] for one outside this job's
-    /// world (a spawned or connected job); empty for an intracommunicator.
-    pub remote: Vec<u32>,
-    /// Some member (of either group) lives outside this job's world (spawned or
-    /// connected jobs): MPIFT has no news from it. Set at creation.
-    pub foreign: bool,
-    /// Failed members of the remote group known here. ULFM's `get_failed` and
-    /// `ack_failed` cover the local group only (Open MPI 5 ULFM, checked on the
-    /// oracle), so these are never acknowledged.
-    pub remote_failed: Failures,
-    /// `MPI_COMM_WORLD` / `MPI_COMM_SELF`: may not be freed.
-    pub predefined: bool,
-    /// Job-wide name of this communicator, the same at every member and computed
-    /// without messages: a hash of the parent's id and the parent's creation count.
-    pub id: u64,
-    /// Collectives entered here (real or joined as a dummy): the collective's number
-    /// in the log (docs/ARCHITECTURE.md, "Dead ranks join collectives").
-    pub seq: u64,
-    /// Communicators created from this one (the next child's id input).
-    pub creations: u64,
-    /// Agreements (agree, iagree, shrink, ishrink) started on it here: the
-    /// instance number of the next, the same at every member (engine::ft).
-    pub ft_count: u64,
-    pub rank: i32,
-    /// World rank of every member, by rank in this communicator.
-    pub members: Vec<u32>,
-    /// Messages this rank started sending to / received from each member (a dead
-    /// rank answers "how many did you send me", so earlier messages still arrive).
-    pub sent: Vec<u32>,
-    pub recvd: Vec<u32>,
-    /// Revoked: the last collective number any member entered before the revoke
-    /// reached it, once the revoker published it (catch-up target).
-    pub horizon: Option<u64>,
-    /// The program freed it while requests on it were outstanding: the real
-    /// communicator is freed when the last of them completes (MPI-3.1 §6.4.3).
-    pub free_pending: bool,
-    /// Collectives joined here with dummy data for the program (engine::fillin)
-    /// that its calls have not claimed yet.
-    pub filled: u64,
-}
-
-impl CommState {
-    pub fn size(&self) -> usize {
-        self.members.len()
-    }
-    /// Rank in this communicator of a world rank.
-    pub fn rank_of(&self, world: u32) -> Option<usize> {
-        self.members.iter().position(|w| *w == world)
-    }
-    /// Some member (of either group) is known to have failed.
-    pub fn has_failed(&self) -> bool {
-        !self.failures.known().is_empty() || !self.remote_failed.known().is_empty()
-    }
-    /// World ranks of the members known to have failed (from the news or from an
-    /// agreement, which may report a death before its news lands here).
-    pub fn failed_world_ranks(&self) -> Vec<u32> {
-        let local = self.failures.known().iter().filter_map(|r| self.members.get(*r as usize).copied());
-        let remote = self.remote_failed.known().iter().filter_map(|r| self.remote.get(*r as usize).copied());
-        local.chain(remote).collect()
-    }
-    /// How many ranks point-to-point calls may name (the remote group's size on an
-    /// intercommunicator).
-    pub fn peer_count(&self) -> usize {
-        if self.inter {
-            self.remote.len()
-        } else {
-            self.members.len()
-        }
-    }
-    /// World rank of point-to-point rank `p`.
-    pub fn peer_world(&self, p: usize) -> Option<u32> {
-        if self.inter {
-            self.remote.get(p).copied()
-        } else {
-            self.members.get(p).copied()
-        }
-    }
-    /// Point-to-point rank `p` is known to have failed.
-    pub fn peer_failed(&self, p: usize) -> bool {
-        if self.inter {
-            self.remote_failed.is_failed(p as u32)
-        } else {
-            self.failures.is_failed(p as u32)
-        }
-    }
-    /// A receive from `MPI_ANY_SOURCE` fails: a failure not acknowledged, which on
-    /// an intercommunicator includes any of the remote group (the oracle: a
-    /// wildcard receive fails whichever group the dead member is in).
-    pub fn any_source_fails(&self) -> bool {
-        self.failures.has_unacknowledged() || !self.remote_failed.known().is_empty()
-    }
-    /// Every member of an intercommunicator's two groups in one order, the same at
-    /// each of them: the group holding the lowest world rank first. Its index is
-    /// a member's place in the agreement (engine::ft). For an intracommunicator,
-    /// the members.
-    pub fn union(&self) -> Vec<u32> {
-        if !self.inter {
-            return self.members.clone();
-        }
-        let (a, b) = if self.local_first() { (&self.members, &self.remote) } else { (&self.remote, &self.members) };
-        a.iter().chain(b.iter()).copied().collect()
-    }
-    /// On an intercommunicator, whether the local group comes first in [`union`](Self::union).
-    pub fn local_first(&self) -> bool {
-        let low = |g: &[u32]| g.iter().copied().min().unwrap_or(u32::MAX);
-        low(&self.members) < low(&self.remote)
-    }
-}
-
 /// The id of the `k`-th communicator created from the one with id `parent`.
 pub fn child_id(parent: u64, k: u64) -> u64 {
     // splitmix64 of the pair: distinct ids for distinct (parent, k) in practice.
@@ -194,103 +74,6 @@ pub const FOREIGN: u32 = u32::MAX;
 
 pub const WORLD_ID: u64 = 2;
 pub const SELF_ID: u64 = 4;
-
-/// World ranks of the members of group `g` ([`FOREIGN`] for one outside the world).
-fn world_ranks(g: mpi::MPI_Group) -> Vec<u32> {
-    let mut size = 0;
-    let mut wg = unsafe { std::mem::zeroed() };
-    // SAFETY: valid groups; `out` has room for `size` ranks.
-    unsafe {
-        mpi::MPI_Group_size(g, &mut size);
-        mpi::MPI_Comm_group(transport::comm_world(), &mut wg);
-    }
-    let ranks: Vec<i32> = (0..size).collect();
-    let mut out = vec![0i32; size as usize];
-    // SAFETY: as above; `wg` is this function's own group.
-    unsafe {
-        mpi::MPI_Group_translate_ranks(g, size, ranks.as_ptr(), wg, out.as_mut_ptr());
-        mpi::MPI_Group_free(&mut wg);
-    }
-    out.into_iter().map(|w| if w < 0 { FOREIGN } else { w as u32 }).collect()
-}
-
-/// Rank and world ranks of the members of a real communicator (its local group),
-/// and of its remote group if it is an intercommunicator.
-fn membership(real: MPI_Comm, inter: bool) -> (i32, Vec<u32>, Vec<u32>) {
-    let mut rank = 0;
-    let mut g = unsafe { std::mem::zeroed() };
-    // SAFETY: a valid communicator; the group is freed below.
-    unsafe {
-        mpi::MPI_Comm_rank(real, &mut rank);
-        mpi::MPI_Comm_group(real, &mut g);
-    }
-    let members = world_ranks(g);
-    // SAFETY: this function's own group.
-    unsafe { mpi::MPI_Group_free(&mut g) };
-    let mut remote = Vec::new();
-    if inter {
-        // SAFETY: as above, for the remote group of an intercommunicator.
-        unsafe { mpi::MPI_Comm_remote_group(real, &mut g) };
-        remote = world_ranks(g);
-        // SAFETY: this function's own group.
-        unsafe { mpi::MPI_Group_free(&mut g) };
-    }
-    (rank, members, remote)
-}
-
-fn new_state(real: MPI_Comm, errhandler: Real<MPI_Errhandler>, id: u64, predefined: bool) -> CommState {
-    let mut inter: std::os::raw::c_int = 0;
-    // SAFETY: a valid communicator, an int out.
-    unsafe { mpi::MPI_Comm_test_inter(real, &mut inter) };
-    let (rank, members, remote) = membership(real, inter != 0);
-    let peers = if inter != 0 { remote.len() } else { members.len() };
-    // A member already known dead (a rank that died during an ishrink it had
-    // contributed to alive, engine::ft) is a known failure of the new communicator.
-    let mut failures = Failures::new();
-    for (r, w) in members.iter().enumerate() {
-        if crate::engine::news::is_dead(*w) {
-            failures.learn(r as u32);
-        }
-    }
-    let mut remote_failed = Failures::new();
-    for (r, w) in remote.iter().enumerate() {
-        if crate::engine::news::is_dead(*w) {
-            remote_failed.learn(r as u32);
-        }
-    }
-    // A revoke of this very communicator that arrived while this process was still
-    // creating it (the revoker had finished its MPI_Comm_dup and revoked at once):
-    // the news named an id no communicator here had yet. It applies now, else this
-    // member enters the communicator's collectives as if nothing had happened and
-    // the others wait for it (issue 18, defect 5).
-    let revoke = if calm() { None } else { crate::engine::news::revoked_id(id) };
-    if revoke.is_some() {
-        crate::engine::revoke::note_owed();
-    }
-    let foreign = members.iter().chain(remote.iter()).any(|w| *w == FOREIGN);
-    CommState {
-        foreign,
-        real: Real(real),
-        errhandler,
-        revoked: revoke.is_some(),
-        inter: inter != 0,
-        failures,
-        remote,
-        remote_failed,
-        predefined,
-        id,
-        seq: 0,
-        creations: 0,
-        ft_count: 0,
-        rank,
-        members,
-        sent: vec![0; peers],
-        recvd: vec![0; peers],
-        horizon: revoke.flatten(),
-        free_pending: false,
-        filled: 0,
-    }
-}
 
 /// Registry keyed by handle address; `None` outside `MPI_Init`..`MPI_Finalize`.
 static COMMS: Serial<Option<Registry>> = Serial::new(None);
@@ -308,7 +91,7 @@ pub(crate) fn install_predefined(world: MPI_Comm, world_id: u64) {
         (handles::world_handle(), world, world_id),
         (handles::self_handle(), transport::comm_self(), SELF_ID),
     ] {
-        unsafe { mpi::MPI_Comm_set_errhandler(real, transport::errors_return()) };
+        transport::comm::set_errhandler(real, transport::errors_return());
         map.insert(key(h), new_state(real, Real(transport::errors_are_fatal()), id, true));
     }
     *COMMS.lock() = Some(map);
@@ -318,8 +101,7 @@ pub(crate) fn install_predefined(world: MPI_Comm, world_id: u64) {
 /// up the world of the spawn it serves, calls::spares). The caller frees the old
 /// real one if it owns it.
 pub(crate) fn replace_world(world: MPI_Comm, id: u64) {
-    // SAFETY: a valid communicator of this process.
-    unsafe { mpi::MPI_Comm_set_errhandler(world, transport::errors_return()) };
+    transport::comm::set_errhandler(world, transport::errors_return());
     let st = new_state(world, Real(transport::errors_are_fatal()), id, true);
     if let Some(map) = COMMS.lock().as_mut() {
         map.insert(key(handles::world_handle()), st);
@@ -331,6 +113,9 @@ pub(crate) fn clear() {
     if let Some(map) = COMMS.lock().take() {
         for (k, st) in map {
             if !st.predefined {
+                // SAFETY: every key that is not predefined is a handle made by
+                // Box::into_raw (adopt, adopt_orphan, new_handle); the registry is
+                // gone, so nothing frees it again.
                 drop(unsafe { Box::from_raw(k as *mut Sim_FT_Comm_struct) });
             }
         }
@@ -409,6 +194,8 @@ pub fn free(comm: *mut Sim_FT_MPI_Comm) -> Outcome {
     if comm.is_null() {
         return Err(Failure::on_world(err::arg()));
     }
+    // SAFETY: the program's `comm` argument, checked non-null above; MPI requires
+    // it to point at a communicator handle.
     let h = unsafe { *comm };
     let c = handles::comm_arg(h)?;
     if read(h, |st| st.predefined).expect("looked up above") {
@@ -430,6 +217,7 @@ pub fn free(comm: *mut Sim_FT_MPI_Comm) -> Outcome {
     } else {
         release(h).map_err(|rc| Failure::on(h, rc))?;
     }
+    // SAFETY: the same pointer, read above; MPI_Comm_free sets it to null.
     unsafe { *comm = std::ptr::null_mut() };
     Ok(())
 }
@@ -438,11 +226,14 @@ pub fn free(comm: *mut Sim_FT_MPI_Comm) -> Outcome {
 /// refuses.
 fn release(h: Sim_FT_MPI_Comm) -> Result<(), std::os::raw::c_int> {
     let Some(mut real) = read(h, |st| st.real.0) else { return Ok(()) };
-    let rc = unsafe { mpi::MPI_Comm_free(&mut real) };
+    let rc = transport::comm::free(&mut real);
     if rc != 0 {
         return Err(rc);
     }
     COMMS.lock().as_mut().unwrap().remove(&key(h));
+    // SAFETY: `h` was registered, and is not predefined (free refuses those and
+    // only it or request_gone bring a handle here), so it came from Box::into_raw;
+    // it has just left the registry, so it is freed once.
     drop(unsafe { Box::from_raw(h) });
     Ok(())
 }
@@ -518,10 +309,8 @@ pub(crate) fn drain_except(real: MPI_Comm, keep: std::os::raw::c_int, scratch: &
 /// Source and tag of the first message waiting on `real` from `source` (or any).
 pub(crate) fn probe(real: MPI_Comm, source: std::os::raw::c_int) -> Option<(std::os::raw::c_int, std::os::raw::c_int)> {
     let mut flag = 0;
-    let mut st: mpi::MPI_Status = unsafe { std::mem::zeroed() };
-    // SAFETY: `real` is a live communicator of this process; flag and status are
-    // locals MPI writes before returning.
-    unsafe { mpi::MPI_Iprobe(source, transport::any_tag(), real, &mut flag, &mut st) };
+    let mut st = zeroed_status();
+    transport::p2p::iprobe(source, transport::any_tag(), real, &mut flag, Some(&mut st));
     (flag != 0).then_some((st.MPI_SOURCE, st.MPI_TAG))
 }
 
@@ -538,27 +327,34 @@ pub(crate) fn drop_one(real: MPI_Comm, source: std::os::raw::c_int, tag: std::os
 }
 
 /// A matched probe on `real`: the message and its status, if one is waiting.
-fn improbe(real: MPI_Comm, source: std::os::raw::c_int, tag: std::os::raw::c_int) -> Option<(mpi::MPI_Message, mpi::MPI_Status)> {
+fn improbe(real: MPI_Comm, source: std::os::raw::c_int, tag: std::os::raw::c_int) -> Option<(MPI_Message, MPI_Status)> {
     let mut flag = 0;
-    let mut st: mpi::MPI_Status = unsafe { std::mem::zeroed() };
-    let mut msg: mpi::MPI_Message = unsafe { std::mem::zeroed() };
-    // SAFETY: `real` is a live communicator of this process; flag, message and
-    // status are locals MPI writes before returning.
-    unsafe { mpi::MPI_Improbe(source, tag, real, &mut flag, &mut msg, &mut st) };
+    let mut st = zeroed_status();
+    // SAFETY: MPI_Message is a C int (MPICH) or a pointer (Open MPI): all-zero
+    // bits are a valid value of either; the host overwrites it.
+    let mut msg: MPI_Message = unsafe { std::mem::zeroed() };
+    transport::p2p::improbe(source, tag, real, &mut flag, &mut msg, Some(&mut st));
     (flag != 0).then_some((msg, st))
 }
 
+/// A status with all bits zero, for the host to fill.
+fn zeroed_status() -> MPI_Status {
+    // SAFETY: MPI_Status is a C struct of ints (and, in MPICH and Open MPI, a
+    // size_t count): all-zero bits are a valid value.
+    unsafe { std::mem::zeroed() }
+}
+
 /// Receives a matched message into `scratch` (grown as needed) and drops it.
-fn drop_message(mut msg: mpi::MPI_Message, mut st: mpi::MPI_Status, scratch: &mut Vec<u8>) {
+fn drop_message(mut msg: MPI_Message, mut st: MPI_Status, scratch: &mut Vec<u8>) {
     let mut count = 0;
-    // SAFETY: `st` is the status of the matched probe that gave `msg`.
-    unsafe { mpi::MPI_Get_count(&st, transport::dt_byte(), &mut count) };
+    // `st` is the status of the matched probe that gave `msg`.
+    transport::p2p::get_count(&st, transport::dt_byte(), &mut count);
     if count.max(1) as usize > scratch.len() {
         scratch.resize(count.max(1) as usize, 0);
     }
     // SAFETY: `scratch` holds at least `count` bytes and outlives the blocking call;
     // `msg` is a matched message, received exactly once.
-    unsafe { mpi::MPI_Mrecv(scratch.as_mut_ptr() as *mut _, count.max(0), transport::dt_byte(), &mut msg, &mut st) };
+    unsafe { transport::p2p::mrecv(scratch.as_mut_ptr() as *mut _, count.max(0), transport::dt_byte(), &mut msg, Some(&mut st)) };
 }
 
 /// A copy of every communicator's state (a rank that dies keeps serving them).
@@ -657,6 +453,8 @@ pub fn new_handle() -> Sim_FT_MPI_Comm {
 pub fn forget(h: Sim_FT_MPI_Comm) {
     let removed = COMMS.lock().as_mut().and_then(|m| m.remove(&key(h)));
     if matches!(removed, Some(ref st) if !st.predefined) {
+        // SAFETY: a registered handle that is not predefined came from
+        // Box::into_raw; it has just left the registry, so it is freed once.
         drop(unsafe { Box::from_raw(h) });
     }
 }

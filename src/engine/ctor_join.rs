@@ -6,7 +6,7 @@
 use crate::engine::describe::{fcode, Desc};
 use crate::engine::join::{Joined, Who};
 use crate::engine::comm;
-use crate::transport::{self, mpi};
+use crate::transport::{self, coll, MPI_Comm};
 use std::collections::HashMap;
 use std::os::raw::c_int;
 use std::sync::Mutex;
@@ -15,13 +15,13 @@ use std::sync::Mutex;
 /// keeps it: each member contributes its group's id and verdict (a dead member
 /// all ones, neutral), the intercommunicator's allreduce gives each group the
 /// other's, and both hash the id pair in the same order.
-pub fn inter_id(nc: mpi::MPI_Comm, local_id: u64, ok: bool) -> (u64, bool) {
+pub fn inter_id(nc: MPI_Comm, local_id: u64, ok: bool) -> (u64, bool) {
     let mine = [local_id, if ok { !0 } else { 0 }];
     let mut theirs = [0u64; 2];
     // SAFETY: two words in, two out, on a communicator every member of both
     // groups has just made (they all come here, dead ones through [`join`]).
     unsafe {
-        mpi::MPI_Allreduce(
+        coll::allreduce(
             mine.as_ptr() as *const std::os::raw::c_void,
             theirs.as_mut_ptr() as *mut std::os::raw::c_void,
             2,
@@ -48,10 +48,12 @@ pub fn joined_as_leader(peer_id: u64, remote_leader: c_int, tag: c_int) -> u32 {
     JOINED_AS_LEADER.lock().unwrap().as_ref().and_then(|m| m.get(&(peer_id, remote_leader, tag)).copied()).unwrap_or(0)
 }
 
-pub fn free_comm(mut nc: mpi::MPI_Comm) {
+/// Frees a communicator a dummy made only to take part in its creation (none if
+/// the constructor failed), counting it among the transient ones.
+pub fn free_comm(mut nc: MPI_Comm) {
     transport::stats::transient_comm(nc != transport::comm_null());
     if nc != transport::comm_null() {
-        unsafe { mpi::MPI_Comm_free(&mut nc) };
+        transport::comm::free(&mut nc);
     }
 }
 
@@ -63,10 +65,9 @@ pub fn join(who: &Who, f: u32, e0: &Desc, entries: &[Option<Desc>]) -> Joined {
         fcode::COMM_IDUP => {
             let mut nc = transport::comm_null();
             let mut r = transport::request_null();
-            unsafe {
-                mpi::MPI_Comm_idup(c, &mut nc, &mut r);
-                mpi::MPI_Wait(&mut r, transport::status_ignore());
-            }
+            // `nc` lives on until the wait completes the duplication.
+            transport::comm::idup(c, &mut nc, &mut r);
+            transport::request::wait(&mut r, None);
             free_comm(nc);
             Joined::Done
         }
@@ -84,9 +85,9 @@ pub fn join(who: &Who, f: u32, e0: &Desc, entries: &[Option<Desc>]) -> Joined {
                 transport::comm_null()
             };
             let mut nc = transport::comm_null();
-            // SAFETY: the local communicator's real handle, the peer another member
-            // named (or null, not significant at a non-leader); `nc` is an out.
-            let rc = unsafe { mpi::MPI_Intercomm_create(c, leader, peer, remote_leader, tag, &mut nc) };
+            // The local communicator's real handle, the peer another member named
+            // (or null, not significant at a non-leader); `nc` is an out.
+            let rc = transport::comm::intercomm_create(c, leader, peer, remote_leader, tag, &mut nc);
             if rc == 0 {
                 // The live members exchange ids on it: take part, neutrally.
                 inter_id(nc, !0, true);

@@ -16,8 +16,7 @@
 #![allow(non_snake_case)]
 
 use crate::engine::handles::CommRef;
-use crate::transport::mpi::{MPI_Datatype, MPI_Op};
-use crate::transport::{self, mpi};
+use crate::transport::{self, MPI_Aint, MPI_Datatype, MPI_Group, MPI_Info, MPI_Op};
 use std::os::raw::c_int;
 
 /// Which collective (`NB` marks the non-blocking twin).
@@ -112,9 +111,13 @@ extern "C" {
 }
 
 fn predef_types() -> &'static [MPI_Datatype] {
+    // SAFETY: the C shim defines MPIFT_PREDEF_TYPES as an immutable array of
+    // MPIFT_PREDEF_TYPES_N handles, initialised before any Rust code runs.
     unsafe { std::slice::from_raw_parts(MPIFT_PREDEF_TYPES.as_ptr(), MPIFT_PREDEF_TYPES_N as usize) }
 }
 fn predef_ops() -> &'static [MPI_Op] {
+    // SAFETY: the C shim defines MPIFT_PREDEF_OPS as an immutable array of
+    // MPIFT_PREDEF_OPS_N handles, initialised before any Rust code runs.
     unsafe { std::slice::from_raw_parts(MPIFT_PREDEF_OPS.as_ptr(), MPIFT_PREDEF_OPS_N as usize) }
 }
 
@@ -123,7 +126,7 @@ pub fn type_code(dt: MPI_Datatype) -> u32 {
         return i as u32;
     }
     let mut size: c_int = 0;
-    unsafe { mpi::MPI_Type_size(dt, &mut size) };
+    transport::env::type_size(dt, &mut size);
     TY_BYTES | (size.max(0) as u32 & 0x7fff_ffff)
 }
 
@@ -140,8 +143,8 @@ pub fn type_for(code: u32) -> (MPI_Datatype, i32) {
 /// so pair types with padding fit).
 pub fn bytes_for(count: i32, code: u32) -> usize {
     let (dt, mult) = type_for(code);
-    let (mut lb, mut extent) = (0 as mpi::MPI_Aint, 0 as mpi::MPI_Aint);
-    unsafe { mpi::MPI_Type_get_extent(dt, &mut lb, &mut extent) };
+    let (mut lb, mut extent) = (0 as MPI_Aint, 0 as MPI_Aint);
+    transport::env::type_get_extent(dt, &mut lb, &mut extent);
     (count.max(0) as usize) * (mult.max(0) as usize) * (extent.max(1) as usize)
 }
 
@@ -150,7 +153,7 @@ pub fn op_code(op: MPI_Op) -> u32 {
         return i as u32;
     }
     let mut commute: c_int = 1;
-    unsafe { mpi::MPI_Op_commutative(op, &mut commute) };
+    transport::coll::op_commutative(op, &mut commute);
     if commute != 0 {
         OP_USER_COMMUTE
     } else {
@@ -170,6 +173,9 @@ fn counts(p: *const c_int, n: i32) -> Vec<i32> {
     if p.is_null() || n <= 0 {
         return Vec::new();
     }
+    // SAFETY: `p` is the program's count (or dims) array for this call, which MPI
+    // requires to hold `n` ints (the communicator's size or the dimension count);
+    // it is read only, before the call returns.
     unsafe { std::slice::from_raw_parts(p, n as usize) }.to_vec()
 }
 
@@ -296,7 +302,11 @@ pub fn MPI_Alltoallw(
     let n = c.size.max(0) as usize;
     x.peer_types = (0..n)
         .map(|i| {
+            // SAFETY: the program's sendtypes array, one per member of `c` (MPI's
+            // contract for MPI_Alltoallw), non-null here, i < c.size.
             let s = if sts.is_null() { 0 } else { type_code(unsafe { *sts.add(i) }) };
+            // SAFETY: the program's recvtypes array, one per member of `c` (MPI's
+            // contract for MPI_Alltoallw), non-null here, i < c.size.
             let r = if rts.is_null() { 0 } else { type_code(unsafe { *rts.add(i) }) };
             (s as u64) | ((r as u64) << 32)
         })
@@ -375,29 +385,29 @@ pub fn MPI_Ialltoallw(
 pub fn MPI_Comm_dup(_c: &CommRef) -> Desc {
     d(fcode::COMM_DUP)
 }
-pub fn MPI_Comm_dup_with_info(_c: &CommRef, _i: mpi::MPI_Info) -> Desc {
+pub fn MPI_Comm_dup_with_info(_c: &CommRef, _i: MPI_Info) -> Desc {
     d(fcode::COMM_DUP)
 }
 pub fn MPI_Comm_split(_c: &CommRef, color: c_int, key: c_int) -> Desc {
     Desc { extra: [color as u32 as u64, key as u32 as u64, 0, 0], ..d(fcode::COMM_SPLIT) }
 }
-pub fn MPI_Comm_split_type(_c: &CommRef, ty: c_int, key: c_int, _i: mpi::MPI_Info) -> Desc {
+pub fn MPI_Comm_split_type(_c: &CommRef, ty: c_int, key: c_int, _i: MPI_Info) -> Desc {
     Desc { extra: [ty as u32 as u64, key as u32 as u64, 0, 0], ..d(fcode::COMM_SPLIT_TYPE) }
 }
-pub fn MPI_Comm_create(c: &CommRef, group: mpi::MPI_Group) -> Desc {
+pub fn MPI_Comm_create(c: &CommRef, group: MPI_Group) -> Desc {
     // The group as ranks of `c`, so a dead rank can rebuild the same group.
     let mut x = d(fcode::COMM_CREATE);
     let mut gsize: c_int = 0;
-    unsafe { mpi::MPI_Group_size(group, &mut gsize) };
+    transport::comm::group_size(group, &mut gsize);
     if gsize > 0 {
+        // SAFETY: a group handle is a plain pointer or integer, for which all
+        // zero bits is a valid value; MPI_Comm_group overwrites it.
         let mut cgroup = unsafe { std::mem::zeroed() };
-        unsafe { mpi::MPI_Comm_group(c.real, &mut cgroup) };
+        transport::comm::group(c.real, &mut cgroup);
         let ranks: Vec<c_int> = (0..gsize).collect();
         let mut out = vec![0 as c_int; gsize as usize];
-        unsafe {
-            mpi::MPI_Group_translate_ranks(group, gsize, ranks.as_ptr(), cgroup, out.as_mut_ptr());
-            mpi::MPI_Group_free(&mut cgroup);
-        }
+        transport::comm::group_translate_ranks(group, &ranks, cgroup, &mut out);
+        transport::comm::group_free(&mut cgroup);
         x.peers = out.iter().map(|r| *r as u32 as u64).collect();
     }
     x.extra[0] = gsize as u64;
@@ -427,7 +437,7 @@ pub fn MPI_Cart_sub(_c: &CommRef, remain: Ci) -> Desc {
     let mut x = d(fcode::CART_SUB);
     // The dimension count is known to the dead rank from its own copy of the comm.
     let mut ndims: c_int = 0;
-    unsafe { mpi::MPI_Cartdim_get(_c.real, &mut ndims) };
+    transport::comm::cartdim_get(_c.real, &mut ndims);
     x.peers = peer_words(ndims, &counts(remain, ndims), &[]);
     x.extra[0] = ndims as u64;
     x
@@ -443,7 +453,7 @@ pub fn MPI_Dist_graph_create_adjacent(
     _outd: c_int,
     _dst: Ci,
     _dw: Ci,
-    _i: mpi::MPI_Info,
+    _i: MPI_Info,
     r: c_int,
 ) -> Desc {
     crate::engine::topo::describe_dist_graph(fcode::DIST_GRAPH_CREATE_ADJACENT, sw, r)
@@ -455,7 +465,7 @@ pub fn MPI_Dist_graph_create(
     _deg: Ci,
     _dst: Ci,
     w: Ci,
-    _i: mpi::MPI_Info,
+    _i: MPI_Info,
     r: c_int,
 ) -> Desc {
     crate::engine::topo::describe_dist_graph(fcode::DIST_GRAPH_CREATE, w, r)
@@ -475,7 +485,7 @@ pub fn unless_inter(c: &CommRef, f: impl FnOnce() -> Desc) -> Desc {
 }
 
 /// Process creation and connection: no dead-rank joins (another job is involved).
-pub fn MPI_Comm_spawn(_c: &CommRef, _cmd: P, _argv: M, _n: c_int, _i: mpi::MPI_Info, _root: c_int, _e: M) -> Desc {
+pub fn MPI_Comm_spawn(_c: &CommRef, _cmd: P, _argv: M, _n: c_int, _i: MPI_Info, _root: c_int, _e: M) -> Desc {
     d(fcode::OPAQUE)
 }
 pub fn MPI_Comm_spawn_multiple(
@@ -490,10 +500,10 @@ pub fn MPI_Comm_spawn_multiple(
 ) -> Desc {
     d(fcode::OPAQUE)
 }
-pub fn MPI_Comm_connect(_c: &CommRef, _port: P, _i: mpi::MPI_Info, _root: c_int) -> Desc {
+pub fn MPI_Comm_connect(_c: &CommRef, _port: P, _i: MPI_Info, _root: c_int) -> Desc {
     d(fcode::OPAQUE)
 }
-pub fn MPI_Comm_accept(_c: &CommRef, _port: P, _i: mpi::MPI_Info, _root: c_int) -> Desc {
+pub fn MPI_Comm_accept(_c: &CommRef, _port: P, _i: MPI_Info, _root: c_int) -> Desc {
     d(fcode::OPAQUE)
 }
 

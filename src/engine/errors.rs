@@ -19,7 +19,7 @@ use crate::engine::handles::Sim_FT_MPI_Comm;
 use std::os::raw::c_int;
 
 /// The host's `MPI_ERR_LASTCODE`.
-const HOST_LASTCODE: i64 = mpi_sys::MPI_ERR_LASTCODE as i64;
+const HOST_LASTCODE: i64 = crate::transport::ERR_LASTCODE;
 /// Does the host leave room above its `MPI_ERR_LASTCODE` (see the module doc)?
 pub const ABOVE_HOST: bool = HOST_LASTCODE < 1_000_000;
 /// MPIFT's classes are `ERR_BASE` + 1, 2, 3 (MPI-FT.h: `SIM_FT_ERR_BASE`).

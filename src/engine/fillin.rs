@@ -43,7 +43,7 @@ use crate::engine::handles::Sim_FT_MPI_Comm;
 use crate::engine::describe::{fcode, Desc};
 use crate::engine::join::{self, Joined, Who};
 use crate::engine::{comm, hooks, logs, news, orphans};
-use crate::transport::{mpi, window};
+use crate::transport::{self, window, MPI_Comm, MPI_Request};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -103,11 +103,13 @@ struct Step {
     dead: u32,
     /// False: reading the flag; true: bumping the counter.
     bump: bool,
-    req: mpi::MPI_Request,
+    req: MPI_Request,
     buf: Box<[u64; 2]>,
 }
 
-// Requests and buffers are only touched by the thread that calls MPI.
+// SAFETY: the host requests inside (pointers with Open MPI) name host objects
+// not tied to any thread, and are only touched under CHECK's lock, by the thread
+// that calls MPI; the boxed buffers are plain memory owned by their step.
 unsafe impl Send for NewsCheck {}
 
 static CHECK: Mutex<Option<NewsCheck>> = Mutex::new(None);
@@ -164,15 +166,15 @@ fn all_know(members: &[u32], me: u32) -> bool {
 pub fn settle() {
     if let Some(c) = CHECK.lock().unwrap().as_mut() {
         for st in c.steps.iter_mut() {
-            // SAFETY: a request of ours, waited for once.
-            unsafe { mpi::MPI_Wait(&mut st.req, crate::transport::status_ignore()) };
+            // A request of ours, waited for once.
+            transport::request::wait(&mut st.req, None);
         }
         c.steps.clear();
     }
     if let Some(a) = AGREE_READS.lock().unwrap().as_mut() {
         for f in a.flight.iter_mut() {
-            // SAFETY: a request of ours, waited for once.
-            unsafe { mpi::MPI_Wait(&mut f.req, crate::transport::status_ignore()) };
+            // A request of ours, waited for once.
+            transport::request::wait(&mut f.req, None);
         }
         a.flight.clear();
     }
@@ -182,7 +184,7 @@ pub fn settle() {
 struct Troubled {
     handle: Sim_FT_MPI_Comm,
     id: u64,
-    real: mpi::MPI_Comm,
+    real: MPI_Comm,
     rank: usize,
     members: Vec<u32>,
     seq: u64,
@@ -302,11 +304,13 @@ struct AgreeReads {
 struct AgreeRead {
     /// (member, comm id, seq) it was started for.
     key: (u32, u64, u64),
-    req: mpi::MPI_Request,
+    req: MPI_Request,
     buf: Box<[u64; 1]>,
 }
 
-// Requests and buffers are only touched by the thread that calls MPI.
+// SAFETY: the host requests inside (pointers with Open MPI) name host objects
+// not tied to any thread, and are only touched under AGREE_READS's lock, by the
+// thread that calls MPI; the boxed buffers are plain memory owned by their read.
 unsafe impl Send for AgreeReads {}
 
 static AGREE_READS: Mutex<Option<AgreeReads>> = Mutex::new(None);

@@ -20,23 +20,25 @@
 //! same everywhere, and never before an earlier one is constructed, so two
 //! constructions never wait for each other.
 //!
-//! Slots: an instance (communicator id, n-th agree or shrink on it) lands in one
-//! of [`window::FT_PROBE`] consecutive slots chosen by a hash, so a reader fetches
-//! that window with one read. A slot is reused only once every live member has
-//! the result of the instance it held ([`retired`]).
+//! The program's entry points are [`crate::engine::ft_calls`] (re-exported
+//! here), the slots in the window [`crate::engine::ft_slots`].
 
-use crate::engine::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
-use crate::engine::handles::{self, CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
+use crate::engine::errors::SIM_FT_ERR_PROC_FAILED;
+use crate::engine::ft_slots::{self, claim, parse, probe_start, store_field};
+use crate::engine::handles::{CommRef, Sim_FT_MPI_Comm};
 use crate::engine::inter::Sides;
-use crate::engine::{comm, inter, news, request, service};
+use crate::engine::{comm, inter, news, service};
 use crate::protocol::agree;
 use crate::protocol::ftagree::{Agreement, Published, Step, View};
 use crate::protocol::Rank;
 use crate::transport::serial::Serial;
-use crate::transport::{self, mpi, window};
-use std::os::raw::{c_int, c_void};
+use crate::transport::{self, window, MPI_Comm, MPI_Request};
+use std::os::raw::c_int;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+
+/// The program's calls, at their old paths (`ft::agree` etc., src/ffi's table).
+pub use crate::engine::ft_calls::{agree, iagree, ishrink, shrink};
 
 /// Fan-out of the agreement tree (`TREE_SUCCESSOR_COUNT`, agreed at `MPI_Init`).
 static FANOUT: AtomicU32 = AtomicU32::new(DEFAULT_FANOUT);
@@ -72,7 +74,7 @@ pub fn running() -> bool {
 
 /// What the operation is for, and where its output goes.
 #[derive(Clone, Copy)]
-enum What {
+pub(super) enum What {
     Agree { flag: *mut c_int },
     Shrink { newcomm: *mut Sim_FT_MPI_Comm },
 }
@@ -89,7 +91,7 @@ enum State {
 /// One read of a member's probe window in flight; `final_`: issued after the
 /// member was known dead, so what it reads is final (protocol::ftagree, View).
 struct Read {
-    req: mpi::MPI_Request,
+    req: MPI_Request,
     buf: Box<[u64]>,
     final_: bool,
 }
@@ -97,7 +99,7 @@ struct Read {
 struct Op {
     key: u64,
     comm: Sim_FT_MPI_Comm,
-    real: mpi::MPI_Comm,
+    real: MPI_Comm,
     id: u64,
     inst: u64,
     members: Vec<u32>,
@@ -115,7 +117,7 @@ struct Op {
     since: Vec<Option<Instant>>,
     state: State,
     /// The generalized request of iagree/ishrink (null for blocking calls).
-    greq: mpi::MPI_Request,
+    greq: MPI_Request,
     /// This rank died with the operation pending: it only reads (its slot must
     /// not change after its death), and makes its part of a shrink's communicator.
     zombie: bool,
@@ -133,13 +135,16 @@ impl Drop for Read {
     /// the target to be inside any MPI call.
     fn drop(&mut self) {
         if self.req != transport::request_null() {
-            unsafe { mpi::MPI_Wait(&mut self.req, transport::status_ignore()) };
+            transport::request::wait(&mut self.req, None);
         }
     }
 }
 
-// Raw pointers to the program's outputs and MPI handles, only used by the thread
-// that calls MPI.
+// SAFETY: the raw pointers are the program's output arguments and the host
+// handles (pointers with Open MPI) name host objects; none is tied to a thread,
+// and all are only used under OPS's lock, by the thread that calls MPI (the
+// program keeps the outputs valid until the operation completes, as MPI
+// requires of a non-blocking call).
 unsafe impl Send for Op {}
 
 /// What an operation has read of the other members (protocol::ftagree::View).
@@ -168,144 +173,11 @@ impl View for Seen<'_> {
     }
 }
 
-/// What a slot of this process holds.
-#[derive(Clone)]
-enum SlotUse {
-    Free,
-    Busy,
-    /// A finished instance that members may still be reading.
-    Done { id: u64, inst: u64, members: Vec<u32>, n: usize },
-}
-
 static OPS: Serial<Vec<Op>> = Serial::new(Vec::new());
-static SLOTS: Serial<Vec<SlotUse>> = Serial::new(Vec::new());
 static NEXT_KEY: AtomicU32 = AtomicU32::new(1);
 
 /// Tag of shrink's `MPI_Comm_create_group`.
 pub(crate) const SHRINK_TAG: c_int = 0x5f7;
-
-// ---- slot layout (words): id, inst, contrib, ck, partial, ck, result, ck ----
-
-fn field_at(l: usize, f: usize) -> usize {
-    2 + f * (l + 1)
-}
-
-/// Check word of field `f` of instance (id, inst): a reader takes a field only
-/// when it matches, so neither a torn write nor an older instance's leftovers
-/// are ever read as data.
-fn check(id: u64, inst: u64, f: usize, words: &[u64]) -> u64 {
-    let mut h = id.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ inst.rotate_left(29) ^ (f as u64 + 1).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    for w in words {
-        h = (h ^ w).wrapping_mul(0x94d0_49bb_1331_11eb);
-        h ^= h >> 31;
-    }
-    h | 1
-}
-
-/// First slot of the probe window of instance (id, inst).
-fn probe_start(id: u64, inst: u64) -> usize {
-    let h = (id ^ inst.wrapping_mul(0x9e37_79b9_7f4a_7c15)).wrapping_mul(0xff51_afd7_ed55_8ccd);
-    (h >> 32) as usize % (window::FT_SLOTS - window::FT_PROBE + 1)
-}
-
-/// Parses instance (id, inst) out of a probe window read from a member.
-fn parse(buf: &[u64], slot_words: usize, id: u64, inst: u64, l: usize) -> Published {
-    let mut p = Published::default();
-    for s in buf.chunks_exact(slot_words) {
-        if s[0] != id || s[1] != inst {
-            continue;
-        }
-        let field = |f: usize| {
-            let at = field_at(l, f);
-            let w = &s[at..at + l];
-            (s[at + l] == check(id, inst, f, w)).then(|| w.to_vec())
-        };
-        p.contrib = field(0);
-        p.partial = field(1);
-        p.result = field(2);
-    }
-    p
-}
-
-fn store_field(slot: usize, id: u64, inst: u64, f: usize, words: &[u64]) {
-    news::with(|rt| {
-        let base = rt.win.ft_slot(slot);
-        let at = base + field_at(words.len(), f);
-        for (i, w) in words.iter().enumerate() {
-            rt.win.store(at + i, *w);
-        }
-        // Data before its check word, both before anyone is told (a wake, or the
-        // reader's next read).
-        rt.win.sync();
-        rt.win.store(at + words.len(), check(id, inst, f, words));
-        rt.win.sync();
-    });
-}
-
-/// Takes a slot of the instance's probe window for (id, inst): a free one, else
-/// one whose instance every live member has finished with. Waits (advancing
-/// everything) in the rare case that none is.
-fn claim(id: u64, inst: u64, l: usize) -> usize {
-    let start = probe_start(id, inst);
-    let mut idle = crate::engine::revoke::Idle::new();
-    loop {
-        let found = {
-            let mut slots = SLOTS.lock();
-            if slots.is_empty() {
-                *slots = vec![SlotUse::Free; window::FT_SLOTS];
-            }
-            (start..start + window::FT_PROBE).find(|j| matches!(slots[*j], SlotUse::Free))
-        };
-        let found = found.or_else(|| {
-            (start..start + window::FT_PROBE).find(|j| {
-                let held = SLOTS.lock()[*j].clone();
-                match held {
-                    SlotUse::Done { id, inst, members, n } => retired(id, inst, &members, n),
-                    _ => false,
-                }
-            })
-        });
-        if let Some(j) = found {
-            SLOTS.lock()[j] = SlotUse::Busy;
-            news::with(|rt| {
-                let base = rt.win.ft_slot(j);
-                for f in 0..3 {
-                    rt.win.store(base + field_at(l, f) + l, 0);
-                }
-                rt.win.sync();
-                rt.win.store(base, id);
-                rt.win.store(base + 1, inst);
-                rt.win.sync();
-            });
-            return j;
-        }
-        service::poll();
-        idle.pause();
-    }
-}
-
-/// Every live member of instance (id, inst) has its result (or has reused its
-/// slot, which it does only after checking the same): nobody reads this
-/// process's slot for it any more. Blocking reads; only on a slot collision.
-fn retired(id: u64, inst: u64, members: &[u32], n: usize) -> bool {
-    let me = news::world_rank() as u32;
-    let l = agree::contribution_len(n as u32);
-    let start = probe_start(id, inst);
-    for &w in members.iter().filter(|w| **w != me && !news::is_dead(**w)) {
-        let got = news::with(|rt| {
-            let sw = rt.win.ft_slot_words();
-            let mut buf = vec![0u64; sw * window::FT_PROBE];
-            rt.win.get(w as usize, rt.win.ft_slot(start), &mut buf);
-            (buf, sw)
-        });
-        let Some((buf, sw)) = got else { return true };
-        let held = buf.chunks_exact(sw).any(|s| s[0] == id && s[1] == inst);
-        if held && parse(&buf, sw, id, inst, l).result.is_none() {
-            return false;
-        }
-    }
-    true
-}
 
 /// Who takes part in an agreement on `cr` (both groups of an intercommunicator),
 /// this rank's index among them, and its contribution (protocol::agree).
@@ -325,7 +197,7 @@ fn participants(cr: &CommRef, flag: c_int) -> (Vec<u32>, usize, Option<Sides>, V
 }
 
 /// Starts an operation: numbers it, publishes the contribution, advances it once.
-fn start(cr: &CommRef, what: What, flag: c_int, greq: mpi::MPI_Request) -> u64 {
+pub(super) fn start(cr: &CommRef, what: What, flag: c_int, greq: MPI_Request) -> u64 {
     let inst = comm::next_ft_instance(cr.handle);
     let (members, rank, sides, own) = participants(cr, flag);
     let n = members.len();
@@ -387,7 +259,7 @@ pub fn progress_all() {
     }
     for op in ops.iter_mut() {
         if matches!(op.state, State::Done(_)) && op.greq != transport::request_null() && !op.zombie {
-            unsafe { mpi::MPI_Grequest_complete(op.greq) };
+            transport::request::grequest_complete(op.greq);
             op.greq = transport::request_null();
         }
     }
@@ -489,7 +361,7 @@ fn decided(op: &mut Op, r: Vec<u64>) {
         });
     }
     if !op.zombie {
-        SLOTS.lock()[op.slot] = SlotUse::Done { id: op.id, inst: op.inst, members: op.members.clone(), n: op.members.len() };
+        ft_slots::done(op.slot, op.id, op.inst, op.members.clone(), op.members.len());
     }
     match op.what {
         What::Agree { flag } => {
@@ -525,8 +397,8 @@ fn construct(op: &mut Op) {
                 if op.zombie {
                     // A dead rank took its part; it serves no intercommunicator.
                     let mut real = real;
-                    // SAFETY: the communicator this function just made.
-                    unsafe { mpi::MPI_Comm_free(&mut real) };
+                    // The communicator this function just made.
+                    transport::comm::free(&mut real);
                 } else if let What::Shrink { newcomm } = op.what {
                     let id = comm::child_id(op.id, (1 << 40) | op.inst);
                     let h = match comm::lookup(op.comm) {
@@ -552,6 +424,8 @@ fn construct(op: &mut Op) {
                         Some(p) => comm::adopt(real, &p, id),
                         None => comm::adopt_orphan(real, id),
                     };
+                    // SAFETY: the program's output, checked non-null at the call
+                    // and valid until the operation completes (MPI's rule for ishrink).
                     unsafe { *newcomm = h };
                 }
                 0
@@ -562,19 +436,16 @@ fn construct(op: &mut Op) {
     finish(op, code);
 }
 
-fn create_group(op: &Op, live: &[Rank]) -> Result<mpi::MPI_Comm, c_int> {
+fn create_group(op: &Op, live: &[Rank]) -> Result<MPI_Comm, c_int> {
     let ranks: Vec<c_int> = live.iter().map(|r| *r as c_int).collect();
     let mut all = transport::group_empty();
     let mut g = transport::group_empty();
     let mut real = transport::comm_null();
-    let rc = unsafe {
-        mpi::MPI_Comm_group(op.real, &mut all);
-        mpi::MPI_Group_incl(all, ranks.len() as c_int, ranks.as_ptr(), &mut g);
-        let rc = mpi::MPI_Comm_create_group(op.real, g, SHRINK_TAG, &mut real);
-        mpi::MPI_Group_free(&mut g);
-        mpi::MPI_Group_free(&mut all);
-        rc
-    };
+    transport::comm::group(op.real, &mut all);
+    transport::comm::group_incl(all, &ranks, &mut g);
+    let rc = transport::comm::create_group(op.real, g, SHRINK_TAG, &mut real);
+    transport::comm::group_free(&mut g);
+    transport::comm::group_free(&mut all);
     if rc != 0 {
         return Err(rc);
     }
@@ -583,7 +454,7 @@ fn create_group(op: &Op, live: &[Rank]) -> Result<mpi::MPI_Comm, c_int> {
 
 /// Runs the operation `key` to its end (blocking agree and shrink): every MPI
 /// thing this process has to do goes on meanwhile (engine::service).
-fn wait(key: u64) -> c_int {
+pub(super) fn wait(key: u64) -> c_int {
     let mut idle = crate::engine::revoke::Idle::new();
     loop {
         if let Some(code) = take_if_done(key) {
@@ -625,131 +496,6 @@ pub fn forget(key: u64) {
     }
 }
 
-fn refuse_inter(cr: &CommRef) -> Outcome {
-    if cr.foreign {
-        // MPIFT has no news from another job's processes (docs/ARCHITECTURE.md,
-        // "Not simulated"); only the blocking agree has a stand-in (engine::inter::agree_foreign).
-        return Err(Failure::on(cr.handle, transport::err::comm()));
-    }
-    Ok(())
-}
-
-fn result(cr: &CommRef, code: c_int) -> Outcome {
-    if code == 0 {
-        Ok(())
-    } else {
-        Err(Failure::on(cr.handle, code))
-    }
-}
-
-/// `MPIX_Comm_agree`: bitwise AND of `*flag` over the live members; allowed on
-/// revoked communicators. `MPI_ERR_PROC_FAILED` at every survivor unless every
-/// failure was acknowledged by every survivor; `*flag` is valid either way.
-pub fn agree(c: Sim_FT_MPI_Comm, flag: *mut c_int) -> Outcome {
-    let cr = handles::comm_arg(c)?;
-    handles::check_out_ptr(flag, &cr)?;
-    if cr.foreign {
-        return inter::agree_foreign(&cr, flag);
-    }
-    refuse_inter(&cr)?;
-    let key = start(&cr, What::Agree { flag }, unsafe { *flag }, transport::request_null());
-    let _in = InAgree::mark(cr.id);
-    result(&cr, wait(key))
-}
-
-/// While a process waits in `MPIX_Comm_agree` on a communicator, its window says
-/// which ([`window::IN_AGREE`]): it polls there, and cannot leave before every
-/// live member took part, so a fellow member may count on it to join a doomed
-/// blocking collective it skipped (engine::fillin).
-struct InAgree(u64);
-
-impl InAgree {
-    fn mark(id: u64) -> InAgree {
-        let before = news::with(|rt| {
-            let b = rt.win.load(window::IN_AGREE);
-            rt.win.store(window::IN_AGREE, id);
-            rt.win.sync();
-            b
-        });
-        InAgree(before.unwrap_or(0))
-    }
-}
-
-impl Drop for InAgree {
-    fn drop(&mut self) {
-        news::with(|rt| rt.win.store(window::IN_AGREE, self.0));
-    }
-}
-
-/// `MPIX_Comm_iagree`: starts the agreement and returns at once; `*flag` is set
-/// when the request completes, with the error `MPIX_Comm_agree` would return.
-pub fn iagree(c: Sim_FT_MPI_Comm, flag: *mut c_int, req: *mut Sim_FT_MPI_Request) -> Outcome {
-    let cr = handles::comm_arg(c)?;
-    handles::check_out_ptr(flag, &cr)?;
-    handles::check_out_ptr(req, &cr)?;
-    refuse_inter(&cr)?;
-    let greq = new_greq(&cr)?;
-    let h = request::adopt_ft(greq, &cr);
-    let key = start(&cr, What::Agree { flag }, unsafe { *flag }, greq);
-    request::set_ft_key(h, key);
-    unsafe { *req = h };
-    Ok(())
-}
-
-/// `MPIX_Comm_shrink`: the live members, in the old rank order, the same at every
-/// survivor; works on revoked communicators; the result is not revoked.
-pub fn shrink(c: Sim_FT_MPI_Comm, newcomm: *mut Sim_FT_MPI_Comm) -> Outcome {
-    let cr = handles::comm_arg(c)?;
-    handles::check_out_ptr(newcomm, &cr)?;
-    refuse_inter(&cr)?;
-    let key = start(&cr, What::Shrink { newcomm }, !0, transport::request_null());
-    result(&cr, wait(key))
-}
-
-/// `MPIX_Comm_ishrink`: starts the shrink and returns at once; `*newcomm` is set
-/// when the request completes (see the module comment for its last step).
-pub fn ishrink(c: Sim_FT_MPI_Comm, newcomm: *mut Sim_FT_MPI_Comm, req: *mut Sim_FT_MPI_Request) -> Outcome {
-    let cr = handles::comm_arg(c)?;
-    handles::check_out_ptr(newcomm, &cr)?;
-    handles::check_out_ptr(req, &cr)?;
-    refuse_inter(&cr)?;
-    let greq = new_greq(&cr)?;
-    let h = request::adopt_ft(greq, &cr);
-    let key = start(&cr, What::Shrink { newcomm }, !0, greq);
-    request::set_ft_key(h, key);
-    unsafe { *req = h };
-    Ok(())
-}
-
-// ---- the generalized request behind iagree/ishrink ----
-
-unsafe extern "C" fn greq_query(_extra: *mut c_void, status: *mut mpi::MPI_Status) -> c_int {
-    // A collective's status: empty (MPI-3.1 §5.12: only MPI_ERROR is meaningful).
-    unsafe {
-        mpi::MPI_Status_set_elements(status, transport::dt_byte(), 0);
-        mpi::MPI_Status_set_cancelled(status, 0);
-        (*status).MPI_SOURCE = transport::any_source();
-        (*status).MPI_TAG = transport::any_tag();
-    }
-    0
-}
-unsafe extern "C" fn greq_free(_extra: *mut c_void) -> c_int {
-    0
-}
-unsafe extern "C" fn greq_cancel(_extra: *mut c_void, _complete: c_int) -> c_int {
-    // An agreement cannot be cancelled (nor can any collective, MPI-3.1 §5.12).
-    0
-}
-
-fn new_greq(cr: &CommRef) -> Result<mpi::MPI_Request, Failure> {
-    let mut r = transport::request_null();
-    let rc = unsafe { mpi::MPI_Grequest_start(Some(greq_query), Some(greq_free), Some(greq_cancel), std::ptr::null_mut(), &mut r) };
-    if rc != 0 {
-        return Err(Failure::on(cr.handle, rc));
-    }
-    Ok(r)
-}
-
 // ---- a rank that dies with operations pending ----
 
 /// Called by `Sim_FT_kill_me` before the death is announced. Completes the
@@ -761,7 +507,7 @@ pub fn on_death() {
     let mut ops = OPS.lock();
     for op in ops.iter_mut() {
         if op.greq != transport::request_null() {
-            unsafe { mpi::MPI_Grequest_complete(op.greq) };
+            transport::request::grequest_complete(op.greq);
             op.greq = transport::request_null();
         }
         op.zombie = true;
@@ -785,6 +531,6 @@ pub fn zombie_pending() -> bool {
 /// Forgets everything (`MPI_Finalize`).
 pub fn clear() {
     OPS.lock().clear();
-    SLOTS.lock().clear();
+    ft_slots::clear();
     RUNNING.store(0, Ordering::Release);
 }

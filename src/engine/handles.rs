@@ -12,7 +12,7 @@
 use crate::engine::errors::{Failure, Outcome};
 use crate::engine::comm;
 use crate::transport::{self, err};
-use mpi_sys::MPI_Comm;
+use crate::transport::MPI_Comm;
 use std::os::raw::c_void;
 
 /// The object a `Sim_FT_MPI_Comm` points to (opaque to C).
@@ -45,7 +45,7 @@ pub type Sim_FT_MPI_Comm_copy_attr_function = c_void;
 pub type Sim_FT_MPI_Comm_delete_attr_function = c_void;
 /// The real MPI's Fortran integer (`MPI_Fint`; a macro in Open MPI, so mpi-sys
 /// names it `RSMPI_Fint`).
-pub type MPI_Fint = mpi_sys::RSMPI_Fint;
+pub type MPI_Fint = crate::transport::MPI_Fint;
 
 /// The object behind `MPI_COMM_WORLD`.
 #[no_mangle]

@@ -214,13 +214,13 @@ pub fn all_dead_entered_seq(h: Sim_FT_MPI_Comm, seq: u64) -> bool {
 /// completes, also on a revoked communicator, so no buffer is written after the
 /// call returned; a barrier only until the revoke is known), then reports as
 /// [`coll_leave`].
-pub fn coll_wait(c: &CommRef, rc: c_int, mut req: crate::transport::mpi::MPI_Request, bufferless: bool) -> Outcome {
+pub fn coll_wait(c: &CommRef, rc: c_int, mut req: crate::transport::MPI_Request, bufferless: bool) -> Outcome {
     if rc != 0 {
         return Err(Failure::on(c.handle, rc));
     }
     let seq = comm::read(c.handle, |s| s.seq).unwrap_or(0);
     let st = ReqState { buffers: !bufferless, seq, ..ReqState::started(c.handle, Kind::CollStart, -1, false) };
-    let mut status = unsafe { std::mem::zeroed() };
+    let mut status = crate::engine::complete::zero_status();
     let code = crate::engine::complete::wait_one(&st, &mut req, &mut status, false);
     coll_leave(c, code)
 }
@@ -239,12 +239,12 @@ pub fn next_child_id(c: &CommRef) -> u64 {
 /// After a communicator constructor: on failure or a dead member, the new real
 /// communicator is freed and the error reported (ULFM: creation from a
 /// communicator with a dead member fails).
-pub fn comm_new_leave(c: &CommRef, rc: c_int, created: &mut [&mut crate::transport::mpi::MPI_Comm]) -> Outcome {
+pub fn comm_new_leave(c: &CommRef, rc: c_int, created: &mut [&mut crate::transport::MPI_Comm]) -> Outcome {
     let r = coll_leave(c, rc);
     if r.is_err() {
         for nc in created.iter_mut() {
             if **nc != crate::transport::comm_null() {
-                unsafe { crate::transport::mpi::MPI_Comm_free(*nc) };
+                crate::transport::comm::free(&mut **nc);
             }
         }
     }
@@ -260,7 +260,7 @@ pub fn comm_new_by_hand(
     c: Sim_FT_MPI_Comm,
     out: *mut Sim_FT_MPI_Comm,
     describe: impl FnOnce(&CommRef) -> Desc,
-    call: impl FnOnce(crate::transport::mpi::MPI_Comm, &mut crate::transport::mpi::MPI_Comm) -> c_int,
+    call: impl FnOnce(crate::transport::MPI_Comm, &mut crate::transport::MPI_Comm) -> c_int,
 ) -> Outcome {
     let cr = crate::engine::handles::comm_arg(c)?;
     crate::engine::handles::check_out_ptr(out, &cr)?;
@@ -270,11 +270,13 @@ pub fn comm_new_by_hand(
     let mut nc = crate::transport::comm_null();
     let rc = call(cr.real, &mut nc);
     if let Err(failure) = comm_new_leave(&cr, rc, &mut [&mut nc]) {
-        // SAFETY: checked non-null above.
+        // SAFETY: `out` was checked non-null above (check_out_ptr), and MPI
+        // requires the program's out-handle to be valid for writing.
         unsafe { *out = std::ptr::null_mut() };
         return Err(failure);
     }
-    // SAFETY: as above.
+    // SAFETY: `out` is the program's out-handle, checked non-null above
+    // (check_out_ptr); MPI requires it valid for writing.
     unsafe { *out = comm::adopt(nc, &cr, child_id) };
     Ok(())
 }

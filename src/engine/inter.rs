@@ -7,7 +7,7 @@ use crate::engine::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
 use crate::engine::handles::CommRef;
 use crate::engine::{comm, news};
 use crate::protocol::Rank;
-use crate::transport::{self, mpi};
+use crate::transport::{self, MPI_Comm};
 use std::os::raw::{c_int, c_void};
 
 /// An agreement on an intercommunicator runs over both groups, in the order
@@ -65,7 +65,7 @@ impl Sides {
 /// shadow world (`MPI_Comm_create_group`, collective over them only), split it
 /// by group and join the halves with `MPI_Intercomm_create`. `MPI_ERR_PROC_FAILED`
 /// when a whole group is gone: an intercommunicator needs two groups.
-pub(crate) fn shrunk(members: &[u32], me: usize, sides: Sides, live: &[Rank], tag: c_int) -> Result<mpi::MPI_Comm, c_int> {
+pub(crate) fn shrunk(members: &[u32], me: usize, sides: Sides, live: &[Rank], tag: c_int) -> Result<MPI_Comm, c_int> {
     let first = if sides.local_first { sides.nlocal } else { sides.nremote };
     let (a, b): (Vec<Rank>, Vec<Rank>) = live.iter().partition(|r| **r < first);
     if a.is_empty() || b.is_empty() {
@@ -76,16 +76,13 @@ pub(crate) fn shrunk(members: &[u32], me: usize, sides: Sides, live: &[Rank], ta
     let mut wg = transport::group_empty();
     let mut g = transport::group_empty();
     let mut both = transport::comm_null();
-    // SAFETY: groups of the shadow world (a dup of MPI_COMM_WORLD, so world ranks
-    // are its ranks), freed here; `both` is freed below.
-    let rc = unsafe {
-        mpi::MPI_Comm_group(shadow, &mut wg);
-        mpi::MPI_Group_incl(wg, worlds.len() as c_int, worlds.as_ptr(), &mut g);
-        let rc = mpi::MPI_Comm_create_group(shadow, g, tag, &mut both);
-        mpi::MPI_Group_free(&mut g);
-        mpi::MPI_Group_free(&mut wg);
-        rc
-    };
+    // Groups of the shadow world (a dup of MPI_COMM_WORLD, so world ranks are
+    // its ranks), freed here; `both` is freed below.
+    transport::comm::group(shadow, &mut wg);
+    transport::comm::group_incl(wg, &worlds, &mut g);
+    let rc = transport::comm::create_group(shadow, g, tag, &mut both);
+    transport::comm::group_free(&mut g);
+    transport::comm::group_free(&mut wg);
     if rc != 0 {
         return Err(rc);
     }
@@ -94,16 +91,16 @@ pub(crate) fn shrunk(members: &[u32], me: usize, sides: Sides, live: &[Rank], ta
     let mut half = transport::comm_null();
     let mut out = transport::comm_null();
     let remote_leader = if me_first { a.len() } else { 0 } as c_int;
-    // SAFETY: `both` is this function's; the halves and the result are new handles.
-    let rc = unsafe {
+    // `both` is this function's; the halves and the result are new handles.
+    let rc = {
         let mut rank = 0;
-        mpi::MPI_Comm_rank(both, &mut rank);
-        let mut rc = mpi::MPI_Comm_split(both, if me_first { 0 } else { 1 }, rank, &mut half);
+        transport::comm::rank(both, &mut rank);
+        let mut rc = transport::comm::split(both, if me_first { 0 } else { 1 }, rank, &mut half);
         if rc == 0 {
-            rc = mpi::MPI_Intercomm_create(half, 0, both, remote_leader, tag, &mut out);
-            mpi::MPI_Comm_free(&mut half);
+            rc = transport::comm::intercomm_create(half, 0, both, remote_leader, tag, &mut out);
+            transport::comm::free(&mut half);
         }
-        mpi::MPI_Comm_free(&mut both);
+        transport::comm::free(&mut both);
         rc
     };
     if rc != 0 {
@@ -124,9 +121,10 @@ pub(crate) fn agree_foreign(cr: &CommRef, flag: *mut c_int) -> Outcome {
     // SAFETY: checked non-null by the caller.
     let mine = unsafe { *flag };
     let mut out: c_int = 0;
-    // SAFETY: one int in, one out, on the communicator's real handle.
+    // SAFETY: one int in, one out (locals that outlive the blocking call), on
+    // the communicator's real handle.
     let rc = unsafe {
-        mpi::MPI_Allreduce(
+        transport::coll::allreduce(
             &mine as *const c_int as *const c_void,
             &mut out as *mut c_int as *mut c_void,
             1,
@@ -138,7 +136,7 @@ pub(crate) fn agree_foreign(cr: &CommRef, flag: *mut c_int) -> Outcome {
     if rc != 0 {
         return Err(Failure::on(cr.handle, rc));
     }
-    // SAFETY: as above.
+    // SAFETY: the program's flag, checked non-null by the caller (read above).
     unsafe { *flag = out };
     if comm::read(cr.handle, |s| s.failures.has_unacknowledged()).unwrap_or(false) {
         return Err(Failure::on(cr.handle, SIM_FT_ERR_PROC_FAILED));

@@ -5,7 +5,7 @@
 
 use crate::engine::describe::Desc;
 use crate::engine::news;
-use crate::transport::{self, mpi, window};
+use crate::transport::{self, window, MPI_Request};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -38,12 +38,14 @@ enum Fetch {
     #[default]
     Idle,
     /// The words `FINALIZING..=LOG_HEAD`.
-    Head(mpi::MPI_Request, Box<[u64; 3]>),
+    Head(MPI_Request, Box<[u64; 3]>),
     /// Entries up to the given head.
     Entries(news::LogReads, u64),
 }
 
-// Requests and buffers are only touched by the thread that calls MPI.
+// SAFETY: the host requests inside (pointers with Open MPI) name host objects
+// not tied to any thread, and are only touched under CACHE's lock, by the
+// thread that calls MPI; the boxed buffers are plain memory owned by the variant.
 unsafe impl Send for Fetch {}
 
 
@@ -193,12 +195,12 @@ impl LogCache {
         for f in self.fetch.iter_mut() {
             match std::mem::take(f) {
                 Fetch::Idle => {}
-                Fetch::Head(mut r, _b) => unsafe {
-                    mpi::MPI_Wait(&mut r, transport::status_ignore());
-                },
+                Fetch::Head(mut r, _b) => {
+                    transport::request::wait(&mut r, None);
+                }
                 Fetch::Entries(mut reads, _) => {
                     for (r, _b) in reads.iter_mut() {
-                        unsafe { mpi::MPI_Wait(r, transport::status_ignore()) };
+                        transport::request::wait(r, None);
                     }
                 }
             }

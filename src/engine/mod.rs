@@ -16,18 +16,23 @@
 
 pub mod allreduce;
 pub mod barrier;
+pub mod batch;
 pub mod channel;
 pub mod comm;
+pub mod comm_state;
 pub mod complete;
 pub mod ctor_join;
 pub mod describe;
 pub mod errors;
 pub mod fillin;
 pub mod ft;
+pub mod ft_calls;
+pub mod ft_slots;
 pub mod handles;
 pub mod hooks;
 pub mod inter;
 pub mod join;
+pub mod join_colls;
 pub mod logs;
 pub mod news;
 pub mod orphans;
@@ -37,6 +42,7 @@ pub mod request;
 pub mod revoke;
 pub mod service;
 pub mod topo;
+pub mod wake;
 pub mod zombie;
 pub mod observer;
 
@@ -44,4 +50,8 @@ pub mod observer;
 /// they are not `Send`; the tables are only touched under their mutex.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Real<T>(pub T);
+// SAFETY: `Real` only ever wraps handles (the host's, and MPIFT's own handle
+// pointers, which are never dereferenced): opaque tokens that the host or
+// MPIFT's registries resolve, not memory Rust reads through, so moving one to
+// another thread shares no data; the tables holding them sit behind a mutex.
 unsafe impl<T> Send for Real<T> {}

@@ -7,32 +7,32 @@
 //! check is therefore one load and one compare ([`refresh`]); only when the counter
 //! moved does this module read the news and apply it to the communicators.
 //!
-//! Wake-ups: a rank blocked in a point-to-point wait is woken by a zero-byte
-//! message on the layer's one communicator (`shadow`, a duplicate of
-//! `MPI_COMM_WORLD`: the only extra communicator MPIFT ever creates), which the
-//! waits include in their `MPI_Waitany` ([`crate::engine::request`]).
+//! A rank blocked in a point-to-point wait learns that news arrived from a wake
+//! message on the shadow communicator ([`crate::engine::wake`], whose functions
+//! are re-exported here).
 
 use crate::engine::comm;
 use crate::engine::describe::Desc;
 use crate::transport::script::{Scripts, Update};
 use crate::transport::serial::Serial;
 use crate::transport::window::{self, Window};
-use crate::transport::{self, mpi, stats};
+use crate::transport::{self, stats, MPI_Comm, MPI_Request};
 use std::collections::HashMap;
-use std::os::raw::{c_int, c_void};
+use std::os::raw::c_int;
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 use std::time::Duration;
 
-/// Tags on the shadow communicator.
-pub const TAG_WAKE: c_int = 1;
+/// The wake messages, kept at their old paths (`news::wake` etc.).
+pub use crate::engine::wake::{drain_wakes, hint_revoke, rearm_wake, wake, wake_all, wake_request, wakes, TAG_WAKE};
 
 pub struct Runtime {
     pub win: Window,
-    pub shadow: mpi::MPI_Comm,
-    wake_req: mpi::MPI_Request,
-    wake_buf: Box<[u64; 4]>,
+    pub shadow: MPI_Comm,
+    /// The persistent receive of wake messages, and its buffer (engine::wake).
+    pub(crate) wake_req: MPI_Request,
+    pub(crate) wake_buf: Box<[u64; 4]>,
     /// Revoke hints sent and not known complete yet, with their buffers.
-    hints: Vec<(mpi::MPI_Request, Box<[u64; 2]>)>,
+    pub(crate) hints: Vec<(MPI_Request, Box<[u64; 2]>)>,
     /// World ranks known dead, and in which order they became known.
     pub dead: Vec<bool>,
     pub dead_order: Vec<u32>,
@@ -44,6 +44,10 @@ pub struct Runtime {
     pub zombie: bool,
 }
 
+// SAFETY: the host handles inside (pointers with Open MPI) and the window's
+// base pointer name host objects not tied to any thread; they are only used
+// under RT's lock, by the thread that calls MPI. The buffers are plain memory
+// owned by the runtime.
 unsafe impl Send for Runtime {}
 
 static RT: Serial<Option<Runtime>> = Serial::new(None);
@@ -81,11 +85,11 @@ pub fn start() -> Result<(), c_int> {
     let world = transport::comm_world();
     let win = Window::create(world)?;
     let mut shadow = transport::comm_null();
-    let rc = unsafe { mpi::MPI_Comm_dup(world, &mut shadow) };
+    let rc = transport::comm::dup(world, &mut shadow);
     if rc != 0 {
         return Err(rc);
     }
-    unsafe { mpi::MPI_Comm_set_errhandler(shadow, transport::errors_return()) };
+    transport::comm::set_errhandler(shadow, transport::errors_return());
     stats::bump(&stats::COMMS_CREATED);
     let mut rt = Runtime {
         dead: vec![false; win.n],
@@ -100,19 +104,8 @@ pub fn start() -> Result<(), c_int> {
         wake_buf: Box::new([0; 4]),
         hints: Vec::new(),
     };
-    unsafe {
-        mpi::MPI_Recv_init(
-            rt.wake_buf.as_mut_ptr() as *mut c_void,
-            4,
-            transport::dt_uint64(),
-            transport::any_source(),
-            TAG_WAKE,
-            rt.shadow,
-            &mut rt.wake_req,
-        );
-        mpi::MPI_Start(&mut rt.wake_req);
-    }
-    NEWS_WORD.store(unsafe { (rt.win.base_ptr()).add(window::NEWS_GEN) }, Ordering::Release);
+    crate::engine::wake::arm(&mut rt);
+    NEWS_WORD.store(rt.win.word_ptr(window::NEWS_GEN), Ordering::Release);
     NEWS_SEEN.store(0, Ordering::Release);
     *RT.lock() = Some(rt);
     Ok(())
@@ -123,121 +116,13 @@ pub fn stop() {
     NEWS_WORD.store(std::ptr::null_mut(), Ordering::Release);
     LAST_STATE.store(std::ptr::null_mut(), Ordering::Release);
     if let Some(mut rt) = RT.lock().take() {
-        unsafe {
-            mpi::MPI_Cancel(&mut rt.wake_req);
-            mpi::MPI_Wait(&mut rt.wake_req, transport::status_ignore());
-            mpi::MPI_Request_free(&mut rt.wake_req);
-        }
-        for (mut r, buf) in rt.hints.drain(..) {
-            // Eager messages, complete long ago; else MPI may still read the buffer.
-            unsafe { mpi::MPI_Request_free(&mut r) };
-            std::mem::forget(buf);
-        }
+        crate::engine::wake::disarm(&mut rt);
         rt.win.free();
         // Wake-ups nobody waited for: receive them, so none is left unmatched.
         crate::engine::comm::drain(rt.shadow, &mut Vec::new());
-        unsafe { mpi::MPI_Comm_free(&mut rt.shadow) };
+        transport::comm::free(&mut rt.shadow);
         stats::bump(&stats::COMMS_FREED);
     }
-}
-
-/// The wake request (for waits to include), or null before init.
-pub fn wake_request() -> mpi::MPI_Request {
-    with(|rt| rt.wake_req).unwrap_or_else(transport::request_null)
-}
-/// Wake messages received so far. Each consumer keeps its own cursor: a wait
-/// reads the others' logs before it blocks again (engine::fillin), the revoked
-/// communicators are drained at once (engine::revoke::drain_revoked).
-static WAKES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-/// How many wake messages this process received.
-pub fn wakes() -> u64 {
-    WAKES.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-/// The wake request completed: re-arm it (the news itself is in the window;
-/// a wake may carry a revoke hint, [`hint_revoke`]).
-pub fn rearm_wake(req: mpi::MPI_Request) {
-    let hint = with(|rt| {
-        rt.wake_req = req;
-        WAKES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let hint = take_hint(rt);
-        unsafe { mpi::MPI_Start(&mut rt.wake_req) };
-        hint
-    });
-    if let Some(Some(id)) = hint {
-        apply_hint(id);
-    }
-}
-/// Consumes every wake message already here (after news was handled).
-pub fn drain_wakes() {
-    let mut hints = Vec::new();
-    with(|rt| loop {
-        let mut flag = 0;
-        unsafe { mpi::MPI_Test(&mut rt.wake_req, &mut flag, transport::status_ignore()) };
-        if flag == 0 {
-            break;
-        }
-        WAKES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        hints.extend(take_hint(rt));
-        unsafe { mpi::MPI_Start(&mut rt.wake_req) };
-    });
-    for id in hints {
-        apply_hint(id);
-    }
-}
-
-/// First word of a wake message that carries a revoke hint; the second is the
-/// communicator id.
-const HINT_REVOKE: u64 = 0x4d50_4946_5452_4556;
-
-/// The revoke hint of the wake message just received, if it carried one (and
-/// clears the buffer: a plain wake has no data).
-fn take_hint(rt: &mut Runtime) -> Option<u64> {
-    let hint = (rt.wake_buf[0] == HINT_REVOKE).then_some(rt.wake_buf[1]);
-    rt.wake_buf[0] = 0;
-    hint
-}
-
-/// A revoke hint arrived: the communicator `id`, if this process holds it, is
-/// revoked here at once, before the revoker's RMA announcement (which still
-/// follows and brings the horizon) lands. Only the release gets earlier: a
-/// member that learns of the revoke this way refuses new operations on it, and
-/// its entries already logged are read by the revoker as before (engine::revoke).
-fn apply_hint(id: u64) {
-    let mut held = false;
-    comm::for_each(|st| held |= st.id == id && !st.revoked);
-    if !held {
-        return;
-    }
-    comm::troubled();
-    crate::engine::revoke::note_owed();
-    comm::for_each(|st| {
-        if st.id == id {
-            st.revoked = true;
-        }
-    });
-}
-
-/// Tells world rank `p` at once that communicator `id` is revoked: a wake
-/// message with the id (engine::revoke sends it to every member when its job
-/// starts, so a member blocked in a wait learns of the revoke without waiting for
-/// RMA, which with MPICH may wait for members computing outside MPI).
-pub fn hint_revoke(p: usize, id: u64) {
-    with(|rt| {
-        rt.hints.retain_mut(|(r, _)| {
-            let mut flag = 0;
-            unsafe { mpi::MPI_Test(r, &mut flag, transport::status_ignore()) };
-            flag == 0
-        });
-        let buf = Box::new([HINT_REVOKE, id]);
-        let mut r = transport::request_null();
-        stats::bump(&stats::WAKE_MSGS);
-        unsafe {
-            mpi::MPI_Isend(buf.as_ptr() as *const c_void, 2, transport::dt_uint64(), p as c_int, TAG_WAKE, rt.shadow, &mut r);
-        }
-        rt.hints.push((r, buf));
-    });
 }
 
 /// Fast check: did news arrive since the last [`refresh`]?
@@ -249,6 +134,11 @@ pub fn pending() -> bool {
     }
     // No fence here: the one ordering that matters (a collective's log entry
     // before the news check that follows it) is `log_collective`'s.
+    // SAFETY: `p` is the NEWS_GEN word of this process's window region
+    // (Window::word_ptr, in bounds), set by `start`; `stop` clears NEWS_WORD
+    // before it frees the window, and MPI forbids MPI calls from other threads
+    // during MPI_Finalize, so the region is still allocated here. The word is
+    // changed by other processes' RMA: hence a volatile read.
     let v = unsafe { std::ptr::read_volatile(p) };
     v != NEWS_SEEN.load(Ordering::Relaxed)
 }
@@ -384,7 +274,7 @@ fn log_entry_as(id: u64, seq: u64, d: &Desc, state: u64) {
         w.store(at + 13, d.peer_types.len() as u64);
         w.store(at + window::ENTRY_STATE, state_word(stamp, state));
         // Where [`mark_last`] writes, and what: one store, no lookup.
-        LAST_STATE.store(unsafe { w.base_ptr().add(at + window::ENTRY_STATE) }, Ordering::Relaxed);
+        LAST_STATE.store(w.word_ptr(at + window::ENTRY_STATE), Ordering::Relaxed);
         LAST_ENTERED.store(state_word(stamp, window::ENTERED), Ordering::Relaxed);
         let n = w.n;
         for (i, x) in d.peers.iter().take(n).enumerate() {
@@ -407,8 +297,9 @@ pub fn mark_last() {
     // No fence: a revoker that still reads the entry pending reads it again.
     let p = LAST_STATE.load(Ordering::Relaxed);
     if !p.is_null() {
-        // Safety: the word of this process's window that log_entry_as named last;
-        // the window lives until MPI_Finalize, which clears the pointer first.
+        // SAFETY: the word of this process's window that log_entry_as named last
+        // (Window::word_ptr, in bounds); the window lives until MPI_Finalize,
+        // whose `stop` clears the pointer before freeing it.
         unsafe { std::ptr::write_volatile(p, LAST_ENTERED.load(Ordering::Relaxed)) };
     }
 }
@@ -469,28 +360,6 @@ pub fn parse_entry(words: &[u64], n: usize) -> Option<Entry> {
             peer_types: words[h + n..h + n + nt].to_vec(),
         },
     })
-}
-
-/// Zero-byte wake message to every other process (non-blocking, fire and forget:
-/// the receive is always posted, so they complete promptly).
-pub fn wake_all() {
-    let n = world_size();
-    let me = world_rank();
-    for p in (0..n).filter(|p| *p != me) {
-        wake(p);
-    }
-}
-
-/// Sends world rank `p` a wake-up (zero bytes on the shadow communicator).
-pub fn wake(p: usize) {
-    with(|rt| {
-        let mut r = transport::request_null();
-        stats::bump(&stats::WAKE_MSGS);
-        unsafe {
-            mpi::MPI_Isend(std::ptr::null(), 0, transport::dt_uint64(), p as c_int, TAG_WAKE, rt.shadow, &mut r);
-            mpi::MPI_Request_free(&mut r);
-        }
-    });
 }
 
 /// Advances `s` (see transport::script); returns the targets that completed.
@@ -562,7 +431,7 @@ pub fn revoke_script(id: u64, horizon: Option<u64>, to: &[u32]) -> Scripts {
 
 /// Non-blocking reads of another process's log entries in flight: one
 /// (request, buffer) per run of its ring ([`start_log_reads`]).
-pub type LogReads = Vec<(mpi::MPI_Request, Box<[u64]>)>;
+pub type LogReads = Vec<(MPI_Request, Box<[u64]>)>;
 
 /// Starts reading world rank `p`'s log entries with stamps in `after + 1..=head`
 /// (those its ring still holds), one `MPI_Rget` per run; None without a window.
@@ -622,6 +491,6 @@ pub fn world_rank() -> usize {
 pub fn is_zombie() -> bool {
     with(|rt| rt.zombie).unwrap_or(false)
 }
-pub fn shadow() -> mpi::MPI_Comm {
+pub fn shadow() -> MPI_Comm {
     with(|rt| rt.shadow).unwrap_or_else(transport::comm_null)
 }

@@ -4,8 +4,7 @@
 
 use crate::engine::handles::Sim_FT_MPI_Comm;
 use crate::engine::{comm, Real};
-use crate::transport::{self, mpi};
-use mpi_sys::MPI_Request;
+use crate::transport::{self, MPI_Request};
 use std::sync::Mutex;
 
 /// Requests MPIFT gave up on for the program (sends to dead ranks, operations on
@@ -38,8 +37,8 @@ pub(crate) fn progress() {
     let mut ended = Vec::new();
     ORPHANS.lock().unwrap().retain_mut(|(r, _, c)| {
         let mut flag = 0;
-        // SAFETY: a request MPIFT owns (taken from the program), tested in place.
-        unsafe { mpi::MPI_Test(&mut r.0, &mut flag, transport::status_ignore()) };
+        // A request MPIFT owns (taken from the program), tested in place.
+        transport::request::test(&mut r.0, &mut flag, None);
         let running = flag == 0 && r.0 != transport::request_null();
         if !running {
             ended.push(c.0);
@@ -63,11 +62,9 @@ pub(crate) fn settle() {
         std::thread::sleep(std::time::Duration::from_micros(200));
     }
     for (mut r, kept, _) in ORPHANS.lock().unwrap().drain(..) {
-        // SAFETY: a request MPIFT owns; cancelled and freed once, here.
-        unsafe {
-            mpi::MPI_Cancel(&mut r.0);
-            mpi::MPI_Request_free(&mut r.0);
-        }
+        // A request MPIFT owns; cancelled and freed once, here.
+        transport::p2p::cancel(&mut r.0);
+        transport::request::free(&mut r.0);
         // Freed, not completed: MPI may still read the copy until it ends.
         std::mem::forget(kept);
     }

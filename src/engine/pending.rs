@@ -5,15 +5,14 @@
 
 use crate::engine::handles::{CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::engine::{comm, request, Real};
-use crate::transport::mpi;
-use mpi_sys::MPI_Errhandler;
+use crate::transport::{self, MPI_Comm, MPI_Errhandler};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 /// An idup whose communicator is not registered yet.
 pub struct PendingDup {
     pub handle: Real<Sim_FT_MPI_Comm>,
-    pub real: Real<mpi::MPI_Comm>,
+    pub real: Real<MPI_Comm>,
     pub request: Real<Sim_FT_MPI_Request>,
     /// The program's handler, which it may set before the idup completes: the
     /// real communicator gets it at registration.
@@ -47,8 +46,7 @@ pub fn adopt(h: Sim_FT_MPI_Comm) -> Option<CommRef> {
     let p = pending.swap_remove(i);
     ANY_PENDING.store(!pending.is_empty(), Ordering::Release);
     drop(pending);
-    // SAFETY: the completed idup's real communicator and a valid errhandler.
-    unsafe { mpi::MPI_Comm_set_errhandler(p.real.0, p.real_errhandler.0) };
+    transport::comm::set_errhandler(p.real.0, p.real_errhandler.0);
     comm::adopt_at(h, p.real.0, p.errhandler, p.id);
     comm::lookup(h)
 }

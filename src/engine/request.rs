@@ -11,8 +11,7 @@ use crate::engine::errors::{Failure, Outcome};
 use crate::engine::handles::{CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::engine::hooks::Kind;
 use crate::engine::Real;
-use crate::transport::{self, err, mpi};
-use mpi_sys::{MPI_Request, MPI_Status};
+use crate::transport::{self, err, MPI_Request, MPI_Status};
 use std::os::raw::c_int;
 use crate::transport::serial::Serial;
 
@@ -304,6 +303,8 @@ pub(crate) fn one(request: *mut Sim_FT_MPI_Request) -> Result<(Option<ReqState>,
     if request.is_null() {
         return Err(arg_error());
     }
+    // SAFETY: checked non-null above: the program's request argument, which MPI
+    // requires valid for reading.
     let h = unsafe { *request };
     if h.is_null() {
         return Ok((None, transport::request_null()));
@@ -312,19 +313,22 @@ pub(crate) fn one(request: *mut Sim_FT_MPI_Request) -> Result<(Option<ReqState>,
     Ok((Some(st), st.real.0))
 }
 
-pub use crate::engine::complete::{testall, testany, testsome, test, waitall, waitany, waitsome, wait};
+pub use crate::engine::batch::{testall, testany, testsome, waitall, waitany, waitsome};
+pub use crate::engine::complete::{test, wait};
 
 /// `MPI_Request_free`.
 pub fn free(request: *mut Sim_FT_MPI_Request) -> Outcome {
     let (st, mut real) = one(request)?;
     let Some(st) = st else { return Err(Failure::on_world(err::request())) };
-    let rc = unsafe { mpi::MPI_Request_free(&mut real) };
+    let rc = transport::request::free(&mut real);
     if rc == 0 {
         if st.ft != 0 {
             crate::engine::ft::forget(st.ft);
         }
         // MPI may still be sending from a kept copy: it must outlive the request.
         std::mem::forget(take_kept(st.keep));
+        // SAFETY: checked non-null and read by `one`: the program's request,
+        // which MPI requires valid for reading and writing.
         unsafe { *request = settle(*request, transport::request_null()) };
     }
     fail_on(Some(&st), rc)
@@ -338,7 +342,9 @@ pub fn get_status(request: Sim_FT_MPI_Request, flag: *mut c_int, status: *mut MP
         let st = lookup(request)?;
         (Some(st), st.real.0)
     };
-    let rc = unsafe { mpi::MPI_Request_get_status(real, flag, status) };
+    // SAFETY: `flag` and `status` are the program's arguments, passed on as they
+    // came, as the program's own MPI_Request_get_status would pass them.
+    let rc = unsafe { transport::request::get_status(real, flag, status) };
     fail_on(st.as_ref(), rc)
 }
 
@@ -346,7 +352,7 @@ pub fn get_status(request: Sim_FT_MPI_Request, flag: *mut c_int, status: *mut MP
 pub fn cancel(request: *mut Sim_FT_MPI_Request) -> Outcome {
     let (st, mut real) = one(request)?;
     let Some(st) = st else { return Err(Failure::on_world(err::request())) };
-    let rc = unsafe { mpi::MPI_Cancel(&mut real) };
+    let rc = transport::p2p::cancel(&mut real);
     fail_on(Some(&st), rc)
 }
 
@@ -368,13 +374,18 @@ pub fn start(request: *mut Sim_FT_MPI_Request) -> Outcome {
     if st.draining {
         // Its last start was given up on but may still be running (a dead rank
         // drains what was sent to it): MPI forbids starting an active request.
-        unsafe { mpi::MPI_Wait(&mut real, transport::status_ignore()) };
+        transport::request::wait(&mut real, None);
+        // SAFETY: checked non-null and read by `one`: the program's request,
+        // which MPI requires valid for reading.
         update(unsafe { *request }, |s| s.draining = false);
     }
     let nth = count_start(&st);
-    let rc = unsafe { mpi::MPI_Start(&mut real) };
+    let rc = transport::p2p::start(&mut real);
+    // SAFETY: checked non-null and read by `one`: the program's request, which
+    // MPI requires valid for reading and writing.
     unsafe { *request = settle(*request, real) };
     if rc == 0 {
+        // SAFETY: the program's request, as just written (checked non-null by `one`).
         update(unsafe { *request }, |st| {
             st.active = true;
             st.nth = nth;
@@ -389,6 +400,8 @@ pub fn startall(count: c_int, reqs: *mut Sim_FT_MPI_Request) -> Outcome {
         return Err(arg_error());
     }
     for i in 0..count as usize {
+        // SAFETY: i < count, the length of the program's request array (checked
+        // non-null above when count > 0).
         start(unsafe { reqs.add(i) })?;
     }
     Ok(())
@@ -418,8 +431,13 @@ mod tests {
 
     fn fake_real() -> MPI_Request {
         // Any value other than MPI_REQUEST_NULL; never handed to MPI here.
+        // SAFETY: a request handle is an int (MPICH) or a pointer (Open MPI):
+        // all zeros is a valid value of either, never dereferenced here.
         let mut r = unsafe { std::mem::zeroed::<MPI_Request>() };
         if r == transport::request_null() {
+            // SAFETY: both handle types are at most pointer-sized plain values, so
+            // reading one from the bytes of a usize gives a valid (if meaningless)
+            // handle, only compared here, never given to MPI.
             r = unsafe { std::mem::transmute_copy(&1usize) };
         }
         r

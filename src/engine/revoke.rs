@@ -35,9 +35,8 @@ use crate::engine::request::ReqState;
 use crate::engine::{comm, logs, news};
 use crate::transport::script::Scripts;
 use crate::transport::serial::Serial;
-use crate::transport::{self, mpi, window};
+use crate::transport::{self, window, MPI_Request, MPI_Status};
 use std::sync::atomic::{AtomicBool, Ordering};
-use mpi_sys::{MPI_Request, MPI_Status};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -45,7 +44,7 @@ use std::time::{Duration, Instant};
 enum Read {
     /// "Revoked" has not landed there yet.
     Announcing,
-    Head(mpi::MPI_Request, Box<[u64; 1]>),
+    Head(MPI_Request, Box<[u64; 1]>),
     /// Reads of the target's log entries `from..head` in flight (one per run).
     Entries { reads: news::LogReads, from: u64, head: u64 },
     Done,
@@ -65,7 +64,10 @@ struct Job {
     hinted: bool,
 }
 
-// Requests and buffers are only touched by the thread that calls MPI.
+// SAFETY: the host requests inside (its reads' and its scripts'; pointers with
+// Open MPI) name host objects not tied to any thread, and are only touched under
+// JOBS's lock, by the thread that calls MPI; the boxed buffers are plain memory
+// owned by the job.
 unsafe impl Send for Job {}
 
 static JOBS: Serial<Vec<Job>> = Serial::new(Vec::new());
@@ -342,8 +344,8 @@ fn join_next(cr: &CommRef, s: u64) -> Outcome {
     comm::update(cr.handle, |st| st.seq = s);
     let who = Who { real: cr.real, rank, size: members.len(), id: cr.id, members: &members, seq: s };
     if let Joined::Pending(mut p) = join::join(&who, &d, &per) {
-        // SAFETY: the join's own request, waited for once; `p` keeps its buffers.
-        unsafe { mpi::MPI_Wait(&mut p.req, transport::status_ignore()) };
+        // The join's own request, waited for once; `p` keeps its buffers.
+        transport::request::wait(&mut p.req, None);
     }
     logs::with(|cache| cache.prune(cr.id, s));
     Ok(())
@@ -474,8 +476,8 @@ pub(crate) fn drained(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_St
             next_wake = (next_wake * 2).max(std::time::Duration::from_millis(1));
         }
         let mut flag = 0;
-        // SAFETY: the caller's real request and status storage.
-        unsafe { mpi::MPI_Test(real, &mut flag, status) };
+        // The caller's real request and status storage.
+        transport::request::test(real, &mut flag, Some(status));
         if flag != 0 {
             return true;
         }

@@ -27,12 +27,12 @@
 
 #![allow(non_snake_case, clippy::too_many_arguments)]
 
+use crate::engine::ctor_join::free_comm;
 use crate::engine::handles::CommRef;
 use crate::engine::describe::{self, fcode, Desc, Spec};
 use crate::engine::join::{Joined, Pending, Who};
 use crate::engine::news;
-use crate::transport::{self, mpi, topo_kind};
-use mpi_sys::{MPI_Aint, MPI_Datatype};
+use crate::transport::{self, coll, comm, env, topo_kind, MPI_Aint, MPI_Comm, MPI_Datatype, MPI_Request};
 use std::os::raw::{c_int, c_void};
 
 type P = *const c_void;
@@ -49,39 +49,37 @@ pub struct Adjacency {
 }
 
 /// The calling process's neighbors in the topology of `real` (None: no topology).
-pub fn adjacency(real: mpi::MPI_Comm) -> Option<Adjacency> {
+pub fn adjacency(real: MPI_Comm) -> Option<Adjacency> {
     let mut kind: c_int = 0;
-    unsafe { mpi::MPI_Topo_test(real, &mut kind) };
+    comm::topo_test(real, &mut kind);
+    // SAFETY: immutable ints the C shim initialised from the host's macros.
     let (cart, graph, dist) = unsafe { (topo_kind::CART, topo_kind::GRAPH, topo_kind::DIST_GRAPH) };
     if kind == cart {
         let mut nd: c_int = 0;
-        unsafe { mpi::MPI_Cartdim_get(real, &mut nd) };
+        comm::cartdim_get(real, &mut nd);
         let mut v = Vec::with_capacity(2 * nd.max(0) as usize);
         for d in 0..nd {
             let (mut src, mut dst) = (0, 0);
-            unsafe { mpi::MPI_Cart_shift(real, d, 1, &mut src, &mut dst) };
+            comm::cart_shift(real, d, 1, &mut src, &mut dst);
             v.push(src);
             v.push(dst);
         }
         Some(Adjacency { ins: v.clone(), outs: v })
     } else if kind == graph {
         let (mut me, mut n) = (0, 0);
-        unsafe {
-            mpi::MPI_Comm_rank(real, &mut me);
-            mpi::MPI_Graph_neighbors_count(real, me, &mut n);
-        }
+        comm::rank(real, &mut me);
+        comm::graph_neighbors_count(real, me, &mut n);
         let mut v = vec![0 as c_int; n.max(0) as usize];
-        unsafe { mpi::MPI_Graph_neighbors(real, me, n, v.as_mut_ptr()) };
+        comm::graph_neighbors(real, me, &mut v);
         Some(Adjacency { ins: v.clone(), outs: v })
     } else if kind == dist {
         let (mut ind, mut outd, mut weighted) = (0, 0, 0);
-        unsafe { mpi::MPI_Dist_graph_neighbors_count(real, &mut ind, &mut outd, &mut weighted) };
+        comm::dist_graph_neighbors_count(real, &mut ind, &mut outd, &mut weighted);
         let (ni, no) = (ind.max(0) as usize, outd.max(0) as usize);
         let (mut ins, mut sw) = (vec![0 as c_int; ni.max(1)], vec![0 as c_int; ni.max(1)]);
         let (mut outs, mut dw) = (vec![0 as c_int; no.max(1)], vec![0 as c_int; no.max(1)]);
-        unsafe {
-            mpi::MPI_Dist_graph_neighbors(real, ind, ins.as_mut_ptr(), sw.as_mut_ptr(), outd, outs.as_mut_ptr(), dw.as_mut_ptr())
-        };
+        // The degrees passed are the slices' lengths (`ind`, `outd`).
+        comm::dist_graph_neighbors(real, &mut ins[..ni], &mut sw[..ni], &mut outs[..no], &mut dw[..no]);
         ins.truncate(ni);
         outs.truncate(no);
         Some(Adjacency { ins, outs })
@@ -108,17 +106,23 @@ fn base(f: u32, send: Spec, recv: Spec) -> Desc {
     Desc { fcode: f, send, recv, op: describe::OP_NONE, extra: [0, 0, LISTS, 0], ..Desc::default() }
 }
 
+/// Entry `k` of one of the program's count arrays (0 if none was given). Called
+/// only with `k` below the calling process's in- or out-degree ([`with_lists`]),
+/// the length MPI requires of the neighborhood collectives' count arrays.
 fn at(p: Ci, k: usize) -> i64 {
     if p.is_null() {
         0
     } else {
+        // SAFETY: `p` is the program's non-null count array for this call, which
+        // MPI requires to have one entry per neighbor on its side; `k` is below
+        // that degree (with_lists iterates over the adjacency lists).
         unsafe { *p.add(k) as i64 }
     }
 }
 
 fn type_size(t: MPI_Datatype) -> i64 {
     let mut s: c_int = 0;
-    unsafe { mpi::MPI_Type_size(t, &mut s) };
+    env::type_size(t, &mut s);
     s.max(0) as i64
 }
 
@@ -194,6 +198,8 @@ pub fn MPI_Neighbor_alltoallw(
         if types.is_null() {
             0
         } else {
+            // SAFETY: the program's non-null datatype array for this call, one per
+            // neighbor on its side (MPI's contract); `k` is below that degree.
             at(counts, k) * type_size(unsafe { *types.add(k) })
         }
     };
@@ -273,33 +279,34 @@ pub fn join(who: &Who, f: u32, nb: bool, e0: &Desc, entries: &[Option<Desc>]) ->
     }
 }
 
-fn join_constructor(c: mpi::MPI_Comm, f: u32, e0: &Desc) {
+fn join_constructor(c: MPI_Comm, f: u32, e0: &Desc) {
     let mut nc = transport::comm_null();
     let dummy = [0 as c_int; 1];
-    let d = dummy.as_ptr();
     match f {
         fcode::GRAPH_CREATE => {
             let nnodes = e0.extra[0] as u32 as c_int;
             let index = vec![0 as c_int; nnodes.max(1) as usize];
-            unsafe { mpi::MPI_Graph_create(c, nnodes, index.as_ptr(), d, e0.extra[1] as c_int, &mut nc) };
+            comm::graph_create(c, nnodes, &index, &dummy, e0.extra[1] as c_int, &mut nc);
         }
         _ => {
             let reorder = e0.extra[0] as c_int;
             let w = if e0.extra[1] == 0 { transport::unweighted() } else { transport::weights_empty() };
             let info = transport::info_null();
-            unsafe {
-                if f == fcode::DIST_GRAPH_CREATE {
-                    mpi::MPI_Dist_graph_create(c, 0, d, d, d, w, info, reorder, &mut nc);
-                } else {
-                    mpi::MPI_Dist_graph_create_adjacent(c, 0, d, w, 0, d, w, info, reorder, &mut nc);
-                }
+            // No edges: zero sources (`n` 0) and empty neighbor lists, with the
+            // dummy's address as the (unread) arrays; `w` is a sentinel.
+            let (d, none) = (dummy.as_ptr(), &dummy[..0]);
+            if f == fcode::DIST_GRAPH_CREATE {
+                // SAFETY: `n` is 0, so no source, degree or destination is read
+                // beyond the one-int dummy; `w` is MPI_UNWEIGHTED or MPI_WEIGHTS_EMPTY.
+                unsafe { comm::dist_graph_create(c, 0, d, d, d, w, info, reorder, &mut nc) };
+            } else {
+                // SAFETY: both neighbor lists are empty and `w` is MPI_UNWEIGHTED or
+                // MPI_WEIGHTS_EMPTY, so no weight is read.
+                unsafe { comm::dist_graph_create_adjacent(c, none, w, none, w, info, reorder, &mut nc) };
             }
         }
     }
-    transport::stats::transient_comm(nc != transport::comm_null());
-    if nc != transport::comm_null() {
-        unsafe { mpi::MPI_Comm_free(&mut nc) };
-    }
+    free_comm(nc);
 }
 
 /// Position of `list[k]` among the equal entries before it.
@@ -323,25 +330,47 @@ fn prefix(v: &[c_int]) -> Vec<c_int> {
         .collect()
 }
 
-/// `MPI_Aint`s in a byte buffer, aligned for MPI (the buffer outlives the call).
-fn aints(values: &[MPI_Aint]) -> (Vec<u8>, *const MPI_Aint) {
-    let sz = std::mem::size_of::<MPI_Aint>();
-    let mut b = vec![0u8; (values.len() + 1) * sz];
-    let off = b.as_ptr().align_offset(std::mem::align_of::<MPI_Aint>());
-    let p = unsafe { b.as_mut_ptr().add(off) } as *mut MPI_Aint;
-    for (i, v) in values.iter().enumerate() {
-        unsafe { p.add(i).write(*v) };
-    }
-    (b, p)
+/// What a dummy exchanges with its neighbors in a neighborhood collective.
+struct Plan {
+    /// What each out-neighbor expects from us, what each in-neighbor sends us.
+    send_amt: Vec<i32>,
+    recv_amt: Vec<i32>,
+    /// The datatypes: a live out-neighbor's receive type, a live in-neighbor's
+    /// send type (with their counts, for the uniform collectives).
+    out_spec: Option<Spec>,
+    in_spec: Option<Spec>,
 }
 
-fn join_neighbor(who: &Who, f: u32, nb: bool, entries: &[Option<Desc>]) -> Joined {
-    let Some(adj) = adjacency(who.real) else { return Joined::Unsupported };
+impl Plan {
+    fn nin(&self) -> i32 {
+        self.recv_amt.len() as i32
+    }
+    fn nout(&self) -> i32 {
+        self.send_amt.len() as i32
+    }
+    /// Type code, datatype and count multiplier of what we send.
+    fn send_type(&self) -> (u32, MPI_Datatype, i32) {
+        let ty = self.out_spec.map_or(0, |s| s.ty);
+        let (t, m) = describe::type_for(ty);
+        (ty, t, m)
+    }
+    /// Type code, datatype and count multiplier of what we receive.
+    fn recv_type(&self) -> (u32, MPI_Datatype, i32) {
+        let ty = self.in_spec.map_or(0, |s| s.ty);
+        let (t, m) = describe::type_for(ty);
+        (ty, t, m)
+    }
+}
+
+/// The plan of a dummy's part in neighborhood collective `f` on `who`, from its
+/// adjacency and the live neighbors' lists (None: no topology, or lists missing).
+fn plan(who: &Who, f: u32, entries: &[Option<Desc>]) -> Option<Plan> {
+    let adj = adjacency(who.real)?;
     let me = who.rank as c_int;
     let live = |r: c_int| -> Option<&Desc> { if r < 0 { None } else { entries.get(r as usize)?.as_ref() } };
     let uniform = matches!(f, fcode::NEIGHBOR_ALLGATHER | fcode::NEIGHBOR_ALLTOALL);
     if !uniform && entries.iter().flatten().any(|e| e.extra[2] != LISTS) {
-        return Joined::Unsupported;
+        return None;
     }
     // What each out-neighbor expects from us, what each in-neighbor sends us.
     let send_amt: Vec<i32> = (0..adj.outs.len())
@@ -361,105 +390,144 @@ fn join_neighbor(who: &Who, f: u32, nb: bool, entries: &[Option<Desc>]) -> Joine
         out_spec = out_spec.or(in_spec);
         in_spec = in_spec.or(out_spec);
     }
-    let (st, sm) = describe::type_for(out_spec.map_or(0, |s| s.ty));
-    let (rt, rm) = describe::type_for(in_spec.map_or(0, |s| s.ty));
-    let (sty, rty) = (out_spec.map_or(0, |s| s.ty), in_spec.map_or(0, |s| s.ty));
-    let c = who.real;
-    let mut req = transport::request_null();
-    let r = &mut req as *mut mpi::MPI_Request;
-    let (nin, nout) = (adj.ins.len() as i32, adj.outs.len() as i32);
-    let mut bufs: Vec<Vec<u8>> = Vec::new();
-    let mut ints: Vec<Vec<c_int>> = Vec::new();
-    let mut types: Vec<Vec<MPI_Datatype>> = Vec::new();
-    // SAFETY: buffers, counts and types outlive the call (kept in the Pending).
-    let code = unsafe {
-        match f {
-            fcode::NEIGHBOR_ALLGATHER | fcode::NEIGHBOR_ALLTOALL => {
-                let sc = out_spec.map_or(0, |s| s.count);
-                let rc = in_spec.map_or(0, |s| s.count);
-                let per = if f == fcode::NEIGHBOR_ALLTOALL { nout } else { 1 };
-                let mut sb = vec![0u8; describe::bytes_for(sc * per, sty).max(8)];
-                let mut rb = vec![0u8; describe::bytes_for(rc * nin, rty).max(8)];
-                let (sp, rp) = (sb.as_mut_ptr() as P, rb.as_mut_ptr() as M);
-                let (sc, rc) = (sc * sm, rc * rm);
-                let code = match (f == fcode::NEIGHBOR_ALLGATHER, nb) {
-                    (true, false) => mpi::MPI_Neighbor_allgather(sp, sc, st, rp, rc, rt, c),
-                    (true, true) => mpi::MPI_Ineighbor_allgather(sp, sc, st, rp, rc, rt, c, r),
-                    (false, false) => mpi::MPI_Neighbor_alltoall(sp, sc, st, rp, rc, rt, c),
-                    (false, true) => mpi::MPI_Ineighbor_alltoall(sp, sc, st, rp, rc, rt, c, r),
-                };
-                bufs.extend([sb, rb]);
-                code
-            }
-            fcode::NEIGHBOR_ALLGATHERV => {
-                // Our one send count: what the live out-neighbors expect (they agree).
-                let sc = send_amt.iter().copied().max().unwrap_or(0);
-                let rcs: Vec<c_int> = recv_amt.iter().map(|a| a * rm).collect();
-                let displs = prefix(&rcs);
-                let total: i32 = recv_amt.iter().sum();
-                let mut sb = vec![0u8; describe::bytes_for(sc, sty).max(8)];
-                let mut rb = vec![0u8; describe::bytes_for(total, rty).max(8)];
-                let (sp, rp) = (sb.as_mut_ptr() as P, rb.as_mut_ptr() as M);
-                let code = if nb {
-                    mpi::MPI_Ineighbor_allgatherv(sp, sc * sm, st, rp, rcs.as_ptr(), displs.as_ptr(), rt, c, r)
-                } else {
-                    mpi::MPI_Neighbor_allgatherv(sp, sc * sm, st, rp, rcs.as_ptr(), displs.as_ptr(), rt, c)
-                };
-                bufs.extend([sb, rb]);
-                ints.extend([rcs, displs]);
-                code
-            }
-            fcode::NEIGHBOR_ALLTOALLV => {
-                let scs: Vec<c_int> = send_amt.iter().map(|a| a * sm).collect();
-                let rcs: Vec<c_int> = recv_amt.iter().map(|a| a * rm).collect();
-                let (sd, rd) = (prefix(&scs), prefix(&rcs));
-                let mut sb = vec![0u8; describe::bytes_for(send_amt.iter().sum(), sty).max(8)];
-                let mut rb = vec![0u8; describe::bytes_for(recv_amt.iter().sum(), rty).max(8)];
-                let (sp, rp) = (sb.as_mut_ptr() as P, rb.as_mut_ptr() as M);
-                let (a, b, x, y) = (scs.as_ptr(), sd.as_ptr(), rcs.as_ptr(), rd.as_ptr());
-                let code = if nb {
-                    mpi::MPI_Ineighbor_alltoallv(sp, a, b, st, rp, x, y, rt, c, r)
-                } else {
-                    mpi::MPI_Neighbor_alltoallv(sp, a, b, st, rp, x, y, rt, c)
-                };
-                bufs.extend([sb, rb]);
-                ints.extend([scs, sd, rcs, rd]);
-                code
-            }
-            fcode::NEIGHBOR_ALLTOALLW => {
-                // Amounts are bytes.
-                let byte = transport::dt_byte();
-                let scs: Vec<c_int> = send_amt.clone();
-                let rcs: Vec<c_int> = recv_amt.clone();
-                let sdv: Vec<MPI_Aint> = prefix(&scs).into_iter().map(|x| x as MPI_Aint).collect();
-                let rdv: Vec<MPI_Aint> = prefix(&rcs).into_iter().map(|x| x as MPI_Aint).collect();
-                let (sdb, sd) = aints(&sdv);
-                let (rdb, rd) = aints(&rdv);
-                let stv = vec![byte; scs.len().max(1)];
-                let rtv = vec![byte; rcs.len().max(1)];
-                let mut sb = vec![0u8; (scs.iter().sum::<i32>().max(0) as usize).max(8)];
-                let mut rb = vec![0u8; (rcs.iter().sum::<i32>().max(0) as usize).max(8)];
-                let (sp, rp) = (sb.as_mut_ptr() as P, rb.as_mut_ptr() as M);
-                let code = if nb {
-                    mpi::MPI_Ineighbor_alltoallw(sp, scs.as_ptr(), sd, stv.as_ptr(), rp, rcs.as_ptr(), rd, rtv.as_ptr(), c, r)
-                } else {
-                    mpi::MPI_Neighbor_alltoallw(sp, scs.as_ptr(), sd, stv.as_ptr(), rp, rcs.as_ptr(), rd, rtv.as_ptr(), c)
-                };
-                bufs.extend([sb, rb, sdb, rdb]);
-                ints.extend([scs, rcs]);
-                types.extend([stv, rtv]);
-                code
-            }
-            _ => return Joined::Unsupported,
-        }
+    Some(Plan { send_amt, recv_amt, out_spec, in_spec })
+}
+
+fn join_neighbor(who: &Who, f: u32, nb: bool, entries: &[Option<Desc>]) -> Joined {
+    let Some(x) = plan(who, f, entries) else { return Joined::Unsupported };
+    let mut p = Pending::empty();
+    let code = match f {
+        fcode::NEIGHBOR_ALLGATHER | fcode::NEIGHBOR_ALLTOALL => neighbor_uniform(who.real, f, nb, &x, &mut p),
+        fcode::NEIGHBOR_ALLGATHERV => neighbor_allgatherv(who.real, nb, &x, &mut p),
+        fcode::NEIGHBOR_ALLTOALLV => neighbor_alltoallv(who.real, nb, &x, &mut p),
+        fcode::NEIGHBOR_ALLTOALLW => neighbor_alltoallw(who.real, nb, &x, &mut p),
+        _ => return Joined::Unsupported,
     };
     if code != 0 && news::debug() {
         // A peer of this join waits for a message that was never sent.
         crate::say!("MPIFT join {}: comm {:x} #{} f{} failed at once: error {}", news::world_rank(), who.id, who.seq, f, code);
     }
     if nb {
-        Joined::Pending(Pending::holding(req, bufs, ints, types))
+        Joined::Pending(p)
     } else {
         Joined::Done
     }
+}
+
+/// `MPI_Neighbor_allgather` and `MPI_Neighbor_alltoall`: one count each way.
+fn neighbor_uniform(c: MPI_Comm, f: u32, nb: bool, x: &Plan, p: &mut Pending) -> c_int {
+    let ((sty, st, sm), (rty, rt, rm)) = (x.send_type(), x.recv_type());
+    let sc = x.out_spec.map_or(0, |s| s.count);
+    let rc = x.in_spec.map_or(0, |s| s.count);
+    let per = if f == fcode::NEIGHBOR_ALLTOALL { x.nout() } else { 1 };
+    let mut sb = vec![0u8; describe::bytes_for(sc * per, sty).max(8)];
+    let mut rb = vec![0u8; describe::bytes_for(rc * x.nin(), rty).max(8)];
+    let (sp, rp) = (sb.as_mut_ptr() as P, rb.as_mut_ptr() as M);
+    let (sc, rc) = (sc * sm, rc * rm);
+    let r: &mut MPI_Request = &mut p.req;
+    // SAFETY: `sb` holds `sc` elements of `st` per out-neighbor (alltoall) or
+    // once, `rb` `rc` of `rt` per in-neighbor; both are kept in `p`, which the
+    // caller keeps until the request completes.
+    let code = unsafe {
+        match (f == fcode::NEIGHBOR_ALLGATHER, nb) {
+            (true, false) => coll::neighbor_allgather(sp, sc, st, rp, rc, rt, c),
+            (true, true) => coll::ineighbor_allgather(sp, sc, st, rp, rc, rt, c, r),
+            (false, false) => coll::neighbor_alltoall(sp, sc, st, rp, rc, rt, c),
+            (false, true) => coll::ineighbor_alltoall(sp, sc, st, rp, rc, rt, c, r),
+        }
+    };
+    p.buf(sb);
+    p.buf(rb);
+    code
+}
+
+/// `MPI_Neighbor_allgatherv`: our one send count, a count per in-neighbor.
+fn neighbor_allgatherv(c: MPI_Comm, nb: bool, x: &Plan, p: &mut Pending) -> c_int {
+    let ((sty, st, sm), (rty, rt, rm)) = (x.send_type(), x.recv_type());
+    // Our one send count: what the live out-neighbors expect (they agree).
+    let sc = x.send_amt.iter().copied().max().unwrap_or(0);
+    let rcs: Vec<c_int> = x.recv_amt.iter().map(|a| a * rm).collect();
+    let displs = prefix(&rcs);
+    let total: i32 = x.recv_amt.iter().sum();
+    let mut sb = vec![0u8; describe::bytes_for(sc, sty).max(8)];
+    let mut rb = vec![0u8; describe::bytes_for(total, rty).max(8)];
+    let (sp, rp) = (sb.as_mut_ptr() as P, rb.as_mut_ptr() as M);
+    // SAFETY: `rcs` and `displs` have one entry per in-neighbor and `rb` holds
+    // their sum of elements of `rt`, `sb` `sc * sm` of `st`; all are kept in `p`,
+    // which the caller keeps until the request completes.
+    let code = unsafe {
+        if nb {
+            coll::ineighbor_allgatherv(sp, sc * sm, st, rp, rcs.as_ptr(), displs.as_ptr(), rt, c, &mut p.req)
+        } else {
+            coll::neighbor_allgatherv(sp, sc * sm, st, rp, rcs.as_ptr(), displs.as_ptr(), rt, c)
+        }
+    };
+    p.buf(sb);
+    p.buf(rb);
+    p.ints(rcs);
+    p.ints(displs);
+    code
+}
+
+/// `MPI_Neighbor_alltoallv`: a count per neighbor each way, in the live members'
+/// datatypes.
+fn neighbor_alltoallv(c: MPI_Comm, nb: bool, x: &Plan, p: &mut Pending) -> c_int {
+    let ((sty, st, sm), (rty, rt, rm)) = (x.send_type(), x.recv_type());
+    let scs: Vec<c_int> = x.send_amt.iter().map(|a| a * sm).collect();
+    let rcs: Vec<c_int> = x.recv_amt.iter().map(|a| a * rm).collect();
+    let (sd, rd) = (prefix(&scs), prefix(&rcs));
+    let mut sb = vec![0u8; describe::bytes_for(x.send_amt.iter().sum(), sty).max(8)];
+    let mut rb = vec![0u8; describe::bytes_for(x.recv_amt.iter().sum(), rty).max(8)];
+    let (sp, rp) = (sb.as_mut_ptr() as P, rb.as_mut_ptr() as M);
+    let (a, b, y, z) = (scs.as_ptr(), sd.as_ptr(), rcs.as_ptr(), rd.as_ptr());
+    // SAFETY: the count and displacement arrays have one entry per neighbor on
+    // their side; `sb` and `rb` hold the sums of the counts (elements of `st`,
+    // `rt`); all are kept in `p`, which the caller keeps until completion.
+    let code = unsafe {
+        if nb {
+            coll::ineighbor_alltoallv(sp, a, b, st, rp, y, z, rt, c, &mut p.req)
+        } else {
+            coll::neighbor_alltoallv(sp, a, b, st, rp, y, z, rt, c)
+        }
+    };
+    p.buf(sb);
+    p.buf(rb);
+    for v in [scs, sd, rcs, rd] {
+        p.ints(v);
+    }
+    code
+}
+
+/// `MPI_Neighbor_alltoallw`: amounts in bytes, sent as `MPI_BYTE`.
+fn neighbor_alltoallw(c: MPI_Comm, nb: bool, x: &Plan, p: &mut Pending) -> c_int {
+    let byte = transport::dt_byte();
+    let scs: Vec<c_int> = x.send_amt.clone();
+    let rcs: Vec<c_int> = x.recv_amt.clone();
+    let sd: Vec<MPI_Aint> = prefix(&scs).into_iter().map(|x| x as MPI_Aint).collect();
+    let rd: Vec<MPI_Aint> = prefix(&rcs).into_iter().map(|x| x as MPI_Aint).collect();
+    let stv = vec![byte; scs.len().max(1)];
+    let rtv = vec![byte; rcs.len().max(1)];
+    let mut sb = vec![0u8; (scs.iter().sum::<i32>().max(0) as usize).max(8)];
+    let mut rb = vec![0u8; (rcs.iter().sum::<i32>().max(0) as usize).max(8)];
+    let (sp, rp) = (sb.as_mut_ptr() as P, rb.as_mut_ptr() as M);
+    let (a, b, y, z) = (scs.as_ptr(), sd.as_ptr(), rcs.as_ptr(), rd.as_ptr());
+    // SAFETY: the count, displacement and type arrays have one entry per neighbor
+    // on their side; `sb` and `rb` hold the byte sums of the counts; all are kept
+    // in `p`, which the caller keeps until the request completes.
+    let code = unsafe {
+        if nb {
+            coll::ineighbor_alltoallw(sp, a, b, stv.as_ptr(), rp, y, z, rtv.as_ptr(), c, &mut p.req)
+        } else {
+            coll::neighbor_alltoallw(sp, a, b, stv.as_ptr(), rp, y, z, rtv.as_ptr(), c)
+        }
+    };
+    p.buf(sb);
+    p.buf(rb);
+    p.aints(sd);
+    p.aints(rd);
+    p.ints(scs);
+    p.ints(rcs);
+    p.types(stv);
+    p.types(rtv);
+    code
 }

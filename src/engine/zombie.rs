@@ -23,7 +23,7 @@ use crate::engine::join::{self, Joined, Pending, Who};
 use crate::engine::{comm, ft, logs, news, observer, request};
 use crate::transport::script::{self, Scripts, Update};
 use crate::transport::window;
-use crate::transport::{self, mpi};
+use crate::transport::{self, MPI_Comm, MPI_Request};
 use std::os::raw::c_int;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -31,7 +31,7 @@ use std::time::Duration;
 /// What a zombie keeps per communicator it is in.
 struct ZComm {
     id: u64,
-    real: mpi::MPI_Comm,
+    real: MPI_Comm,
     rank: usize,
     members: Vec<u32>,
     /// An intercommunicator's remote group (world ranks, [`comm::FOREIGN`]
@@ -51,7 +51,9 @@ impl ZComm {
         }
     }
 }
-// A real handle, only used by the thread that calls MPI.
+// SAFETY: the real handle (a pointer with Open MPI) names a host object not tied
+// to any thread; a ZComm lives in NEW_COMMS or the serve loop, and is only used
+// by the thread that calls MPI.
 unsafe impl Send for ZComm {}
 
 /// `Sim_FT_kill_me`: never returns.
@@ -89,7 +91,7 @@ pub fn kill_me() -> ! {
     observer::finalize();
     news::stop();
     logs::clear();
-    unsafe { mpi::MPI_Finalize() };
+    transport::env::finalize();
     // From an atexit handler (MPIFT_EXIT_KILLS) the process must end with _exit.
     observer::end_process(0)
 }
@@ -134,7 +136,7 @@ fn announce(sent: &[(u64, u32, u32, u32)]) -> Scripts {
 }
 
 /// Step 3.
-fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>, mut news_out: Scripts) {
+fn serve(mut comms: Vec<ZComm>, own: &mut Vec<MPI_Request>, mut news_out: Scripts) {
     let mut pending: Vec<Pending> = Vec::new();
     let mut idle = Duration::from_micros(50);
     let mut last_busy = std::time::Instant::now();
@@ -205,10 +207,8 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<mpi::MPI_Request>, mut news_out: S
         }
     }
     for mut r in own.drain(..) {
-        unsafe {
-            mpi::MPI_Cancel(&mut r);
-            mpi::MPI_Request_free(&mut r);
-        }
+        transport::p2p::cancel(&mut r);
+        transport::request::free(&mut r);
     }
 }
 
@@ -347,7 +347,7 @@ static NEW_COMMS: std::sync::Mutex<Vec<ZComm>> = std::sync::Mutex::new(Vec::new(
 /// A shrink this dead rank had started made a communicator with it inside:
 /// serve it like the others. `live`: the old ranks in it, `members`: the old
 /// communicator's world ranks, `old_rank`: this rank's old rank.
-pub fn adopt_shrunk(real: mpi::MPI_Comm, id: u64, live: &[u32], members: &[u32], old_rank: usize) {
+pub fn adopt_shrunk(real: MPI_Comm, id: u64, live: &[u32], members: &[u32], old_rank: usize) {
     let rank = live.iter().position(|r| *r as usize == old_rank).expect("in the new communicator");
     let members = live.iter().map(|r| members[*r as usize]).collect();
     NEW_COMMS.lock().unwrap().push(ZComm { id, real, rank, members, remote: Vec::new(), inter: false, seq: 0 });

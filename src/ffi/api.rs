@@ -108,6 +108,8 @@ pub unsafe extern "C" fn Sim_FT_stats(out: *mut Sim_FT_stats_t) -> c_int {
         layer_windows: get(&stats::WINDOWS),
         user_comms: std::panic::catch_unwind(crate::engine::comm::count).unwrap_or(0) as c_ulonglong,
     };
+    // SAFETY: `out` is not null (checked above) and the caller promises it points
+    // to a writable `Sim_FT_stats_t` (this function's `# Safety`).
     unsafe { *out = s };
     0
 }
@@ -134,6 +136,8 @@ pub unsafe extern "C" fn Sim_FT_set_kill_policy(rules: *const c_char) -> c_int {
     if rules.is_null() {
         return arg;
     }
+    // SAFETY: `rules` is not null (checked above) and the caller promises a
+    // NUL-terminated string (this function's `# Safety`); only read here.
     let text = unsafe { std::ffi::CStr::from_ptr(rules) }.to_string_lossy().into_owned();
     match std::panic::catch_unwind(|| crate::inject::set_policy(&text)) {
         Ok(Ok(())) => 0,
@@ -174,7 +178,7 @@ pub extern "C" fn Sim_FT_call_count() -> c_longlong {
 /// not touched. Draws from the job's seeded generator. Needs `MPI_Init`.
 /// Returns the number of bits flipped, or -1 on a bad argument.
 #[no_mangle]
-pub extern "C" fn Sim_FT_Manipulate_bits(buf: *mut c_void, count: c_int, datatype: mpi_sys::MPI_Datatype, p: f64) -> c_longlong {
+pub extern "C" fn Sim_FT_Manipulate_bits(buf: *mut c_void, count: c_int, datatype: crate::transport::MPI_Datatype, p: f64) -> c_longlong {
     if count < 0 || (count > 0 && buf.is_null()) || !(0.0..=1.0).contains(&p) || !crate::engine::process::is_active() {
         return -1;
     }
@@ -196,6 +200,9 @@ pub extern "C" fn Sim_FT_Manipulate_bytes(buf: *mut c_void, len: usize, p: f64) 
     if len == 0 {
         return 0;
     }
+    // SAFETY: `buf` is not null (checked above for len > 0) and, as the C API
+    // documents, points to `len` bytes the program owns and does not touch during
+    // the call.
     let bytes = unsafe { std::slice::from_raw_parts_mut(buf as *mut u8, len) };
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::inject::bitflip::manipulate_bytes(bytes, p)))
         .map_or(-1, |m| m as c_longlong)

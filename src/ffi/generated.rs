@@ -7,7 +7,11 @@ use crate::ffi::boundary;
 use crate::engine::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Request, MPI_Fint};
 use crate::engine::{comm, hooks, request};
 use crate::transport;
-use mpi_sys::*;
+#[allow(unused_imports)]
+use crate::transport::{
+    MPI_Aint, MPI_Comm, MPI_Datatype, MPI_Errhandler, MPI_File, MPI_Grequest_cancel_function, MPI_Grequest_free_function,
+    MPI_Grequest_query_function, MPI_Group, MPI_Info, MPI_Message, MPI_Offset, MPI_Op, MPI_Request, MPI_Status, MPI_Win,
+};
 use std::os::raw::{c_char, c_int, c_void};
 
 #[allow(unused_imports)]

@@ -20,7 +20,7 @@
 
 use crate::inject::policy::BitflipPolicy;
 use crate::inject::rng::{self, Rng, Stream};
-use crate::transport::{self, mpi};
+use crate::transport::{self, env, p2p, MPI_Comm, MPI_Datatype};
 use bitvec::prelude::*;
 use rand_distr::{Binomial, Distribution};
 use std::os::raw::{c_int, c_void};
@@ -122,7 +122,7 @@ pub fn manipulate_bytes(buf: &mut [u8], p: f64) -> u64 {
 /// `Sim_FT_Manipulate_bits`: flips bits of the data of `count` elements of `dt`
 /// at `buf` in place (gaps of a derived datatype are left alone); returns m, or
 /// an MPI error code (negated) from the real MPI.
-pub fn manipulate_typed(buf: *mut c_void, count: c_int, dt: mpi::MPI_Datatype, p: f64) -> Result<u64, c_int> {
+pub fn manipulate_typed(buf: *mut c_void, count: c_int, dt: MPI_Datatype, p: f64) -> Result<u64, c_int> {
     let comm = transport::comm_world();
     let mut packed = pack(buf, count, dt, comm)?;
     let bits = packed.len() * 8;
@@ -136,15 +136,19 @@ pub fn manipulate_typed(buf: *mut c_void, count: c_int, dt: mpi::MPI_Datatype, p
 }
 
 /// The data of `count` elements of `dt` at `buf`, packed (exactly the bytes used).
-fn pack(buf: *const c_void, count: c_int, dt: mpi::MPI_Datatype, comm: mpi::MPI_Comm) -> Result<Vec<u8>, c_int> {
+fn pack(buf: *const c_void, count: c_int, dt: MPI_Datatype, comm: MPI_Comm) -> Result<Vec<u8>, c_int> {
     let mut size: c_int = 0;
-    let rc = unsafe { mpi::MPI_Pack_size(count, dt, comm, &mut size) };
+    let rc = p2p::pack_size(count, dt, comm, &mut size);
     if rc != 0 {
         return Err(rc);
     }
     let mut out = vec![0u8; size.max(1) as usize];
     let mut pos: c_int = 0;
-    let rc = unsafe { mpi::MPI_Pack(buf, count, dt, out.as_mut_ptr() as *mut c_void, size, &mut pos, comm) };
+    // SAFETY: `out` has room for `size` bytes (the host's bound for `count`
+    // elements of `dt`); `buf` is the program's send or `Sim_FT_Manipulate_bits`
+    // buffer, which MPI's contract says holds `count` elements of `dt` (not
+    // checked here: `manipulate_typed` and `outgoing` are safe fns taking it raw).
+    let rc = unsafe { p2p::pack(buf, count, dt, out.as_mut_ptr() as *mut c_void, size, &mut pos, comm) };
     if rc != 0 {
         return Err(rc);
     }
@@ -152,10 +156,13 @@ fn pack(buf: *const c_void, count: c_int, dt: mpi::MPI_Datatype, comm: mpi::MPI_
     Ok(out)
 }
 
-fn unpack(packed: &[u8], buf: *mut c_void, count: c_int, dt: mpi::MPI_Datatype, comm: mpi::MPI_Comm) -> Result<(), c_int> {
+fn unpack(packed: &[u8], buf: *mut c_void, count: c_int, dt: MPI_Datatype, comm: MPI_Comm) -> Result<(), c_int> {
     let mut pos: c_int = 0;
+    // SAFETY: `packed` is a live slice of `packed.len()` bytes; `buf` has room
+    // for `count` elements of `dt`, as the callers promise (the program's buffer,
+    // or a copy spanning the datatype's true extent, see `corrupt`).
     let rc = unsafe {
-        mpi::MPI_Unpack(packed.as_ptr() as *const c_void, packed.len() as c_int, &mut pos, buf, count, dt, comm)
+        p2p::unpack(packed.as_ptr() as *const c_void, packed.len() as c_int, &mut pos, buf, count, dt, comm)
     };
     if rc != 0 {
         Err(rc)
@@ -190,7 +197,7 @@ impl Outgoing {
     /// goes out as `MPI_PACKED` bytes, which MPI matches with any receive type of
     /// the same signature, MPI-3.1 §4.2).
     #[inline]
-    pub fn count_type(&self, count: c_int, dt: mpi::MPI_Datatype) -> (c_int, mpi::MPI_Datatype) {
+    pub fn count_type(&self, count: c_int, dt: MPI_Datatype) -> (c_int, MPI_Datatype) {
         match &self.copy {
             Some(c) if self.packed => (c.len() as c_int, transport::dt_packed()),
             _ => (count, dt),
@@ -205,16 +212,16 @@ impl Outgoing {
 /// Before a send: if `MPIFT_BITFLIP` selects it and at least one bit is drawn to
 /// flip, a corrupted copy to send instead. Without a policy: one atomic load.
 #[inline]
-pub fn outgoing(op: &'static str, buf: *const c_void, count: c_int, dt: mpi::MPI_Datatype, tag: c_int, comm: mpi::MPI_Comm) -> Outgoing {
+pub fn outgoing(op: &'static str, buf: *const c_void, count: c_int, dt: MPI_Datatype, tag: c_int, comm: MPI_Comm) -> Outgoing {
     if !POLICY_ON.load(Ordering::Relaxed) || count <= 0 {
         return Outgoing::untouched();
     }
     corrupt(op, buf, count, dt, tag, comm).unwrap_or_else(Outgoing::untouched)
 }
 
-fn corrupt(op: &'static str, buf: *const c_void, count: c_int, dt: mpi::MPI_Datatype, tag: c_int, comm: mpi::MPI_Comm) -> Option<Outgoing> {
+fn corrupt(op: &'static str, buf: *const c_void, count: c_int, dt: MPI_Datatype, tag: c_int, comm: MPI_Comm) -> Option<Outgoing> {
     let mut size: c_int = 0;
-    if unsafe { mpi::MPI_Type_size(dt, &mut size) } != 0 || size <= 0 {
+    if env::type_size(dt, &mut size) != 0 || size <= 0 {
         return None;
     }
     let bits = size as u64 * count as u64 * 8;
@@ -239,10 +246,8 @@ fn corrupt(op: &'static str, buf: *const c_void, count: c_int, dt: mpi::MPI_Data
     // A copy laid out like the program's buffer: from the lowest to the highest
     // byte the datatype touches over `count` elements.
     let (mut lb, mut extent, mut tlb, mut textent) = (0, 0, 0, 0);
-    unsafe {
-        mpi::MPI_Type_get_extent(dt, &mut lb, &mut extent);
-        mpi::MPI_Type_get_true_extent(dt, &mut tlb, &mut textent);
-    }
+    env::type_get_extent(dt, &mut lb, &mut extent);
+    env::type_get_true_extent(dt, &mut tlb, &mut textent);
     let stride = (count as isize - 1) * extent as isize;
     let lo = tlb as isize + stride.min(0);
     let hi = tlb as isize + textent as isize + stride.max(0);

@@ -32,6 +32,8 @@ pub fn raise(sig: c_int) -> c_int {
     if mapped(sig) && can_die() {
         crate::inject::die_now(Cause::Signal);
     }
+    // SAFETY: raise takes a plain int and touches no memory of ours; the
+    // program asked for exactly this call.
     unsafe { libc::raise(sig) }
 }
 
@@ -40,6 +42,8 @@ pub fn kill(pid: c_int, sig: c_int) -> c_int {
     if mapped(sig) && pid == std::process::id() as c_int && can_die() {
         crate::inject::die_now(Cause::Signal);
     }
+    // SAFETY: kill takes plain ints and touches no memory of ours; the program
+    // asked for exactly this call.
     unsafe { libc::kill(pid as libc::pid_t, sig) }
 }
 
@@ -65,6 +69,8 @@ pub fn start() {
     };
     // Registered after the MPI library's own handlers, so it runs before them.
     if on && !HOOKED.swap(true, Ordering::AcqRel) {
+        // SAFETY: `at_exit` is an `extern "C" fn()` that lives as long as the
+        // program, and HOOKED registers it once.
         unsafe { libc::atexit(at_exit) };
     }
 }
@@ -72,6 +78,9 @@ pub fn start() {
 /// How a dead rank ends its process once the survivors have finalized.
 pub fn end_process(status: c_int) -> ! {
     if IN_EXIT.load(Ordering::Acquire) {
+        // SAFETY: fflush(NULL) flushes every C stream (a null stream is its
+        // documented argument for that); _exit ends the process without running
+        // the atexit handlers we are inside of.
         unsafe {
             libc::fflush(std::ptr::null_mut());
             libc::_exit(status)

@@ -11,6 +11,7 @@
 //! - [`bitflip`]: flipping bits in buffers and outgoing messages;
 //! - [`legacy`]: `raise`/`kill`/`exit` mapped to simulated deaths;
 //! - [`report`]: counters, the JSON report and the summary;
+//! - [`settings`]: the settings agreement at `MPI_Init` (rank 0's environment, the hosts);
 //! - [`trace`]: `MPIFT_TRACE`, each process's calls and live status for outside tools.
 //!
 //! This module holds the process's injection state and `Sim_FT_decide_kill`
@@ -35,13 +36,15 @@ pub mod plan;
 pub mod policy;
 pub mod report;
 pub mod rng;
+pub mod settings;
 pub mod trace;
 
 use crate::inject::plan::{Cause, Plan};
 use crate::inject::policy::{KillPolicy, Node};
 use crate::inject::report::Death;
+use crate::inject::settings::{Agreed, RuleVars};
 use crate::engine::news;
-use crate::transport::{self, mpi, window};
+use crate::transport::{self, window, MPI_Comm};
 use std::cell::Cell;
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int, c_long, c_void};
@@ -59,7 +62,7 @@ static ARMED: AtomicBool = AtomicBool::new(false);
 /// This process has died (simulated).
 static DEAD: AtomicBool = AtomicBool::new(false);
 /// `MPIFT_VERBOSE`; unset: 1 when the environment asks for injection or a report,
-/// else 0 (see [`read_local_settings`]).
+/// else 0 (see [`settings::read_local_settings`]).
 static VERBOSE: AtomicU8 = AtomicU8::new(0);
 /// `node=` is set and this rank has node-mates: watch them.
 static NODE_WATCH: AtomicBool = AtomicBool::new(false);
@@ -209,6 +212,9 @@ fn ask_callback(name: &'static str, call: u64) -> bool {
     };
     let cname = CString::new(name).unwrap_or_default();
     IN_CALLBACK.with(|c| c.set(true));
+    // SAFETY: `cb` is the program's `Sim_FT_set_kill_callback` function, of the
+    // C type `Callback` it was declared with; `cname` is a live NUL-terminated
+    // string for the call, `ctx` the program's own pointer handed back.
     let yes = unsafe { cb(rank as c_int, call as c_long, cname.as_ptr(), ctx as *mut c_void) } != 0;
     IN_CALLBACK.with(|c| c.set(false));
     yes
@@ -347,211 +353,7 @@ fn rearm() {
 
 // --- MPI_Init ------------------------------------------------------------------
 
-/// What rank 0 shares at `MPI_Init`: the seed and the policy texts.
-struct Agreed {
-    seed: u64,
-    seed_from: &'static str,
-    kill: String,
-    bitflip: Option<String>,
-    /// A problem rank 0 found reading its environment.
-    error: Option<String>,
-    /// `MPIFT_SPARES`: launched processes kept aside for `MPI_Comm_spawn`
-    /// (calls::spares).
-    spares: u32,
-    /// Fan-out of the agreement tree (engine::ft).
-    fanout: u32,
-    /// `MPIFT_COLLECTIVES=nonblocking`: blocking collectives run as their
-    /// non-blocking forms plus MPIFT's wait (engine::hooks).
-    nb_colls: bool,
-    /// `MPIFT_BARRIER=host`: `MPI_Barrier` is the host's, not MPIFT's own
-    /// (engine::barrier).
-    host_barrier: bool,
-    /// `MPIFT_ALLREDUCE`: Some(true) `own`, Some(false) `host`, None the host
-    /// MPI's default (engine::allreduce::default_own).
-    own_allreduce: Option<bool>,
-}
-
-/// Rank 0 reads its environment (and `MPIFT_KILL_FILE`).
-fn read_environment(names: &RuleVars) -> Agreed {
-    let requested = crate::engine::ft::requested_fanout();
-    let fanout = if requested > 0 { requested } else { crate::engine::ft::DEFAULT_FANOUT };
-    let mut a = Agreed { seed: 0, seed_from: "chosen", kill: String::new(), bitflip: None, error: None, spares: 0, fanout, nb_colls: false, host_barrier: false, own_allreduce: None };
-    if let Some(v) = std::env::var("MPIFT_SPARES").ok().filter(|v| !v.trim().is_empty()) {
-        match v.trim().parse::<u32>() {
-            // A spawned job (host spawn) has no spares of its own.
-            Ok(k) => a.spares = if names.spawned { 0 } else { k },
-            _ => a.error = Some(format!("invalid MPIFT_SPARES: bad token `{}`: expected an integer >= 0", v.trim())),
-        }
-    }
-    if let Some(v) = std::env::var("MPIFT_COLLECTIVES").ok().filter(|v| !v.trim().is_empty()) {
-        match v.trim() {
-            "blocking" => a.nb_colls = false,
-            "nonblocking" => a.nb_colls = true,
-            t => a.error = Some(format!("invalid MPIFT_COLLECTIVES: bad token `{t}`: expected `blocking` or `nonblocking`")),
-        }
-    }
-    if let Some(v) = std::env::var("MPIFT_BARRIER").ok().filter(|v| !v.trim().is_empty()) {
-        match v.trim() {
-            "own" => a.host_barrier = false,
-            "host" => a.host_barrier = true,
-            t => a.error = Some(format!("invalid MPIFT_BARRIER: bad token `{t}`: expected `own` or `host`")),
-        }
-    }
-    if let Some(v) = std::env::var("MPIFT_ALLREDUCE").ok().filter(|v| !v.trim().is_empty()) {
-        match v.trim() {
-            "own" => a.own_allreduce = Some(true),
-            "host" => a.own_allreduce = Some(false),
-            t => a.error = Some(format!("invalid MPIFT_ALLREDUCE: bad token `{t}`: expected `own` or `host`")),
-        }
-    }
-    if let Some(v) = std::env::var("MPIFT_TREE_FANOUT").ok().filter(|v| !v.trim().is_empty()) {
-        match v.trim().parse::<u32>() {
-            Ok(k) if k >= 1 => a.fanout = k.min(1 << 20),
-            _ => a.error = Some(format!("invalid MPIFT_TREE_FANOUT: bad token `{}`: expected an integer >= 1", v.trim())),
-        }
-    }
-    match std::env::var("MPIFT_SEED").ok().filter(|v| !v.trim().is_empty()) {
-        Some(v) => match v.trim().parse::<u64>() {
-            Ok(s) => (a.seed, a.seed_from) = (s, "MPIFT_SEED"),
-            Err(_) => a.error = Some(format!("invalid MPIFT_SEED: bad token `{}`: expected an unsigned 64-bit integer", v.trim())),
-        },
-        None => a.seed = rng::fresh_seed(),
-    }
-    if names.spawned {
-        // Its own stream of random numbers: not the parent job's rank 0's again.
-        a.seed = rng::mix(a.seed ^ 0x7370_6177_6e65_64);
-    }
-    let mut parts = Vec::new();
-    if let Ok(path) = std::env::var("MPIFT_KILL_FILE") {
-        if !path.is_empty() && !names.spawned {
-            match std::fs::read_to_string(&path) {
-                Ok(text) => parts.push(text),
-                Err(e) => a.error = Some(format!("MPIFT_KILL_FILE: cannot read `{path}`: {e}")),
-            }
-        }
-    }
-    if let Ok(v) = std::env::var(names.kill) {
-        parts.push(v);
-    }
-    // One line: comments dropped, newlines become separators.
-    a.kill = parts
-        .iter()
-        .flat_map(|p| p.lines())
-        .map(|l| l.split('#').next().unwrap_or("").trim())
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(";");
-    a.bitflip = std::env::var(names.bitflip).ok().filter(|v| !v.trim().is_empty()).map(|v| v.trim().to_string());
-    a
-}
-
-/// Where a job's injection rules come from. A job started by `MPI_Comm_spawn`
-/// (its processes have a parent) inherits the environment of the job that
-/// `mpiexec` started, whose rules name that job's ranks: it reads its own
-/// variables instead, `MPIFT_KILL_SPAWNED` and `MPIFT_BITFLIP_SPAWNED`, with
-/// ranks of its own `MPI_COMM_WORLD` (no file variable). Every spawned job reads
-/// the same ones (no spawn generations yet, issue 21).
-struct RuleVars {
-    spawned: bool,
-    kill: &'static str,
-    bitflip: &'static str,
-}
-
-/// This job was started by `MPI_Comm_spawn`.
-pub fn spawned_job() -> bool {
-    RuleVars::for_this_job().spawned
-}
-
-impl RuleVars {
-    fn for_this_job() -> RuleVars {
-        let mut parent = transport::comm_null();
-        // SAFETY: after the real MPI_Init; an out handle of ours.
-        unsafe { mpi::MPI_Comm_get_parent(&mut parent) };
-        if parent != transport::comm_null() {
-            RuleVars { spawned: true, kill: "MPIFT_KILL_SPAWNED", bitflip: "MPIFT_BITFLIP_SPAWNED" }
-        } else {
-            RuleVars { spawned: false, kill: "MPIFT_KILL", bitflip: "MPIFT_BITFLIP" }
-        }
-    }
-}
-
-/// Broadcasts rank 0's view over `comm` (two broadcasts: length, bytes).
-fn agree(comm: mpi::MPI_Comm, me: u32, names: &RuleVars) -> Agreed {
-    let text = if me == 0 {
-        let a = read_environment(names);
-        // The error goes last: it is free text.
-        format!(
-            "{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}",
-            a.seed,
-            a.seed_from,
-            a.kill,
-            a.bitflip.as_deref().unwrap_or("\u{1}"),
-            a.fanout,
-            a.nb_colls as u8 | (a.host_barrier as u8) << 1 | ((a.own_allreduce == Some(false)) as u8) << 2 | ((a.own_allreduce == Some(true)) as u8) << 3,
-            a.spares,
-            a.error.as_deref().unwrap_or("")
-        )
-    } else {
-        String::new()
-    };
-    let mut len = [text.len() as u64];
-    let mut bytes = text.into_bytes();
-    unsafe {
-        mpi::MPI_Bcast(len.as_mut_ptr() as *mut c_void, 1, transport::dt_uint64(), 0, comm);
-        bytes.resize(len[0] as usize, 0);
-        mpi::MPI_Bcast(bytes.as_mut_ptr() as *mut c_void, len[0] as c_int, transport::dt_byte(), 0, comm);
-    }
-    let text = String::from_utf8_lossy(&bytes).into_owned();
-    let f: Vec<&str> = text.splitn(8, '\n').collect();
-    let get = |i: usize| f.get(i).copied().unwrap_or("");
-    Agreed {
-        seed: get(0).parse().unwrap_or(0),
-        seed_from: if get(1) == "MPIFT_SEED" { "MPIFT_SEED" } else { "chosen" },
-        kill: get(2).to_string(),
-        bitflip: Some(get(3).to_string()).filter(|b| b != "\u{1}"),
-        fanout: get(4).parse().unwrap_or(crate::engine::ft::DEFAULT_FANOUT),
-        nb_colls: get(5).parse::<u8>().unwrap_or(0) & 1 != 0,
-        host_barrier: get(5).parse::<u8>().unwrap_or(0) & 2 != 0,
-        own_allreduce: match get(5).parse::<u8>().unwrap_or(0) & 12 {
-            4 => Some(false),
-            8 => Some(true),
-            _ => None,
-        },
-        spares: get(6).parse().unwrap_or(0),
-        error: Some(get(7).to_string()).filter(|e| !e.is_empty()),
-    }
-}
-
-/// An id of this host: FNV-1a of its name.
-fn host_id() -> u64 {
-    let mut buf = [0u8; 256];
-    let n = unsafe {
-        if libc::gethostname(buf.as_mut_ptr() as *mut c_char, buf.len()) == 0 {
-            buf.iter().position(|b| *b == 0).unwrap_or(buf.len())
-        } else {
-            0
-        }
-    };
-    buf[..n].iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ *b as u64).wrapping_mul(0x0100_0000_01b3))
-}
-
-/// Like an MPI library, MPIFT prints nothing unless asked: a program that kills itself
-/// (`Sim_FT_kill_me`, a mapped `exit` or signal) under output-checking harnesses such
-/// as MPICH's `runtests` must print only what the program prints. Notices (deaths,
-/// the seed, the summary) are on by default only when the environment asks for
-/// injection or a report (`MPIFT_KILL`, `MPIFT_BITFLIP`, `MPIFT_REPORT`), or with
-/// `MPIFT_VERBOSE`.
-fn read_local_settings(names: &RuleVars) {
-    let asked = |name: &str| std::env::var(name).is_ok_and(|v| !v.trim().is_empty());
-    let default = u8::from([names.kill, names.bitflip, "MPIFT_REPORT"].iter().any(|n| asked(n)));
-    VERBOSE.store(default, Ordering::Relaxed);
-    if let Ok(v) = std::env::var("MPIFT_VERBOSE") {
-        match v.trim().parse::<u8>() {
-            Ok(x) if x <= 3 => VERBOSE.store(x, Ordering::Relaxed),
-            _ => crate::say!("MPIFT: MPIFT_VERBOSE=`{v}` is not 0, 1, 2 or 3; using {default}"),
-        }
-    }
-}
+pub use settings::spawned_job;
 
 /// Why `MPI_Init` must stop the job.
 pub struct Stop {
@@ -572,7 +374,7 @@ impl From<String> for Stop {
 /// world, on the runtime's `shadow` communicator): agrees on seed and policies,
 /// learns the hosts, draws this rank's plan. An invalid policy is an error with a
 /// message naming the bad token; every rank gets the same one.
-pub fn start(shadow: mpi::MPI_Comm, me: u32, size: u32, init: &'static str) -> Result<(), Stop> {
+pub fn start(shadow: MPI_Comm, me: u32, size: u32, init: &'static str) -> Result<(), Stop> {
     T0.get_or_init(Instant::now);
     INIT_THREAD.with(|t| t.set(true));
     crate::engine::observer::register(crate::engine::observer::Observer {
@@ -584,60 +386,19 @@ pub fn start(shadow: mpi::MPI_Comm, me: u32, size: u32, init: &'static str) -> R
     });
     // Asked once (one MPI_Comm_get_parent): where this job's rules come from.
     let names = RuleVars::for_this_job();
-    read_local_settings(&names);
-    let agreed = agree(shadow, me, &names);
-    // Per rank: its host, and whether it runs at MPI_THREAD_MULTIPLE (each rank
-    // asks for its own level; MPIFT's own barrier is used only if none does).
-    let mut both = vec![0u64; 2 * size as usize];
-    let mine = [host_id(), transport::serial::multithreaded() as u64];
-    unsafe {
-        mpi::MPI_Allgather(
-            mine.as_ptr() as *const c_void,
-            2,
-            transport::dt_uint64(),
-            both.as_mut_ptr() as *mut c_void,
-            2,
-            transport::dt_uint64(),
-            shadow,
-        );
-    }
-    let hosts: Vec<u64> = both.iter().step_by(2).copied().collect();
-    let any_multithreaded = both.iter().skip(1).step_by(2).any(|m| *m != 0);
-    // Two broadcasts in agree(), one allgather here (accounting, transport::stats).
+    settings::read_local_settings(&names);
+    let mut agreed = settings::agree(shadow, me, &names);
+    let (hosts, any_multithreaded) = settings::exchange_hosts(shadow, size);
+    // Two broadcasts in agree(), one allgather in exchange_hosts() (accounting,
+    // transport::stats).
     for _ in 0..3 {
         transport::stats::bump(&transport::stats::INIT_COLLECTIVES);
     }
-    if let Some(e) = agreed.error {
+    if let Some(e) = agreed.error.take() {
         return Err(e.into());
     }
-    if agreed.spares >= size {
-        return Err(format!("invalid MPIFT_SPARES: {} spares leave no process of the {size} launched for the program", agreed.spares).into());
-    }
-    crate::engine::process::set_spares(agreed.spares as usize, size as usize);
-    crate::engine::ft::set_fanout(agreed.fanout);
-    crate::engine::hooks::set_nonblocking_colls(agreed.nb_colls);
-    // The own barrier's stamps share one channel per pair of processes: two threads
-    // in barriers on different communicators could take each other's stamp.
-    crate::engine::barrier::set_own(!agreed.host_barrier && !any_multithreaded);
-    let own = agreed.own_allreduce.unwrap_or_else(crate::engine::allreduce::default_own);
-    crate::engine::allreduce::set_own(own && !any_multithreaded);
-    let bitflip = match &agreed.bitflip {
-        Some(text) => Some(policy::parse_bitflip(text).map_err(|e| format!("invalid {}: {e}", names.bitflip))?),
-        None => None,
-    };
-    let job_policy = policy::parse_kill(&agreed.kill).map_err(|e| format!("invalid {}: {e}", names.kill))?;
-    job_policy.validate(size, bitflip.as_ref()).map_err(|e| format!("invalid {}: {e}", names.kill))?;
-    let early = EARLY_POLICY.lock().unwrap().take();
-    let (kill, policy) = match early {
-        Some(text) => {
-            // Parsed when it was set; what needs the job is checked now, here only.
-            let local = |e: policy::ParseError| Stop { why: format!("invalid policy from Sim_FT_set_kill_policy: {e}"), everywhere: false };
-            let p = policy::parse_kill(&text).map_err(local)?;
-            p.validate(size, bitflip.as_ref()).map_err(local)?;
-            (text, p)
-        }
-        None => (agreed.kill.clone(), job_policy),
-    };
+    configure_engine(&agreed, size, any_multithreaded)?;
+    let (bitflip, kill, policy) = choose_policies(&agreed, &names, size)?;
     let p_f = bitflip.as_ref().map_or(0.0, |b| b.p);
     let mut kill_rng = rng::for_rank(agreed.seed, me, rng::Stream::Kill);
     let init_call = calls();
@@ -674,6 +435,47 @@ pub fn start(shadow: mpi::MPI_Comm, me: u32, size: u32, init: &'static str) -> R
     rearm();
     legacy::start();
     Ok(())
+}
+
+/// Hands the engine its agreed knobs (spares, agreement fan-out, collective
+/// forms, own barrier and allreduce); too many spares stop the job.
+fn configure_engine(agreed: &Agreed, size: u32, any_multithreaded: bool) -> Result<(), Stop> {
+    if agreed.spares >= size {
+        return Err(format!("invalid MPIFT_SPARES: {} spares leave no process of the {size} launched for the program", agreed.spares).into());
+    }
+    crate::engine::process::set_spares(agreed.spares as usize, size as usize);
+    crate::engine::ft::set_fanout(agreed.fanout);
+    crate::engine::hooks::set_nonblocking_colls(agreed.nb_colls);
+    // The own barrier's stamps share one channel per pair of processes: two threads
+    // in barriers on different communicators could take each other's stamp.
+    crate::engine::barrier::set_own(!agreed.host_barrier && !any_multithreaded);
+    let own = agreed.own_allreduce.unwrap_or_else(crate::engine::allreduce::default_own);
+    crate::engine::allreduce::set_own(own && !any_multithreaded);
+    Ok(())
+}
+
+/// The job's bit-flip policy, and this rank's kill policy with its text: the
+/// job's, or one set with `Sim_FT_set_kill_policy` before `MPI_Init` (whose
+/// errors are this rank's alone).
+fn choose_policies(agreed: &Agreed, names: &RuleVars, size: u32) -> Result<(Option<policy::BitflipPolicy>, String, KillPolicy), Stop> {
+    let bitflip = match &agreed.bitflip {
+        Some(text) => Some(policy::parse_bitflip(text).map_err(|e| format!("invalid {}: {e}", names.bitflip))?),
+        None => None,
+    };
+    let job_policy = policy::parse_kill(&agreed.kill).map_err(|e| format!("invalid {}: {e}", names.kill))?;
+    job_policy.validate(size, bitflip.as_ref()).map_err(|e| format!("invalid {}: {e}", names.kill))?;
+    let early = EARLY_POLICY.lock().unwrap().take();
+    let (kill, policy) = match early {
+        Some(text) => {
+            // Parsed when it was set; what needs the job is checked now, here only.
+            let local = |e: policy::ParseError| Stop { why: format!("invalid policy from Sim_FT_set_kill_policy: {e}"), everywhere: false };
+            let p = policy::parse_kill(&text).map_err(local)?;
+            p.validate(size, bitflip.as_ref()).map_err(local)?;
+            (text, p)
+        }
+        None => (agreed.kill.clone(), job_policy),
+    };
+    Ok((bitflip, kill, policy))
 }
 
 /// `Sim_FT_set_kill_policy`: replaces this rank's policy (after `MPI_Init`: at

@@ -13,7 +13,7 @@
 
 use crate::engine::errors::CLASSES;
 use crate::inject::plan::{Cause, Plan};
-use crate::transport::{self, err, mpi};
+use crate::transport::{self, coll, env, err, MPI_Comm};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::os::raw::{c_int, c_void};
@@ -91,7 +91,7 @@ fn class_of(code: c_int) -> c_int {
         return code;
     }
     let mut class = code;
-    unsafe { mpi::MPI_Error_class(code, &mut class) };
+    env::error_class(code, &mut class);
     class
 }
 
@@ -196,15 +196,18 @@ pub struct Header {
 /// Collective over `shadow` (every process, live or dead, in `MPI_Finalize`):
 /// sends this rank's part to rank 0, which writes the report and the summary.
 /// `header`: rank 0's (None elsewhere); `n`: the world size.
-pub fn collect(shadow: mpi::MPI_Comm, n: usize, entry: &str, death: Option<Death>, calls: u64, header: Option<&Header>) {
+pub fn collect(shadow: MPI_Comm, n: usize, entry: &str, death: Option<Death>, calls: u64, header: Option<&Header>) {
     let w = words(death, calls);
     let len = [entry.len() as u64];
     let mut all_w = vec![0u64; n * WORDS];
     let mut all_len = vec![0u64; n];
     let u64t = transport::dt_uint64();
+    // SAFETY: `w` holds WORDS u64s and `len` one; `all_w` has room for WORDS and
+    // `all_len` for one per process of `shadow` (`n`, the world size, which is
+    // the shadow's size); all are live locals for the blocking calls.
     unsafe {
-        mpi::MPI_Gather(w.as_ptr() as *const c_void, WORDS as c_int, u64t, all_w.as_mut_ptr() as *mut c_void, WORDS as c_int, u64t, 0, shadow);
-        mpi::MPI_Gather(len.as_ptr() as *const c_void, 1, u64t, all_len.as_mut_ptr() as *mut c_void, 1, u64t, 0, shadow);
+        coll::gather(w.as_ptr() as *const c_void, WORDS as c_int, u64t, all_w.as_mut_ptr() as *mut c_void, WORDS as c_int, u64t, 0, shadow);
+        coll::gather(len.as_ptr() as *const c_void, 1, u64t, all_len.as_mut_ptr() as *mut c_void, 1, u64t, 0, shadow);
     }
     let counts: Vec<c_int> = all_len.iter().map(|l| *l as c_int).collect();
     let mut displs = vec![0 as c_int; n];
@@ -213,8 +216,11 @@ pub fn collect(shadow: mpi::MPI_Comm, n: usize, entry: &str, death: Option<Death
     }
     let total = counts.iter().map(|c| *c as usize).sum::<usize>();
     let mut text = vec![0u8; total.max(1)];
+    // SAFETY: `entry` is a live str of `entry.len()` bytes; `counts` and
+    // `displs` have `n` entries, and `text` holds their sum (at least 1 byte):
+    // every block fits. All outlive the blocking call.
     unsafe {
-        mpi::MPI_Gatherv(
+        coll::gatherv(
             entry.as_ptr() as *const c_void,
             entry.len() as c_int,
             transport::dt_byte(),

@@ -27,11 +27,12 @@
 //!
 //! May import: nothing.
 
-pub use mpi_sys as mpi;
+use mpi_sys as mpi;
 
 pub mod coll;
 pub mod comm;
 pub mod env;
+pub mod generated;
 pub mod p2p;
 pub mod request;
 pub mod script;
@@ -48,7 +49,13 @@ pub use mpi_sys::{
 pub use mpi_sys::{MPI_Grequest_cancel_function, MPI_Grequest_free_function, MPI_Grequest_query_function};
 /// The host's Fortran integer (`MPI_Fint`; a macro in Open MPI, so mpi-sys names it
 /// `RSMPI_Fint`).
+#[allow(non_camel_case_types)]
 pub type MPI_Fint = mpi_sys::RSMPI_Fint;
+/// The host's file handle and offset types (in the generated wrappers' signatures).
+pub use mpi_sys::{MPI_File, MPI_Offset};
+/// The host's `MPI_ERR_LASTCODE`, a compile-time constant of its `mpi.h` (MPIFT's
+/// own error classes are placed relative to it, engine::errors).
+pub const ERR_LASTCODE: i64 = mpi_sys::MPI_ERR_LASTCODE as i64;
 use std::os::raw::{c_int, c_void};
 
 extern "C" {
@@ -155,25 +162,32 @@ pub mod err {
 }
 
 pub fn comm_world() -> MPI_Comm {
+    // SAFETY: an immutable handle mpi-sys's C shim (rsmpi.c) initialised from the host's macro.
     unsafe { mpi::RSMPI_COMM_WORLD }
 }
 pub fn comm_self() -> MPI_Comm {
+    // SAFETY: an immutable handle mpi-sys's C shim (rsmpi.c) initialised from the host's macro.
     unsafe { mpi::RSMPI_COMM_SELF }
 }
 pub fn comm_null() -> MPI_Comm {
+    // SAFETY: an immutable handle mpi-sys's C shim (rsmpi.c) initialised from the host's macro.
     unsafe { mpi::RSMPI_COMM_NULL }
 }
 pub fn request_null() -> MPI_Request {
+    // SAFETY: an immutable handle mpi-sys's C shim (rsmpi.c) initialised from the host's macro.
     unsafe { mpi::RSMPI_REQUEST_NULL }
 }
 pub fn errors_return() -> MPI_Errhandler {
+    // SAFETY: an immutable handle mpi-sys's C shim (rsmpi.c) initialised from the host's macro.
     unsafe { mpi::RSMPI_ERRORS_RETURN }
 }
 pub fn errors_are_fatal() -> MPI_Errhandler {
+    // SAFETY: an immutable handle mpi-sys's C shim (rsmpi.c) initialised from the host's macro.
     unsafe { mpi::RSMPI_ERRORS_ARE_FATAL }
 }
 /// `MPI_ERRORS_ABORT` where the MPI has it (MPI-4), else `MPI_ERRORS_ARE_FATAL`.
 pub fn errors_abort() -> MPI_Errhandler {
+    // SAFETY: an immutable handle the C shim (cpp/mpift_shim.c) initialised from the host's MPI_ERRORS_ABORT (or MPI_ERRORS_ARE_FATAL).
     unsafe { MPIFT_ERRORS_ABORT }
 }
 pub fn errhandler_null() -> MPI_Errhandler {
@@ -181,36 +195,47 @@ pub fn errhandler_null() -> MPI_Errhandler {
     unsafe { MPIFT_ERRHANDLER_NULL }
 }
 pub fn group_empty() -> MPI_Group {
+    // SAFETY: an immutable handle mpi-sys's C shim (rsmpi.c) initialised from the host's macro.
     unsafe { mpi::RSMPI_GROUP_EMPTY }
 }
 pub fn in_place() -> *mut c_void {
+    // SAFETY: an immutable pointer constant the C shim initialised from the host's MPI_IN_PLACE (only passed back to the host, never dereferenced).
     unsafe { MPIFT_IN_PLACE }
 }
 pub fn dt_int() -> MPI_Datatype {
+    // SAFETY: an immutable constant the C shim (cpp/mpift_shim.c) initialised from the host's macro.
     unsafe { MPIFT_INT }
 }
 pub fn dt_byte() -> MPI_Datatype {
+    // SAFETY: an immutable constant the C shim (cpp/mpift_shim.c) initialised from the host's macro.
     unsafe { MPIFT_BYTE }
 }
 pub fn dt_packed() -> MPI_Datatype {
+    // SAFETY: an immutable constant the C shim (cpp/mpift_shim.c) initialised from the host's macro.
     unsafe { MPIFT_PACKED }
 }
 pub fn dt_uint64() -> MPI_Datatype {
+    // SAFETY: an immutable constant the C shim (cpp/mpift_shim.c) initialised from the host's macro.
     unsafe { MPIFT_UINT64 }
 }
 pub fn any_source() -> c_int {
+    // SAFETY: an immutable constant the C shim (cpp/mpift_shim.c) initialised from the host's macro.
     unsafe { MPIFT_ANY_SOURCE }
 }
 pub fn any_tag() -> c_int {
+    // SAFETY: an immutable constant the C shim (cpp/mpift_shim.c) initialised from the host's macro.
     unsafe { MPIFT_ANY_TAG }
 }
 pub fn undefined() -> c_int {
+    // SAFETY: an immutable constant the C shim (cpp/mpift_shim.c) initialised from the host's macro.
     unsafe { MPIFT_UNDEFINED }
 }
 pub fn info_null() -> mpi::MPI_Info {
+    // SAFETY: an immutable constant the C shim (cpp/mpift_shim.c) initialised from the host's macro.
     unsafe { MPIFT_INFO_NULL }
 }
 pub fn comm_type_shared() -> c_int {
+    // SAFETY: an immutable constant the C shim (cpp/mpift_shim.c) initialised from the host's macro.
     unsafe { MPIFT_COMM_TYPE_SHARED }
 }
 /// The host MPI is MPICH (or a derivative), not Open MPI.
@@ -219,17 +244,27 @@ pub fn host_is_mpich() -> bool {
     unsafe { MPIFT_HOST_MPICH != 0 }
 }
 pub fn thread_multiple() -> c_int {
+    // SAFETY: an immutable constant the C shim (cpp/mpift_shim.c) initialised from the host's macro.
     unsafe { MPIFT_THREAD_MULTIPLE }
 }
 /// A do-nothing reduction with the given commutativity (for dead ranks' dummies).
 pub fn noop_op(commute: bool) -> mpi::MPI_Op {
     struct Ops(mpi::MPI_Op, mpi::MPI_Op);
+    // SAFETY: two op handles of the host, process-wide objects any thread may
+    // name (Open MPI's are pointers, hence not Send by default); Rust never
+    // dereferences them, and the mutex below orders their creation.
     unsafe impl Send for Ops {}
     static OPS: std::sync::Mutex<Option<Ops>> = std::sync::Mutex::new(None);
     let mut g = OPS.lock().unwrap();
     let ops = g.get_or_insert_with(|| {
+        // SAFETY: MPI_Op is a C handle (a pointer in Open MPI, an int in MPICH):
+        // all-zero bytes are a valid value of it, overwritten just below.
         let mut a: mpi::MPI_Op = unsafe { std::mem::zeroed() };
+        // SAFETY: as for `a`: an all-zero C handle is a valid placeholder value.
         let mut b: mpi::MPI_Op = unsafe { std::mem::zeroed() };
+        // SAFETY: `a` and `b` are live local out-handles; the shim passes each to
+        // MPI_Op_create with its own do-nothing C reduction (after MPI_Init: the
+        // dead ranks' dummies that ask for it run inside the layer).
         unsafe {
             mpift_create_noop_op(1, &mut a);
             mpift_create_noop_op(0, &mut b);
@@ -243,15 +278,19 @@ pub fn noop_op(commute: bool) -> mpi::MPI_Op {
     }
 }
 pub fn op_band() -> mpi::MPI_Op {
+    // SAFETY: an immutable handle mpi-sys's C shim (rsmpi.c) initialised from the host's macro.
     unsafe { mpi::RSMPI_BAND }
 }
 pub fn max_error_string() -> usize {
+    // SAFETY: an immutable constant the C shim (cpp/mpift_shim.c) initialised from the host's macro.
     unsafe { MPIFT_MAX_ERROR_STRING as usize }
 }
 pub fn proc_null() -> c_int {
+    // SAFETY: an immutable value mpi-sys's C shim (rsmpi.c) initialised from the host's macro.
     unsafe { mpi::RSMPI_PROC_NULL }
 }
 pub fn status_ignore() -> *mut mpi::MPI_Status {
+    // SAFETY: an immutable pointer constant rsmpi.c initialised from the host's MPI_STATUS_IGNORE (only passed back to the host, never dereferenced).
     unsafe { mpi::RSMPI_STATUS_IGNORE }
 }
 
@@ -262,18 +301,24 @@ pub fn test_done(r: &mut MPI_Request) -> bool {
         return true;
     }
     let mut flag = 0;
+    // SAFETY: `r` is a request handle of the layer's own (a live &mut), `flag` a
+    // local out-int, and the status is ignored.
     unsafe { mpi::MPI_Test(r, &mut flag, status_ignore()) };
     flag != 0 || *r == request_null()
 }
 
 /// Creates the keyval behind the `MPIX_FT` attribute.
 pub fn create_ft_keyval(keyval: &mut c_int) -> c_int {
+    // SAFETY: `keyval` is an out-int the caller owns; the shim passes it to
+    // MPI_Comm_create_keyval with the host's null copy and delete functions.
     unsafe { mpift_create_ft_keyval(keyval) }
 }
 
 /// A real errhandler object that stands for a user's handler. Its C function does
 /// nothing: MPIFT invokes the user's function itself, with MPIFT's handle.
 pub fn create_errhandler_token(out: &mut MPI_Errhandler) -> c_int {
+    // SAFETY: `out` is an out-handle the caller owns; the shim passes it to
+    // MPI_Comm_create_errhandler with its own do-nothing C function.
     unsafe { mpift_create_errhandler_token(out) }
 }
 
@@ -297,26 +342,34 @@ extern "C" {
 
 /// `MPI_Comm_c2f` of the real MPI (a macro in MPICH).
 pub fn comm_c2f(c: MPI_Comm) -> mpi::RSMPI_Fint {
+    // SAFETY: the shim's wrapper of the host's conversion: a handle in, a value out, no memory of ours.
     unsafe { mpift_comm_c2f(c) }
 }
 /// `MPI_Comm_f2c` of the real MPI.
 pub fn comm_f2c(f: mpi::RSMPI_Fint) -> MPI_Comm {
+    // SAFETY: the shim's wrapper of the host's conversion: a value in, a handle out, no memory of ours.
     unsafe { mpift_comm_f2c(f) }
 }
 /// `MPI_Request_c2f` of the real MPI.
 pub fn request_c2f(r: MPI_Request) -> mpi::RSMPI_Fint {
+    // SAFETY: the shim's wrapper of the host's conversion: a handle in, a value out, no memory of ours.
     unsafe { mpift_request_c2f(r) }
 }
 /// `MPI_Request_f2c` of the real MPI.
 pub fn request_f2c(f: mpi::RSMPI_Fint) -> MPI_Request {
+    // SAFETY: the shim's wrapper of the host's conversion: a value in, a handle out, no memory of ours.
     unsafe { mpift_request_f2c(f) }
 }
 /// `MPI_UNWEIGHTED` (a pointer constant: a variable in MPICH, a macro in Open MPI).
 pub fn unweighted() -> *mut c_int {
+    // SAFETY: the shim returns the host's MPI_UNWEIGHTED pointer constant; it
+    // takes nothing, and the pointer is only passed back to the host.
     unsafe { mpift_unweighted() }
 }
 /// `MPI_WEIGHTS_EMPTY`.
 pub fn weights_empty() -> *mut c_int {
+    // SAFETY: the shim returns the host's MPI_WEIGHTS_EMPTY pointer constant; it
+    // takes nothing, and the pointer is only passed back to the host.
     unsafe { mpift_weights_empty() }
 }
 

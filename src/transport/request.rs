@@ -20,3 +20,89 @@ pub fn wait(req: &mut MPI_Request, status: Option<&mut MPI_Status>) -> c_int {
     // SAFETY: a request handle and a status MPIFT owns (or MPI_STATUS_IGNORE).
     unsafe { mpi::MPI_Wait(req, status_ptr(status)) }
 }
+
+/// `MPI_Grequest_start`.
+///
+/// # Safety
+/// Each callback is `None` or a function of its MPI type that the host may call
+/// with `extra_state` until the request is freed (the host calls them, not Rust);
+/// `extra_state` is whatever those callbacks expect (the host only passes it on).
+pub unsafe fn grequest_start(
+    query_fn: crate::transport::MPI_Grequest_query_function,
+    free_fn: crate::transport::MPI_Grequest_free_function,
+    cancel_fn: crate::transport::MPI_Grequest_cancel_function,
+    extra_state: *mut std::os::raw::c_void,
+    req: &mut MPI_Request,
+) -> c_int {
+    mpi::MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, req)
+}
+
+/// `MPI_Grequest_complete`.
+pub fn grequest_complete(req: MPI_Request) -> c_int {
+    // SAFETY: a request handle by value.
+    unsafe { mpi::MPI_Grequest_complete(req) }
+}
+
+/// `MPI_Test`; `None` ignores the status.
+#[inline]
+pub fn test(req: &mut MPI_Request, flag: &mut c_int, status: Option<&mut MPI_Status>) -> c_int {
+    // SAFETY: a request handle, an out-int and a status MPIFT owns (or MPI_STATUS_IGNORE).
+    unsafe { mpi::MPI_Test(req, flag, status_ptr(status)) }
+}
+
+/// `MPI_Test` with the program's own status argument passed through as it is
+/// (also a null one, which the host judges as for the program's own call).
+///
+/// # Safety
+/// `status` is the program's status argument: `MPI_STATUS_IGNORE` or valid for
+/// writing one `MPI_Status`, as MPI requires of the program.
+#[inline]
+pub unsafe fn test_raw(req: &mut MPI_Request, flag: &mut c_int, status: *mut MPI_Status) -> c_int {
+    mpi::MPI_Test(req, flag, status)
+}
+
+/// `MPI_Waitany` over `reqs`; `None` ignores the status.
+#[inline]
+pub fn waitany(reqs: &mut [MPI_Request], index: &mut c_int, status: Option<&mut MPI_Status>) -> c_int {
+    // SAFETY: `reqs` is a live slice of `reqs.len()` request handles; an out-int
+    // and a status MPIFT owns (or MPI_STATUS_IGNORE).
+    unsafe { mpi::MPI_Waitany(reqs.len() as c_int, reqs.as_mut_ptr(), index, status_ptr(status)) }
+}
+
+/// `MPI_Waitsome` over `reqs`: `indices` and `statuses` must be at least as long
+/// as `reqs` (the host writes up to `reqs.len()` of each; checked).
+#[inline]
+pub fn waitsome(reqs: &mut [MPI_Request], outcount: &mut c_int, indices: &mut [c_int], statuses: &mut [MPI_Status]) -> c_int {
+    assert!(indices.len() >= reqs.len() && statuses.len() >= reqs.len());
+    // SAFETY: live slices; the host writes at most `reqs.len()` indices and
+    // statuses, which fit (asserted above).
+    unsafe { mpi::MPI_Waitsome(reqs.len() as c_int, reqs.as_mut_ptr(), outcount, indices.as_mut_ptr(), statuses.as_mut_ptr()) }
+}
+
+/// `MPI_Testall` over `reqs`: `statuses` must be at least as long as `reqs`
+/// (checked).
+#[inline]
+pub fn testall(reqs: &mut [MPI_Request], flag: &mut c_int, statuses: &mut [MPI_Status]) -> c_int {
+    assert!(statuses.len() >= reqs.len());
+    // SAFETY: live slices; the host writes at most `reqs.len()` statuses, which
+    // fit (asserted above); an out-int.
+    unsafe { mpi::MPI_Testall(reqs.len() as c_int, reqs.as_mut_ptr(), flag, statuses.as_mut_ptr()) }
+}
+
+/// `MPI_Request_free`.
+#[inline]
+pub fn free(req: &mut MPI_Request) -> c_int {
+    // SAFETY: an in-out request handle the caller owns.
+    unsafe { mpi::MPI_Request_free(req) }
+}
+
+/// `MPI_Request_get_status` with the program's flag and status.
+///
+/// # Safety
+/// `flag` and `status` are the program's arguments: `flag` valid for writing
+/// an int, `status` `MPI_STATUS_IGNORE` or valid for writing one `MPI_Status`,
+/// as MPI requires of the program (the host judges them as for its own call).
+#[inline]
+pub unsafe fn get_status(req: MPI_Request, flag: *mut c_int, status: *mut MPI_Status) -> c_int {
+    mpi::MPI_Request_get_status(req, flag, status)
+}

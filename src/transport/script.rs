@@ -46,6 +46,10 @@ struct Running {
 }
 
 // Requests and buffers are used only by the thread that calls MPI.
+// SAFETY: the step is `Send` and the buffers are owned boxes; the one field that
+// is not `Send` is the host request handle (a pointer in Open MPI), which names
+// a process-wide host object and is never dereferenced by Rust. Scripts sit in
+// the layer's `Serial`-locked state, used by one thread at a time.
 unsafe impl Send for Running {}
 
 /// A set of per-target update sequences in flight.

@@ -39,8 +39,9 @@ pub struct Serial<T> {
     mutex: Mutex<()>,
 }
 
-// Safety: access goes through `lock`, which either holds the mutex or relies on
-// MPI's guarantee that one thread at a time is inside MPI (module comment).
+// SAFETY: access goes through `lock`, which either holds the mutex or relies on
+// MPI's guarantee that one thread at a time is inside MPI (module comment); `T:
+// Send` because the value may be reached from whichever thread holds the lock.
 unsafe impl<T: Send> Sync for Serial<T> {}
 
 impl<T> Serial<T> {
@@ -95,6 +96,9 @@ impl<T> Deref for SerialGuard<'_, T> {
     type Target = T;
     #[inline]
     fn deref(&self) -> &T {
+        // SAFETY: this guard set `held` in `lock_as` (under the mutex when
+        // multithreaded, else under MPI's one-thread-at-a-time promise), so no
+        // other guard of this cell exists while it lives: nothing else aliases it.
         unsafe { &*self.cell.value.get() }
     }
 }
@@ -102,6 +106,8 @@ impl<T> Deref for SerialGuard<'_, T> {
 impl<T> DerefMut for SerialGuard<'_, T> {
     #[inline]
     fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: as in `deref`, this guard is the only one of its cell while it
+        // lives, and `&mut self` makes this the guard's only borrow of the value.
         unsafe { &mut *self.cell.value.get() }
     }
 }

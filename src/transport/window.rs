@@ -112,7 +112,14 @@ pub struct Window {
 }
 
 // The window is only used from the thread that calls MPI (MPI_THREAD_SINGLE/FUNNELED).
+// SAFETY: the fields are a host handle and the address of memory the host
+// allocated for the whole process (valid from any thread until `free`); the one
+// window lives in engine::news's runtime behind a `Serial` lock, so one thread
+// at a time uses it.
 unsafe impl Send for Window {}
+// SAFETY: `&Window` methods only do volatile loads and stores of the own region
+// and host RMA calls (which the host allows from any thread), and the window is
+// reached through engine::news's `Serial` lock: one thread at a time.
 unsafe impl Sync for Window {}
 
 impl Window {
@@ -152,16 +159,22 @@ impl Window {
     /// Collective over `world`: allocates the window and opens the epoch.
     pub fn create(world: mpi::MPI_Comm) -> Result<Window, c_int> {
         let (mut n, mut me) = (0, 0);
+        // SAFETY: `world` is the host's communicator; `n` and `me` are live local
+        // out-ints.
         unsafe {
             mpi::MPI_Comm_size(world, &mut n);
             mpi::MPI_Comm_rank(world, &mut me);
         }
+        // SAFETY: MPI_Win is a C handle (a pointer in Open MPI, an int in MPICH):
+        // all-zero bytes are a valid value, overwritten by MPI_Win_allocate.
         let mut w = Window { win: unsafe { std::mem::zeroed() }, base: std::ptr::null_mut(), n: n as usize, me: me as usize, unified: false };
         // A multiple of the page size: MPICH 4.0 (ch4, shared memory) misplaces
         // odd ranks' regions when the size is not (peers then read zeros; found
         // with master_worker, reproduced with a 20-line program).
         let bytes = ((w.words() * 8).div_ceil(4096) * 4096) as mpi::MPI_Aint;
         let mut base: *mut c_void = std::ptr::null_mut();
+        // SAFETY: MPI_Win_allocate's `baseptr` is really a `void **`: `&mut base`
+        // is a live local pointer it fills in; `w.win` a live out-handle.
         let rc = unsafe {
             mpi::MPI_Win_allocate(bytes, 8, MPIFT_INFO_NULL, world, &mut base as *mut _ as *mut c_void, &mut w.win)
         };
@@ -169,13 +182,20 @@ impl Window {
             return Err(rc);
         }
         w.base = base as *mut u64;
+        // SAFETY: `w.win` is the window just allocated; the shim only reads its
+        // MPI_WIN_MODEL attribute.
         w.unified = unsafe { mpift_win_unified(w.win) } != 0;
+        // SAFETY: the host allocated `bytes` >= `w.words() * 8` bytes at `w.base`
+        // (8-aligned, disp unit 8), and nobody reads them before the barrier.
         unsafe { std::ptr::write_bytes(w.base, 0, w.words()) };
+        // SAFETY: the live window just allocated and a predefined errhandler.
         unsafe { mpi::MPI_Win_set_errhandler(w.win, crate::transport::errors_return()) };
         // Everyone's region is zero before anyone reads or writes it.
+        // SAFETY: a blocking barrier on the host's communicator; no memory passes.
         unsafe { mpi::MPI_Barrier(world) };
         stats::bump(&stats::WINDOWS);
         stats::bump(&stats::INIT_COLLECTIVES);
+        // SAFETY: the live window and a mode constant; opens the one epoch.
         let rc = unsafe { mpi::MPI_Win_lock_all(MPIFT_MODE_NOCHECK, w.win) };
         if rc != 0 {
             return Err(rc);
@@ -185,6 +205,9 @@ impl Window {
 
     /// Collective: closes the epoch and frees the window (in `MPI_Finalize`).
     pub fn free(&mut self) {
+        // SAFETY: the window `create` made, its lock_all epoch open; after this
+        // `base` dangles, and the one caller (engine::news::stop) drops the window
+        // right after, having cleared the pointers it handed out.
         unsafe {
             mpi::MPI_Win_unlock_all(self.win);
             mpi::MPI_Win_free(&mut self.win);
@@ -199,9 +222,16 @@ impl Window {
     // --- the owner's own region: plain loads and stores ------------------------
 
     pub fn load(&self, at: usize) -> u64 {
+        // SAFETY: `base` is the host's live allocation of `words()` u64s (until
+        // `free`); callers pass offsets from the layout above, all below
+        // `words()` (not checked here). Volatile: other processes update the
+        // region through RMA behind Rust's back.
         unsafe { std::ptr::read_volatile(self.base.add(at)) }
     }
     pub fn store(&self, at: usize, v: u64) {
+        // SAFETY: `base` is the host's live allocation of `words()` u64s (until
+        // `free`); callers pass offsets from the layout above, all below
+        // `words()` (not checked here). Volatile, for the RMA readers.
         unsafe { std::ptr::write_volatile(self.base.add(at), v) }
     }
     /// Makes the owner's stores visible before its following loads. In the unified
@@ -215,6 +245,7 @@ impl Window {
     pub fn sync(&self) {
         fence(Ordering::SeqCst);
         if !self.unified {
+            // SAFETY: the live window, inside its lock_all epoch.
             unsafe { mpi::MPI_Win_sync(self.win) };
             fence(Ordering::SeqCst);
         }
@@ -225,6 +256,9 @@ impl Window {
     pub fn fetch_add(&self, target: usize, at: usize, v: u64) -> u64 {
         let mut old = 0u64;
         stats::bump(&stats::RMA_OPS);
+        // SAFETY: `v` and `old` are live locals of one u64 each, and the flush
+        // completes the operation before they go out of scope; `at` is a word
+        // offset in units of the window's disp unit (8).
         unsafe {
             mpi::MPI_Fetch_and_op(
                 &v as *const u64 as *const c_void,
@@ -247,6 +281,8 @@ impl Window {
     pub fn get(&self, target: usize, at: usize, out: &mut [u64]) {
         let mut req = self.rget(target, at, out);
         if req != crate::transport::request_null() {
+            // SAFETY: the request `rget` just started, still borrowing `out`,
+            // which outlives this wait; the status is ignored.
             unsafe { mpi::MPI_Wait(&mut req, crate::transport::status_ignore()) };
         }
     }
@@ -262,6 +298,9 @@ impl Window {
         }
         let mut req = crate::transport::request_null();
         stats::bump(&stats::RMA_OPS);
+        // SAFETY: `out` is a live slice of `out.len()` u64s; it must stay in place
+        // until the request completes, which the doc above asks of the caller
+        // (not enforced: the request outlives the borrow); `req` a live out-handle.
         unsafe {
             mpi::MPI_Rget(
                 out.as_mut_ptr() as *mut c_void,
@@ -293,6 +332,10 @@ impl Window {
         }
         let mut req = crate::transport::request_null();
         stats::bump(&stats::RMA_OPS);
+        // SAFETY: `vals` and `old` are live slices of their lengths (the counts
+        // passed); both must stay in place until the request
+        // completes, which the doc above asks of the caller (transport::script
+        // keeps them boxed beside the request); `req` a live out-handle.
         unsafe {
             mpi::MPI_Rget_accumulate(
                 vals.as_ptr() as *const c_void,
@@ -328,5 +371,20 @@ mod tests {
         // Older than the ring holds: only the last LOG_LEN.
         assert_eq!(log_runs(0, 3 * l + 4).collect::<Vec<_>>(), vec![(2 * l + 4, LOG_LEN - 4), (3 * l, 4)]);
         assert_eq!(log_runs(0, l).collect::<Vec<_>>(), vec![(0, LOG_LEN)]);
+    }
+}
+
+impl Window {
+    /// Address of word `at` of this process's own region, for a reader or writer
+    /// that cannot take the lock the window sits behind (engine::news's fast
+    /// path). Valid until [`Window::free`]; reads and writes through it must be
+    /// volatile, like [`Window::load`] and [`Window::store`].
+    /// Making the pointer is safe; whoever reads or writes through it argues
+    /// that `at` is inside the region (checked in debug builds: this is on every
+    /// collective's path).
+    #[inline]
+    pub fn word_ptr(&self, at: usize) -> *mut u64 {
+        debug_assert!(at < self.words(), "word {at} outside the region");
+        self.base.wrapping_add(at)
     }
 }

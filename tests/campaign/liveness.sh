@@ -139,7 +139,7 @@ fi
 if [ "$full" != full ]; then
   # A leader of MPI_Intercomm_create dies at its entry (call 10): on Open MPI the
   # dead leader's drain took the other leader's group exchange (2 of 316 kill
-  # points hung before layer::zombie held those messages). 3 runs each.
+  # points hung before engine::zombie held those messages). 3 runs each.
   for k in 'rank=0@call=10' 'rank=2@call=10'; do
     n=0
     for i in 1 2 3; do

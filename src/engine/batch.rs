@@ -1,0 +1,456 @@
+//! The completion calls on arrays of requests (MPI-3.1 §3.7.5): `MPI_Waitall`,
+//! `MPI_Testall`, `MPI_Waitany`, `MPI_Testany`, `MPI_Waitsome`, `MPI_Testsome`,
+//! with the failure semantics of [`crate::engine::complete`], whose verdicts,
+//! actions and bookkeeping they apply to each request.
+//!
+//! A [`Batch`] holds the array's requests while the call runs. A blocking form
+//! is a real `MPI_Waitsome`/`MPI_Waitany` over the pending requests plus the
+//! layer's wake receive, so failure or revoke news interrupts it, as for one
+//! request; the tests test each request once.
+
+use crate::engine::complete::{
+    apply, awaits_dead, completed, copy_status, empty_status, finish, to_proc_null, user_status, verdict, zero_status,
+};
+use crate::engine::errors::{Failure, Outcome};
+use crate::engine::handles::Sim_FT_MPI_Request;
+use crate::engine::request::{self, arg_error, one_active, ReqState};
+use crate::engine::{news, service};
+use crate::transport::{self, err, MPI_Request, MPI_Status};
+use std::os::raw::c_int;
+
+/// The requests of an array argument.
+struct Batch {
+    states: Vec<Option<ReqState>>,
+    reals: Vec<MPI_Request>,
+    statuses: Vec<MPI_Status>,
+    codes: Vec<c_int>,
+    done: Vec<bool>,
+}
+
+impl Batch {
+    fn new(count: c_int, reqs: *mut Sim_FT_MPI_Request) -> Result<Batch, Failure> {
+        if count < 0 || (count > 0 && reqs.is_null()) {
+            return Err(arg_error());
+        }
+        let n = count as usize;
+        let mut b = Batch {
+            states: Vec::with_capacity(n),
+            reals: Vec::with_capacity(n),
+            statuses: vec![zero_status(); n],
+            codes: vec![0; n],
+            done: vec![false; n],
+        };
+        for i in 0..n {
+            // SAFETY: i < count, the length of the program's array.
+            let (st, real) = one_active(unsafe { reqs.add(i) })?;
+            b.done[i] = st.is_none();
+            if st.is_none() {
+                b.statuses[i] = empty_status();
+            }
+            b.states.push(st);
+            b.reals.push(real);
+        }
+        Ok(b)
+    }
+
+    fn settle(&self, reqs: *mut Sim_FT_MPI_Request) {
+        for (i, st) in self.states.iter().enumerate() {
+            if st.is_some() {
+                let done = self.done[i] && completed(self.codes[i]);
+                // SAFETY: i < count, the length of the program's request array (checked non-null
+                // in Batch::new), which MPI requires valid for reading and writing.
+                unsafe { *reqs.add(i) = request::settle_after(*reqs.add(i), self.reals[i], done) };
+            }
+        }
+    }
+
+    /// Verdicts for every pending request; true if any request got an error.
+    fn verdicts(&mut self) -> Vec<usize> {
+        let mut hit = Vec::new();
+        for i in 0..self.states.len() {
+            if self.done[i] {
+                continue;
+            }
+            let st = self.states[i].unwrap();
+            if let Some((code, act)) = verdict(&st) {
+                let mut flag = 0;
+                transport::request::test(&mut self.reals[i], &mut flag, Some(&mut self.statuses[i]));
+                self.codes[i] =
+                    if flag != 0 { finish(&st, &self.statuses[i], 0) } else { apply(&st, &mut self.reals[i], &mut self.statuses[i], code, act) };
+                self.statuses[i].MPI_ERROR = self.codes[i];
+                self.done[i] = true;
+                hit.push(i);
+            }
+        }
+        hit
+    }
+
+    fn complete(&mut self, i: usize, rc: c_int) {
+        let st = self.states[i].unwrap();
+        self.codes[i] = finish(&st, &self.statuses[i], rc);
+        self.statuses[i].MPI_ERROR = self.codes[i];
+        self.done[i] = true;
+    }
+
+    fn pending(&self) -> Vec<usize> {
+        (0..self.states.len()).filter(|i| !self.done[*i]).collect()
+    }
+
+    /// Completes pending requests to `MPI_PROC_NULL` (at most `max`).
+    fn proc_nulls(&mut self, max: usize) -> Vec<usize> {
+        let mut got = Vec::new();
+        for i in self.pending() {
+            if got.len() == max {
+                break;
+            }
+            if !to_proc_null(self.states[i].as_ref().unwrap()) {
+                continue;
+            }
+            let rc = transport::request::wait(&mut self.reals[i], Some(&mut self.statuses[i]));
+            self.complete(i, rc);
+            got.push(i);
+        }
+        got
+    }
+
+    /// Some pending request is an iagree/ishrink, or an agreement is running here:
+    /// nothing in MPI completes or wakes it, so waits poll (testing everything,
+    /// advancing the agreements) instead of blocking in MPI.
+    fn polls(&self) -> bool {
+        service::must_poll() || self.pending().iter().any(|i| self.states[*i].is_some_and(|st| st.ft != 0 || awaits_dead(&st)))
+    }
+
+    /// Tests every pending request once; the indices completed.
+    fn test_pending(&mut self, max: usize) -> Vec<usize> {
+        let mut got = Vec::new();
+        for i in self.pending() {
+            if got.len() == max {
+                break;
+            }
+            let mut f = 0;
+            let rc = transport::request::test(&mut self.reals[i], &mut f, Some(&mut self.statuses[i]));
+            if f != 0 {
+                self.complete(i, rc);
+                got.push(i);
+            }
+        }
+        got
+    }
+
+    /// Blocks until at least one pending request completes or news arrives.
+    /// Returns the indices completed.
+    fn block(&mut self) -> Vec<usize> {
+        let got = self.proc_nulls(usize::MAX);
+        if !got.is_empty() {
+            return got;
+        }
+        if self.polls() {
+            let got = self.test_pending(usize::MAX);
+            if got.is_empty() {
+                std::thread::yield_now();
+            }
+            return got;
+        }
+        let idx = self.pending();
+        let mut reals: Vec<MPI_Request> = idx.iter().map(|i| self.reals[*i]).collect();
+        reals.push(news::wake_request());
+        let k = reals.len();
+        let mut outcount: c_int = 0;
+        let mut which = vec![0 as c_int; k];
+        let mut sts = vec![zero_status(); k];
+        let rc = transport::request::waitsome(&mut reals, &mut outcount, &mut which, &mut sts);
+        let mut got = Vec::new();
+        for j in 0..outcount.max(0) as usize {
+            let w = which[j] as usize;
+            if w == k - 1 {
+                news::rearm_wake(reals[w]);
+                continue;
+            }
+            let i = idx[w];
+            self.reals[i] = reals[w];
+            // Statuses follow `which`, not the requests (MPI-3.1 §3.7.5).
+            self.statuses[i] = sts[j];
+            self.complete(i, if rc != 0 { sts[j].MPI_ERROR } else { 0 });
+            got.push(i);
+        }
+        for (w, i) in idx.iter().enumerate() {
+            self.reals[*i] = reals[w];
+        }
+        got
+    }
+
+    /// Like [`Batch::block`] but completes at most one request (`MPI_Waitany`).
+    fn block_one(&mut self) -> Option<usize> {
+        if let Some(i) = self.proc_nulls(1).first() {
+            return Some(*i);
+        }
+        if self.polls() {
+            let got = self.test_pending(1).first().copied();
+            if got.is_none() {
+                std::thread::yield_now();
+            }
+            return got;
+        }
+        let idx = self.pending();
+        let mut reals: Vec<MPI_Request> = idx.iter().map(|i| self.reals[*i]).collect();
+        reals.push(news::wake_request());
+        let k = reals.len();
+        let mut which: c_int = -1;
+        let mut st = zero_status();
+        let rc = transport::request::waitany(&mut reals, &mut which, Some(&mut st));
+        for (w, i) in idx.iter().enumerate() {
+            self.reals[*i] = reals[w];
+        }
+        if which < 0 {
+            return None;
+        }
+        let w = which as usize;
+        if w == k - 1 {
+            news::rearm_wake(reals[w]);
+            return None;
+        }
+        let i = idx[w];
+        self.statuses[i] = st;
+        self.complete(i, rc);
+        Some(i)
+    }
+
+    fn copy_statuses(&self, statuses: *mut MPI_Status) {
+        if user_status(statuses) {
+            for (i, s) in self.statuses.iter().enumerate() {
+                // SAFETY: `statuses` is neither null nor MPI_STATUSES_IGNORE
+                // (user_status): the program's array, which MPI requires to hold
+                // one status per request, and i < count.
+                unsafe { *statuses.add(i) = *s };
+            }
+        }
+    }
+
+    /// The outcome of an array call: `MPI_ERR_IN_STATUS` (or the one error when the
+    /// program ignores statuses), reported on the first failing request's comm.
+    fn outcome(&self, statuses: *mut MPI_Status, only: Option<&[usize]>) -> Outcome {
+        let all: Vec<usize> = (0..self.codes.len()).collect();
+        let set = only.unwrap_or(&all);
+        // SAFETY: an error code the host set at MPI_Init, only read.
+        let first = set.iter().find(|i| self.codes[**i] != 0 && self.codes[**i] != err::pending());
+        let Some(&i) = first else { return Ok(()) };
+        if !user_status(statuses) {
+            return request::fail_on(self.states[i].as_ref(), self.codes[i]);
+        }
+        // SAFETY: an error code the host set at MPI_Init, only read.
+        let in_status = err::in_status();
+        request::fail_on(self.states[i].as_ref(), in_status).map_err(|f| f.raising(self.codes[i]))
+    }
+
+    /// After an error: what is still pending is reported as `MPI_ERR_PENDING`.
+    fn mark_pending(&mut self) {
+        for i in self.pending() {
+            // SAFETY: an error code the host set at MPI_Init, only read.
+            self.statuses[i].MPI_ERROR = err::pending();
+        }
+    }
+}
+
+/// `MPI_Waitall`.
+pub fn waitall(count: c_int, reqs: *mut Sim_FT_MPI_Request, statuses: *mut MPI_Status) -> Outcome {
+    let mut b = Batch::new(count, reqs)?;
+    loop {
+        let _ = service::run_in_wait();
+        // Failed requests are done; the others are still waited for (as in ULFM).
+        b.verdicts();
+        if b.pending().is_empty() {
+            break;
+        }
+        b.block();
+    }
+    b.settle(reqs);
+    b.copy_statuses(statuses);
+    b.outcome(statuses, None)
+}
+
+/// `MPI_Testall`: completes all or none (MPI-3.1 §3.7.5), unless news fails one.
+pub fn testall(count: c_int, reqs: *mut Sim_FT_MPI_Request, flag: *mut c_int, statuses: *mut MPI_Status) -> Outcome {
+    if flag.is_null() {
+        return Err(arg_error());
+    }
+    let mut b = Batch::new(count, reqs)?;
+    news::refresh();
+    let idx = b.pending();
+    let mut reals: Vec<MPI_Request> = idx.iter().map(|i| b.reals[*i]).collect();
+    let mut sts = vec![zero_status(); reals.len()];
+    // SAFETY: `flag` was checked non-null above and is the program's flag, which
+    // MPI requires valid for writing; nothing else refers to it during the call.
+    let rc = transport::request::testall(&mut reals, unsafe { &mut *flag }, &mut sts);
+    for (w, i) in idx.iter().enumerate() {
+        b.reals[*i] = reals[w];
+        b.statuses[*i] = sts[w];
+    }
+    // SAFETY: the program's flag, checked non-null at the top and written by the host's
+    // MPI_Testall.
+    if unsafe { *flag } != 0 {
+        for i in idx {
+            b.complete(i, if rc != 0 { b.statuses[i].MPI_ERROR } else { 0 });
+        }
+    } else if !b.verdicts().is_empty() {
+        b.mark_pending();
+        // SAFETY: the program's flag, checked non-null at the top (MPI requires it valid for
+        // writing).
+        unsafe { *flag = 1 };
+    }
+    b.settle(reqs);
+    // SAFETY: the program's flag, checked non-null at the top and written above.
+    if unsafe { *flag } != 0 {
+        b.copy_statuses(statuses);
+    }
+    b.outcome(statuses, None)
+}
+
+fn undefined() -> c_int {
+    transport::undefined()
+}
+
+/// `MPI_Waitany`.
+pub fn waitany(count: c_int, reqs: *mut Sim_FT_MPI_Request, index: *mut c_int, status: *mut MPI_Status) -> Outcome {
+    if index.is_null() {
+        return Err(arg_error());
+    }
+    let mut b = Batch::new(count, reqs)?;
+    let mut got = None;
+    while got.is_none() {
+        let _ = service::run_in_wait();
+        if let Some(i) = b.verdicts().first() {
+            got = Some(*i);
+            break;
+        }
+        if b.pending().is_empty() {
+            break;
+        }
+        got = b.block_one();
+    }
+    b.settle(reqs);
+    let Some(i) = got else {
+        // SAFETY: the program's index, checked non-null at the top (MPI requires it valid for
+        // writing).
+        unsafe { *index = undefined() };
+        return Ok(());
+    };
+    // SAFETY: the program's index, checked non-null at the top (MPI requires it valid for
+    // writing).
+    unsafe { *index = i as c_int };
+    copy_status(status, &b.statuses[i]);
+    request::fail_on(b.states[i].as_ref(), b.codes[i])
+}
+
+/// `MPI_Testany`.
+pub fn testany(
+    count: c_int,
+    reqs: *mut Sim_FT_MPI_Request,
+    index: *mut c_int,
+    flag: *mut c_int,
+    status: *mut MPI_Status,
+) -> Outcome {
+    if index.is_null() || flag.is_null() {
+        return Err(arg_error());
+    }
+    let mut b = Batch::new(count, reqs)?;
+    news::refresh();
+    let idx = b.pending();
+    let mut got = None;
+    for i in &idx {
+        let mut f = 0;
+        let rc = transport::request::test(&mut b.reals[*i], &mut f, Some(&mut b.statuses[*i]));
+        if f != 0 {
+            b.complete(*i, rc);
+            got = Some(*i);
+            break;
+        }
+    }
+    if got.is_none() {
+        got = b.verdicts().first().copied();
+    }
+    b.settle(reqs);
+    // SAFETY: the program's flag and index, both checked non-null at the top (MPI requires them
+    // valid for writing).
+    unsafe {
+        *flag = (got.is_some() || idx.is_empty()) as c_int;
+        *index = got.map_or(undefined(), |i| i as c_int);
+    }
+    let Some(i) = got else { return Ok(()) };
+    copy_status(status, &b.statuses[i]);
+    request::fail_on(b.states[i].as_ref(), b.codes[i])
+}
+
+fn some_out(b: &Batch, got: &[usize], outcount: *mut c_int, indices: *mut c_int, statuses: *mut MPI_Status, none_active: bool) {
+    // SAFETY: the program's outcount, checked non-null by some_args (MPI requires it valid for
+    // writing).
+    unsafe { *outcount = if none_active { undefined() } else { got.len() as c_int } };
+    for (k, i) in got.iter().enumerate() {
+        // SAFETY: k < got.len() <= incount, and `indices` is the program's array of
+        // `incount` ints (checked non-null for incount > 0 by some_args).
+        unsafe { *indices.add(k) = *i as c_int };
+        if user_status(statuses) {
+            // SAFETY: `statuses` is neither null nor MPI_STATUSES_IGNORE (user_status): the
+            // program's array of `incount` statuses, and k < got.len() <= incount.
+            unsafe { *statuses.add(k) = b.statuses[*i] };
+        }
+    }
+}
+
+/// Arguments of `MPI_Waitsome` / `MPI_Testsome` besides the requests.
+fn some_args(incount: c_int, outcount: *mut c_int, indices: *mut c_int) -> Outcome {
+    if outcount.is_null() || (incount > 0 && indices.is_null()) {
+        return Err(arg_error());
+    }
+    Ok(())
+}
+
+/// `MPI_Waitsome`.
+pub fn waitsome(
+    incount: c_int,
+    reqs: *mut Sim_FT_MPI_Request,
+    outcount: *mut c_int,
+    indices: *mut c_int,
+    statuses: *mut MPI_Status,
+) -> Outcome {
+    some_args(incount, outcount, indices)?;
+    let mut b = Batch::new(incount, reqs)?;
+    let none_active = b.pending().is_empty();
+    let mut got = Vec::new();
+    while got.is_empty() && !b.pending().is_empty() {
+        let _ = service::run_in_wait();
+        got = b.verdicts();
+        if got.is_empty() {
+            got = b.block();
+        }
+    }
+    b.settle(reqs);
+    some_out(&b, &got, outcount, indices, statuses, none_active);
+    b.outcome(statuses, Some(&got))
+}
+
+/// `MPI_Testsome`.
+pub fn testsome(
+    incount: c_int,
+    reqs: *mut Sim_FT_MPI_Request,
+    outcount: *mut c_int,
+    indices: *mut c_int,
+    statuses: *mut MPI_Status,
+) -> Outcome {
+    some_args(incount, outcount, indices)?;
+    let mut b = Batch::new(incount, reqs)?;
+    news::refresh();
+    let idx = b.pending();
+    let mut got = Vec::new();
+    for i in &idx {
+        let mut f = 0;
+        let rc = transport::request::test(&mut b.reals[*i], &mut f, Some(&mut b.statuses[*i]));
+        if f != 0 {
+            b.complete(*i, rc);
+            got.push(*i);
+        }
+    }
+    got.extend(b.verdicts());
+    b.settle(reqs);
+    some_out(&b, &got, outcount, indices, statuses, idx.is_empty());
+    b.outcome(statuses, Some(&got))
+}
