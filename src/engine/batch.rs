@@ -231,13 +231,11 @@ impl Batch {
     fn outcome(&self, statuses: *mut MPI_Status, only: Option<&[usize]>) -> Outcome {
         let all: Vec<usize> = (0..self.codes.len()).collect();
         let set = only.unwrap_or(&all);
-        // SAFETY: an error code the host set at MPI_Init, only read.
         let first = set.iter().find(|i| self.codes[**i] != 0 && self.codes[**i] != err::pending());
         let Some(&i) = first else { return Ok(()) };
         if !user_status(statuses) {
             return request::fail_on(self.states[i].as_ref(), self.codes[i]);
         }
-        // SAFETY: an error code the host set at MPI_Init, only read.
         let in_status = err::in_status();
         request::fail_on(self.states[i].as_ref(), in_status).map_err(|f| f.raising(self.codes[i]))
     }
@@ -245,7 +243,6 @@ impl Batch {
     /// After an error: what is still pending is reported as `MPI_ERR_PENDING`.
     fn mark_pending(&mut self) {
         for i in self.pending() {
-            // SAFETY: an error code the host set at MPI_Init, only read.
             self.statuses[i].MPI_ERROR = err::pending();
         }
     }

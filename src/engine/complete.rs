@@ -138,7 +138,6 @@ pub(crate) fn finish(st: &ReqState, status: &MPI_Status, rc: c_int) -> c_int {
         // MPIFT completed the generalized request when the agreement ended.
         return ft::outcome(st.ft);
     }
-    // SAFETY: an error code the host set at MPI_Init, only read.
     if rc != 0 && rc != err::in_status() {
         return rc;
     }

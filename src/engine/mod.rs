@@ -1,13 +1,22 @@
 //! The process runtime: what MPIFT keeps and does for the whole process, below
-//! the semantics of any one call. The communicator and request registries
-//! ([`comm`], [`request`], [`handles`]), failure and revoke knowledge ([`news`],
-//! [`revoke`]), the collective logs ([`describe`], [`logs`]), the joins a dead
-//! rank, a fill-in or a catch-up makes ([`join`], [`zombie`], [`fillin`]), MPIFT's
-//! own collectives ([`barrier`], [`allreduce`], [`channel`]), agreement and
-//! shrink ([`ft`], [`inter`]), completion with failure verdicts ([`complete`],
-//! [`orphans`]), what runs around every call ([`hooks`]) and the progress every
-//! call runs first once something went wrong ([`service`]). The error and
-//! outcome types of every layer are defined here ([`errors`]).
+//! the semantics of any one call.
+//!
+//! - Registries and types: communicators ([`comm`], [`comm_state`]), requests
+//!   ([`request`]), handles ([`handles`]), idups not yet usable ([`pending`]), the
+//!   process's state in the job ([`process`]), the error and outcome types of
+//!   every layer ([`errors`]).
+//! - Knowledge: failure and revoke news over the RMA window ([`news`]), the wake
+//!   receive that interrupts blocked calls ([`wake`]), revoke jobs and catch-ups
+//!   ([`revoke`]), the collective logs ([`describe`], [`logs`]).
+//! - Dead ranks and fill-ins: the joins they make ([`join`], [`join_colls`],
+//!   [`ctor_join`], [`topo`]), the dead rank's service ([`zombie`]), live ranks'
+//!   joins of collectives that can only fail ([`fillin`]).
+//! - MPIFT's own collectives ([`barrier`], [`allreduce`] over [`channel`]);
+//!   agreement and shrink ([`ft`], [`ft_calls`], [`ft_slots`], [`inter`]).
+//! - Completion with failure verdicts ([`complete`], [`batch`] for the
+//!   multiple-completion calls, [`orphans`] for requests given up on), what runs
+//!   around every call ([`hooks`]) and the progress every call runs first once
+//!   something went wrong ([`service`]).
 //!
 //! The engine tells fault injection what happened through the callbacks of
 //! [`observer`], registered at `MPI_Init`; it never imports it.
@@ -35,6 +44,7 @@ pub mod join;
 pub mod join_colls;
 pub mod logs;
 pub mod news;
+pub mod observer;
 pub mod orphans;
 pub mod pending;
 pub mod process;
@@ -44,7 +54,6 @@ pub mod service;
 pub mod topo;
 pub mod wake;
 pub mod zombie;
-pub mod observer;
 
 /// A real MPI handle kept in MPIFT's tables. Open MPI's handles are pointers, so
 /// they are not `Send`; the tables are only touched under their mutex.
