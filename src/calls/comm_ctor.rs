@@ -53,7 +53,10 @@ pub fn idup(c: Sim_FT_MPI_Comm, newcomm: *mut Sim_FT_MPI_Comm, req: *mut Sim_FT_
     let errhandler = comm::read(c, |s| s.errhandler).expect("looked up above");
     let mut real = transport::comm_null();
     let mut real_req = transport::request_null();
-    let rc = transport::comm::idup(cr.real, &mut real, &mut real_req);
+    // SAFETY: `real` is read right after the call, before the request completes:
+    // MPICH and Open MPI set the new handle before MPI_Comm_idup returns (the
+    // communicator is registered only after completion, engine::pending).
+    let rc = unsafe { transport::comm::idup(cr.real, &mut real, &mut real_req) };
     hooks::leave(Kind::CollStart, &cr, rc)?;
     let h = comm::new_handle();
     let r = request::adopt(real_req, Kind::CollStart, &cr);

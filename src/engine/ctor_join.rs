@@ -65,8 +65,8 @@ pub fn join(who: &Who, f: u32, e0: &Desc, entries: &[Option<Desc>]) -> Joined {
         fcode::COMM_IDUP => {
             let mut nc = transport::comm_null();
             let mut r = transport::request_null();
-            // `nc` lives on until the wait completes the duplication.
-            transport::comm::idup(c, &mut nc, &mut r);
+            // SAFETY: `nc` lives on until the wait below completes the duplication.
+            unsafe { transport::comm::idup(c, &mut nc, &mut r) };
             transport::request::wait(&mut r, None);
             free_comm(nc);
             Joined::Done

@@ -184,9 +184,13 @@ pub fn disconnect(comm: &mut crate::transport::MPI_Comm) -> c_int {
 }
 
 /// `MPI_Comm_idup`.
-pub fn idup(comm: crate::transport::MPI_Comm, newcomm: &mut crate::transport::MPI_Comm, req: &mut crate::transport::MPI_Request) -> c_int {
-    // SAFETY: a communicator handle and two out-handles the caller owns.
-    unsafe { mpi::MPI_Comm_idup(comm, newcomm, req) }
+///
+/// # Safety
+/// MPI-3.1 §6.4.2 lets the host set `*newcomm` at any time until the request
+/// completes: the caller keeps `newcomm` valid until then, or relies on its host
+/// setting it before returning (MPICH and Open MPI both do).
+pub unsafe fn idup(comm: crate::transport::MPI_Comm, newcomm: &mut crate::transport::MPI_Comm, req: &mut crate::transport::MPI_Request) -> c_int {
+    mpi::MPI_Comm_idup(comm, newcomm, req)
 }
 
 /// `MPI_Group_size`.

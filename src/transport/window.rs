@@ -222,16 +222,19 @@ impl Window {
     // --- the owner's own region: plain loads and stores ------------------------
 
     pub fn load(&self, at: usize) -> u64 {
+        debug_assert!(at < self.words(), "word {at} outside the region");
         // SAFETY: `base` is the host's live allocation of `words()` u64s (until
         // `free`); callers pass offsets from the layout above, all below
-        // `words()` (not checked here). Volatile: other processes update the
-        // region through RMA behind Rust's back.
+        // `words()` (checked in debug builds only: this is on every call's
+        // path). Volatile: other processes update the region through RMA behind
+        // Rust's back.
         unsafe { std::ptr::read_volatile(self.base.add(at)) }
     }
     pub fn store(&self, at: usize, v: u64) {
+        debug_assert!(at < self.words(), "word {at} outside the region");
         // SAFETY: `base` is the host's live allocation of `words()` u64s (until
         // `free`); callers pass offsets from the layout above, all below
-        // `words()` (not checked here). Volatile, for the RMA readers.
+        // `words()` (checked in debug builds only). Volatile, for the RMA readers.
         unsafe { std::ptr::write_volatile(self.base.add(at), v) }
     }
     /// Makes the owner's stores visible before its following loads. In the unified
