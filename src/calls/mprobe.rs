@@ -13,10 +13,10 @@
 use crate::engine::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
 use crate::engine::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::engine::hooks::{self, Kind};
-use crate::calls::p2p::{dead_and_drained, wildcard_blocked, zero_status};
+use crate::calls::p2p::{dead_and_drained, wildcard_blocked};
 use crate::engine::complete::copy_status;
 use crate::engine::{comm, request, Real};
-use crate::transport::{self, err, MPI_Datatype, MPI_Message, MPI_Status};
+use crate::transport::{self, err, zero_status, MPI_Datatype, MPI_Message, MPI_Status};
 use std::os::raw::{c_int, c_void};
 use std::sync::Mutex;
 

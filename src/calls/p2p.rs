@@ -13,7 +13,7 @@ use crate::engine::complete::{copy_status, wait_one};
 use crate::engine::hooks::{self, Kind};
 use crate::engine::request::ReqState;
 use crate::engine::{comm, news, request, zombie};
-use crate::transport::{self, MPI_Comm, MPI_Datatype, MPI_Request, MPI_Status};
+use crate::transport::{self, zero_status, MPI_Comm, MPI_Datatype, MPI_Request, MPI_Status};
 use std::os::raw::{c_int, c_void};
 
 /// What is known locally about a peer: dead, and for receives whether everything
@@ -48,11 +48,6 @@ fn started(comm: Sim_FT_MPI_Comm, rc: c_int) -> Outcome {
     }
 }
 
-/// A status for the host to fill.
-pub(crate) fn zero_status() -> MPI_Status {
-    // SAFETY: MPI_Status is a plain C struct of integers; all zeros is a valid value.
-    unsafe { std::mem::zeroed() }
-}
 
 fn result(c: &CommRef, code: c_int) -> Outcome {
     if code == 0 {

@@ -8,7 +8,7 @@ use super::spares::{spare_world_id, universe, CHILD_WORLD_SEED, MAGIC, TAG_ACTIV
 use crate::calls::comm_ctor;
 use crate::engine::handles::{self, Sim_FT_MPI_Comm};
 use crate::engine::{comm, news};
-use crate::transport::{self, stats, window, MPI_Comm, MPI_Request, MPI_Status};
+use crate::transport::{self, stats, window, MPI_Comm, MPI_Request};
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int, c_void};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -68,9 +68,7 @@ fn set_waiting(on: bool) {
 fn activation() -> Option<Vec<u8>> {
     let shadow = news::shadow();
     let mut flag = 0;
-    // SAFETY: MPI_Status is a C struct of integers, for which all-zero bytes are
-    // a valid value; the probe below fills it.
-    let mut st: MPI_Status = unsafe { std::mem::zeroed() };
+    let mut st = transport::zero_status();
     transport::p2p::iprobe(transport::any_source(), TAG_ACTIVATE, shadow, &mut flag, Some(&mut st));
     if flag == 0 {
         return None;

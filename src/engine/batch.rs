@@ -9,13 +9,13 @@
 //! request; the tests test each request once.
 
 use crate::engine::complete::{
-    apply, awaits_dead, completed, copy_status, empty_status, finish, to_proc_null, user_status, verdict, zero_status,
+    apply, awaits_dead, completed, copy_status, empty_status, finish, to_proc_null, user_status, verdict,
 };
 use crate::engine::errors::{Failure, Outcome};
 use crate::engine::handles::Sim_FT_MPI_Request;
 use crate::engine::request::{self, arg_error, one_active, ReqState};
 use crate::engine::{news, service};
-use crate::transport::{self, err, MPI_Request, MPI_Status};
+use crate::transport::{self, err, zero_status, MPI_Request, MPI_Status};
 use std::os::raw::c_int;
 
 /// The requests of an array argument.

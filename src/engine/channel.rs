@@ -211,8 +211,7 @@ impl<'a> Recv<'a> {
     /// it, Err(Some(its length)).
     fn wait(&mut self, how: Waiter, id: u64) -> Result<Len, Option<Len>> {
         let mut idle: Option<crate::engine::revoke::Idle> = None;
-        // SAFETY: a plain C struct, all zeros is a valid value.
-        let mut status: MPI_Status = unsafe { std::mem::zeroed() };
+        let mut status = transport::zero_status();
         loop {
             let revoked = match how {
                 Waiter::Program(h) => {

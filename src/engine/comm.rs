@@ -309,7 +309,7 @@ pub(crate) fn drain_except(real: MPI_Comm, keep: std::os::raw::c_int, scratch: &
 /// Source and tag of the first message waiting on `real` from `source` (or any).
 pub(crate) fn probe(real: MPI_Comm, source: std::os::raw::c_int) -> Option<(std::os::raw::c_int, std::os::raw::c_int)> {
     let mut flag = 0;
-    let mut st = zeroed_status();
+    let mut st = transport::zero_status();
     transport::p2p::iprobe(source, transport::any_tag(), real, &mut flag, Some(&mut st));
     (flag != 0).then_some((st.MPI_SOURCE, st.MPI_TAG))
 }
@@ -329,20 +329,12 @@ pub(crate) fn drop_one(real: MPI_Comm, source: std::os::raw::c_int, tag: std::os
 /// A matched probe on `real`: the message and its status, if one is waiting.
 fn improbe(real: MPI_Comm, source: std::os::raw::c_int, tag: std::os::raw::c_int) -> Option<(MPI_Message, MPI_Status)> {
     let mut flag = 0;
-    let mut st = zeroed_status();
-    // SAFETY: MPI_Message is a C int (MPICH) or a pointer (Open MPI): all-zero
-    // bits are a valid value of either; the host overwrites it.
-    let mut msg: MPI_Message = unsafe { std::mem::zeroed() };
+    let mut st = transport::zero_status();
+    let mut msg = transport::zero_message();
     transport::p2p::improbe(source, tag, real, &mut flag, &mut msg, Some(&mut st));
     (flag != 0).then_some((msg, st))
 }
 
-/// A status with all bits zero, for the host to fill.
-fn zeroed_status() -> MPI_Status {
-    // SAFETY: MPI_Status is a C struct of ints (and, in MPICH and Open MPI, a
-    // size_t count): all-zero bits are a valid value.
-    unsafe { std::mem::zeroed() }
-}
 
 /// Receives a matched message into `scratch` (grown as needed) and drops it.
 fn drop_message(mut msg: MPI_Message, mut st: MPI_Status, scratch: &mut Vec<u8>) {

@@ -134,7 +134,7 @@ impl CommState {
 /// World ranks of the members of group `g` ([`FOREIGN`] for one outside the world).
 fn world_ranks(g: MPI_Group) -> Vec<u32> {
     let mut size = 0;
-    let mut wg = zeroed_group();
+    let mut wg = transport::zero_group();
     transport::comm::group_size(g, &mut size);
     transport::comm::group(transport::comm_world(), &mut wg);
     let ranks: Vec<i32> = (0..size).collect();
@@ -148,7 +148,7 @@ fn world_ranks(g: MPI_Group) -> Vec<u32> {
 /// and of its remote group if it is an intercommunicator.
 fn membership(real: MPI_Comm, inter: bool) -> (i32, Vec<u32>, Vec<u32>) {
     let mut rank = 0;
-    let mut g = zeroed_group();
+    let mut g = transport::zero_group();
     transport::comm::rank(real, &mut rank);
     transport::comm::group(real, &mut g);
     let members = world_ranks(g);
@@ -162,12 +162,6 @@ fn membership(real: MPI_Comm, inter: bool) -> (i32, Vec<u32>, Vec<u32>) {
     (rank, members, remote)
 }
 
-/// A group handle with all bits zero, for the host to overwrite.
-fn zeroed_group() -> MPI_Group {
-    // SAFETY: MPI_Group is a C int (MPICH) or a pointer (Open MPI): all-zero
-    // bits are a valid value of either.
-    unsafe { std::mem::zeroed() }
-}
 
 /// The state of real communicator `real`, about to be registered under a
 /// handle (engine::comm): read from the host and from the news known here.

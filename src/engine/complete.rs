@@ -32,7 +32,7 @@ use crate::engine::hooks::Kind;
 use crate::engine::request::{self, arg_error, one_active, ReqState};
 use crate::engine::revoke::Idle;
 use crate::engine::{comm, ft, news, orphans, revoke, service, zombie};
-use crate::transport::{self, err, p2p, MPI_Request, MPI_Status};
+use crate::transport::{self, err, p2p, zero_status, MPI_Request, MPI_Status};
 use std::os::raw::c_int;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -49,11 +49,6 @@ pub(crate) enum Action {
     Keep,
 }
 
-#[inline]
-pub(crate) fn zero_status() -> MPI_Status {
-    // SAFETY: MPI_Status is plain data; all zeros is a valid value.
-    unsafe { std::mem::zeroed() }
-}
 
 /// The real MPI's empty status (MPI-3.1 §3.7.3: source `MPI_ANY_SOURCE`, tag
 /// `MPI_ANY_TAG`, count 0), what a null or inactive request completes with.

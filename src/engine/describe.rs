@@ -400,9 +400,7 @@ pub fn MPI_Comm_create(c: &CommRef, group: MPI_Group) -> Desc {
     let mut gsize: c_int = 0;
     transport::comm::group_size(group, &mut gsize);
     if gsize > 0 {
-        // SAFETY: a group handle is a plain pointer or integer, for which all
-        // zero bits is a valid value; MPI_Comm_group overwrites it.
-        let mut cgroup = unsafe { std::mem::zeroed() };
+        let mut cgroup = transport::zero_group();
         transport::comm::group(c.real, &mut cgroup);
         let ranks: Vec<c_int> = (0..gsize).collect();
         let mut out = vec![0 as c_int; gsize as usize];

@@ -220,7 +220,7 @@ pub fn coll_wait(c: &CommRef, rc: c_int, mut req: crate::transport::MPI_Request,
     }
     let seq = comm::read(c.handle, |s| s.seq).unwrap_or(0);
     let st = ReqState { buffers: !bufferless, seq, ..ReqState::started(c.handle, Kind::CollStart, -1, false) };
-    let mut status = crate::engine::complete::zero_status();
+    let mut status = crate::transport::zero_status();
     let code = crate::engine::complete::wait_one(&st, &mut req, &mut status, false);
     coll_leave(c, code)
 }

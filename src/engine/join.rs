@@ -194,9 +194,7 @@ fn join_constructor(at: &At, f: u32, e0: &Desc) {
 /// `MPI_Comm_create` with the group the live members named (as ranks of `c`).
 fn join_comm_create(c: MPI_Comm, e0: &Desc, nc: &mut MPI_Comm) {
     let ranks: Vec<c_int> = e0.peers.iter().map(|w| *w as u32 as c_int).collect();
-    // SAFETY: a group handle is a plain pointer or integer, for which all zero
-    // bits is a valid value; the host overwrites both before they are used.
-    let (mut g, mut sub) = unsafe { (std::mem::zeroed(), std::mem::zeroed()) };
+    let (mut g, mut sub) = (transport::zero_group(), transport::zero_group());
     comm::group(c, &mut g);
     comm::group_incl(g, &ranks, &mut sub);
     comm::create(c, sub, nc);

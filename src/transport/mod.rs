@@ -194,6 +194,25 @@ pub fn errhandler_null() -> MPI_Errhandler {
     // SAFETY: a constant the C shim initialised from the host's macro.
     unsafe { MPIFT_ERRHANDLER_NULL }
 }
+/// A status for the host to fill (the starting value of an out-argument).
+#[inline]
+pub fn zero_status() -> MPI_Status {
+    // SAFETY: MPI_Status is a C struct of integers (and, in MPICH and Open MPI, a
+    // size_t count): all-zero bytes are a valid value.
+    unsafe { std::mem::zeroed() }
+}
+/// A group handle for the host to overwrite (an out-argument's starting value).
+pub fn zero_group() -> MPI_Group {
+    // SAFETY: a group handle is a C int (MPICH) or a pointer (Open MPI): all-zero
+    // bits are a valid value of either.
+    unsafe { std::mem::zeroed() }
+}
+/// A message handle for the host to overwrite (an out-argument's starting value).
+pub fn zero_message() -> MPI_Message {
+    // SAFETY: a message handle is a C int (MPICH) or a pointer (Open MPI): all-zero
+    // bits are a valid value of either.
+    unsafe { std::mem::zeroed() }
+}
 pub fn group_empty() -> MPI_Group {
     // SAFETY: an immutable handle mpi-sys's C shim (rsmpi.c) initialised from the host's macro.
     unsafe { mpi::RSMPI_GROUP_EMPTY }
