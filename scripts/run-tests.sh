@@ -162,7 +162,7 @@ for mpi in "${mpis[@]}"; do
   t "$mpi: error_classes builds (include/compat)" $MPICC $W $FT tests/c/error_classes.c -o "$work/ec_compat" $LIBS
   t "$mpi: error_classes -n 2" run 2 "$work/ec_compat"
 
-  # MPIFT's own allreduce (layer::allreduce) against results each rank computes,
+  # MPIFT's own allreduce (engine::allreduce) against results each rank computes,
   # beside the host's (plain MPI); odd sizes run the fold-in steps.
   t "$mpi: allreduce_check builds (plain MPI)" $MPICC $W $NOCXX tests/c/allreduce_check.c -o "$work/ar_plain"
   t "$mpi: allreduce_check builds (include/compat)" $MPICC $W $FT tests/c/allreduce_check.c -o "$work/ar_compat" $LIBS
@@ -260,7 +260,7 @@ for mpi in "${mpis[@]}"; do
 
   # MPICH's own ULFM tests, unchanged (tests/mpich-ft): the ones real ULFM passes,
   # with their testlist's environment as MPICH's runtests passes it
-  # (MPIR_CVAR_ENABLE_FT=1, which MPIFT switches off in the host: layer::lifecycle).
+  # (MPIR_CVAR_ENABLE_FT=1, which MPIFT switches off in the host: calls::lifecycle).
   if [ "$mpi" = mpich ] || [ "$mpi" = openmpi ]; then
     t "$mpi: MPICH test/mpi/ft, 3 runs each (tests/mpich-ft)" env MFT_WORK="$work/mpich-ft" MFT_TESTLIST_ENV=1 \
       MFT_SRC_CACHE="${MPIFT_CACHE:-${HOME:-/tmp}/.cache/mpift}/mpich-src" \
