@@ -42,6 +42,11 @@ pub const MAX_BYTES: usize = 2048;
 
 static CHANNEL: Channel = Channel::new(TAG_ALLREDUCE);
 
+/// The allreduce's channel (engine::standin runs a dead rank's parts on it).
+pub fn channel() -> &'static Channel {
+    &CHANNEL
+}
+
 static OWN: AtomicBool = AtomicBool::new(true);
 
 /// Without `MPIFT_ALLREDUCE`: own where it measured no slower than the host's

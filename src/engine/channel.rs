@@ -124,6 +124,48 @@ impl Channel {
         };
     }
 
+    /// Sends `stamp` and `body` to world rank `to` now (a stand-in's part,
+    /// engine::standin).
+    pub fn post(&self, stamp: Stamp, body: &[u8], to: u32) {
+        self.send(stamp, body, to, news::shadow());
+    }
+
+    /// Receives every message of this channel that has arrived and keeps it in
+    /// the mailbox for the part that will take it (those of revoked
+    /// communicators are dropped). Never waits; true if one arrived. For a
+    /// process that no longer runs blocking steps (a dead rank): a blocking step
+    /// posts its receive and would race this one for the same message.
+    pub fn pull(&self) -> bool {
+        let shadow = news::shadow();
+        let mut got = false;
+        loop {
+            let (mut flag, mut st) = (0, transport::zero_status());
+            p2p::iprobe(transport::any_source(), self.tag, shadow, &mut flag, Some(&mut st));
+            if flag == 0 {
+                return got;
+            }
+            got = true;
+            let mut n: c_int = 0;
+            p2p::get_count(&st, transport::dt_byte(), &mut n);
+            let mut buf = vec![0u8; (n.max(0) as usize).max(HEAD)];
+            // SAFETY: `buf` holds the probed message's `n` bytes (at least HEAD);
+            // this is the only receive on this tag in this process, and messages
+            // from one source on one tag arrive in order, so it takes the probed one.
+            unsafe {
+                p2p::recv(buf.as_mut_ptr() as *mut c_void, n, transport::dt_byte(), st.MPI_SOURCE, self.tag, shadow, None)
+            };
+            let stamp = read_stamp(&buf);
+            if !revoked_id(stamp.id) {
+                self.state.lock().mailbox.keep(st.MPI_SOURCE as u32, stamp, buf[HEAD..].to_vec());
+            }
+        }
+    }
+
+    /// Takes the kept message `stamp` from world rank `from`, if it is in.
+    pub fn take(&self, from: u32, stamp: Stamp) -> bool {
+        self.state.lock().mailbox.take(from, stamp).is_some()
+    }
+
     /// Drops kept messages of communicators revoked since they arrived.
     pub fn purge(&self) {
         self.state.lock().mailbox.purge(revoked_id);

@@ -405,7 +405,7 @@ fn fill(mut t: Troubled) -> bool {
         if news::debug() {
             crate::say!("MPIFT fill-in {}: comm {:x} #{} f{}", news::world_rank(), t.id, s, d.fcode);
         }
-        let who = Who { real: t.real, rank: t.rank, size: t.members.len(), id: t.id, members: &t.members, seq: s };
+        let who = Who { real: t.real, rank: t.rank, size: t.members.len(), id: t.id, members: &t.members, seq: s, standin: false };
         if let Joined::Pending(p) = join::join(&who, &d, &per) {
             let (req, keep) = p.into_parts();
             orphans::orphan(req, Some(keep), t.handle);

@@ -20,6 +20,8 @@
 use crate::engine::ctor_join::free_comm;
 use crate::engine::describe::{fcode, peer_recv, peer_send, Desc};
 use crate::engine::join_colls;
+use crate::engine::standin;
+use crate::protocol::part::Kind;
 use crate::transport::{self, comm, MPI_Aint, MPI_Comm, MPI_Datatype, MPI_Request};
 use std::os::raw::c_int;
 
@@ -86,6 +88,9 @@ pub struct Who<'a> {
     pub id: u64,
     pub members: &'a [u32],
     pub seq: u64,
+    /// A dead rank's join: MPIFT's own collectives start as parts that run
+    /// alongside everything else (engine::standin) instead of blocking here.
+    pub standin: bool,
 }
 
 /// Outcome of a join: done (blocking), pending (non-blocking), or impossible.
@@ -130,11 +135,18 @@ pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>]) -> Joined {
     let e0 = any(entries).cloned().unwrap_or_else(|| d.clone());
     match f {
         fcode::BARRIER if !nb && crate::engine::barrier::own() => {
-            crate::engine::barrier::join(who.id, who.seq, at.me, who.members);
+            if who.standin {
+                standin::start(Kind::Barrier, who.id, who.seq, at.me, who.members, 0);
+            } else {
+                crate::engine::barrier::join(who.id, who.seq, at.me, who.members);
+            }
             at.outcome(Some(Pending::empty()))
         }
         fcode::ALLREDUCE if !nb && crate::engine::allreduce::eligible(&e0).is_some() => {
-            crate::engine::allreduce::join(who.id, who.seq, at.me, who.members, &e0);
+            match (who.standin, crate::engine::allreduce::eligible(&e0)) {
+                (true, Some(bytes)) => standin::start(Kind::Allreduce, who.id, who.seq, at.me, who.members, bytes),
+                _ => crate::engine::allreduce::join(who.id, who.seq, at.me, who.members, &e0),
+            }
             at.outcome(Some(Pending::empty()))
         }
         fcode::BARRIER..=fcode::EXSCAN => at.outcome(join_colls::join(&at, f, &e0, entries)),

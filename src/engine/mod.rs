@@ -9,7 +9,8 @@
 //!   receive that interrupts blocked calls ([`wake`]), revoke jobs and catch-ups
 //!   ([`revoke`]), the collective logs ([`describe`], [`logs`]).
 //! - Dead ranks and fill-ins: the joins they make ([`join`], [`join_colls`],
-//!   [`ctor_join`], [`topo`]), the dead rank's service ([`zombie`]), live ranks'
+//!   [`ctor_join`], [`topo`]), the dead rank's service ([`zombie`]) and its
+//!   parts in MPIFT's own collectives, all running at once ([`standin`]), live ranks'
 //!   joins of collectives that can only fail ([`fillin`]).
 //! - MPIFT's own collectives ([`barrier`], [`allreduce`] over [`channel`]);
 //!   agreement and shrink ([`ft`], [`ft_calls`], [`ft_slots`], [`inter`]).
@@ -51,6 +52,7 @@ pub mod process;
 pub mod request;
 pub mod revoke;
 pub mod service;
+pub mod standin;
 pub mod topo;
 pub mod wake;
 pub mod zombie;

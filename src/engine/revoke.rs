@@ -342,7 +342,7 @@ fn join_next(cr: &CommRef, s: u64) -> Outcome {
     };
     news::log_entered(cr.id, s, &Desc { fcode: d.fcode | logs::DUMMY, ..Desc::default() });
     comm::update(cr.handle, |st| st.seq = s);
-    let who = Who { real: cr.real, rank, size: members.len(), id: cr.id, members: &members, seq: s };
+    let who = Who { real: cr.real, rank, size: members.len(), id: cr.id, members: &members, seq: s, standin: false };
     if let Joined::Pending(mut p) = join::join(&who, &d, &per) {
         // The join's own request, waited for once; `p` keeps its buffers.
         transport::request::wait(&mut p.req, None);

@@ -10,10 +10,13 @@
 //! 3. serves until every live process has entered `MPI_Finalize`: joins, with dummy
 //!    data, each collective once every live member has logged it (so a join never
 //!    waits for a member that needs this rank elsewhere) and has the news (so no
-//!    survivor is released by a dummy before it can see the death), progresses its own
+//!    survivor is released by a dummy before it can see the death; its parts in
+//!    MPIFT's own barrier and allreduce then run alongside everything else,
+//!    engine::standin, so no such join holds the others), progresses its own
 //!    outstanding requests, and drains messages sent to it (which also releases
 //!    senders blocked in rendezvous sends). It sleeps with exponential back-off
-//!    (yielding for 200 µs after activity, then sleeping 50 µs doubling up to 20 ms)
+//!    (yielding for 200 µs after activity, then sleeping 50 µs doubling up to 20 ms,
+//!    2 ms while a part waits)
 //!    while nothing happens, so it does not keep a core busy;
 //! 4. sends its part of the run report (src/inject/report.rs) with the others,
 //!    frees the window with them, finalizes, and exits with status 0.
@@ -165,6 +168,8 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<MPI_Request>, mut news_out: Script
             busy |= done;
             !done
         });
+        // Its parts in MPIFT's own collectives, all at once.
+        busy |= crate::engine::standin::progress();
         // Shrinks this rank had started alive, and the communicators they make.
         busy |= ft::zombie_progress();
         // Revokes this rank made alive and had not finished announcing (the last
@@ -203,7 +208,10 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<MPI_Request>, mut news_out: Script
             std::thread::yield_now();
         } else {
             std::thread::sleep(idle);
-            idle = (idle * 2).min(Duration::from_millis(20));
+            // A part waiting for a partner: naps as short as a blocking wait's
+            // (revoke::Idle), so a dead rank slows no round down more than before.
+            let most = if crate::engine::standin::pending() { 2 } else { 20 };
+            idle = (idle * 2).min(Duration::from_millis(most));
         }
     }
     for mut r in own.drain(..) {
@@ -330,7 +338,7 @@ fn next_ready(c: &ZComm, told: &[bool]) -> Option<Ready> {
 /// Joins `c`'s next collective, `d` (from [`next_ready`]).
 fn join_next(c: &mut ZComm, d: &Desc, per: &[Option<Desc>]) -> Joined {
     let s = c.seq + 1;
-    let who = Who { real: c.real, rank: c.rank, size: c.members.len(), id: c.id, members: &c.members, seq: s };
+    let who = Who { real: c.real, rank: c.rank, size: c.members.len(), id: c.id, members: &c.members, seq: s, standin: true };
     let j = join::join(&who, d, per);
     if matches!(j, Joined::Unsupported) && d.fcode & !fcode::NB != fcode::OPAQUE {
         crate::say!("MPIFT: dead rank cannot join collective {} on a communicator", d.fcode);

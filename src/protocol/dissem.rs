@@ -23,7 +23,7 @@
 //! barrier order, so nothing else can arrive.
 
 /// What a barrier message says: which barrier it belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Stamp {
     pub id: u64,
     pub seq: u64,
@@ -96,6 +96,11 @@ impl<T> Mailbox<T> {
             self.kept.push((from, got, body()));
             Sorted::Kept
         }
+    }
+
+    /// Keeps message `stamp` from `from` (it arrived before any part looked for it).
+    pub fn keep(&mut self, from: u32, stamp: Stamp, body: T) {
+        self.kept.push((from, stamp, body));
     }
 
     /// Drops kept messages of communicators revoked since they arrived.

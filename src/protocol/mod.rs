@@ -11,6 +11,8 @@
 //! - [`failures`]: known vs acknowledged failures of a communicator (ULFM ack rules).
 //! - [`dissem`]: MPIFT's own barrier (dissemination, stamped messages), which a
 //!   revoke can interrupt at any member.
+//! - [`part`]: one member's part in either of those as a non-blocking state
+//!   machine, which dead ranks run for every owed collective at once.
 //! - [`recdbl`]: MPIFT's own small-message allreduce (recursive doubling, order
 //!   kept for non-commutative operations), interruptible like the barrier.
 //!
@@ -21,6 +23,7 @@ pub mod dissem;
 pub mod failures;
 pub mod ftagree;
 pub mod models;
+pub mod part;
 pub mod recdbl;
 
 /// A rank in the communicator a protocol instance runs on.
