@@ -125,6 +125,22 @@ fn any<'a>(entries: &'a [Option<Desc>]) -> Option<&'a Desc> {
     entries.iter().flatten().next()
 }
 
+/// Whether a dead rank's join of `d` blocks inside the host MPI until the other
+/// members are there (a blocking host collective or constructor), rather than
+/// starting a request or a part (engine::standin) or doing nothing. Those take
+/// turns among dead ranks (engine::turns).
+pub fn blocks(d: &Desc) -> bool {
+    let f = d.fcode & !fcode::NB;
+    if d.fcode & fcode::NB != 0 || matches!(f, fcode::COMM_IDUP | fcode::OPAQUE) {
+        return false;
+    }
+    match f {
+        fcode::BARRIER => !crate::engine::barrier::own(),
+        fcode::ALLREDUCE => crate::engine::allreduce::eligible(d).is_none(),
+        _ => true,
+    }
+}
+
 /// Joins collective `d` (`d.fcode` decides which) on `who`, where `entries[r]` is
 /// member r's own log entry for it (None for dead or catching-up members).
 pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>]) -> Joined {

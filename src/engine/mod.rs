@@ -10,7 +10,8 @@
 //!   ([`revoke`]), the collective logs ([`describe`], [`logs`]).
 //! - Dead ranks and fill-ins: the joins they make ([`join`], [`join_colls`],
 //!   [`ctor_join`], [`topo`]), the dead rank's service ([`zombie`]) and its
-//!   parts in MPIFT's own collectives, all running at once ([`standin`]), live ranks'
+//!   parts in MPIFT's own collectives, all running at once ([`standin`]), its
+//!   turns for blocking joins among dead ranks ([`turns`]), live ranks'
 //!   joins of collectives that can only fail ([`fillin`]).
 //! - MPIFT's own collectives ([`barrier`], [`allreduce`] over [`channel`]);
 //!   agreement and shrink ([`ft`], [`ft_calls`], [`ft_slots`], [`inter`]).
@@ -54,6 +55,7 @@ pub mod revoke;
 pub mod service;
 pub mod standin;
 pub mod topo;
+pub mod turns;
 pub mod wake;
 pub mod zombie;
 

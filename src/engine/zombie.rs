@@ -16,7 +16,7 @@
 //!    outstanding requests, and drains messages sent to it (which also releases
 //!    senders blocked in rendezvous sends). It sleeps with exponential back-off
 //!    (yielding for 200 µs after activity, then sleeping 50 µs doubling up to 20 ms,
-//!    2 ms while a part waits)
+//!    2 ms while a part or a turn waits)
 //!    while nothing happens, so it does not keep a core busy;
 //! 4. sends its part of the run report (src/inject/report.rs) with the others,
 //!    frees the window with them, finalizes, and exits with status 0.
@@ -197,26 +197,32 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<MPI_Request>, mut news_out: Script
             && !crate::engine::revoke::jobs_pending()
         {
             logs::with(|cache| cache.settle());
+            crate::engine::turns::settle();
             break;
         }
-        if busy {
-            idle = Duration::from_micros(50);
-            last_busy = std::time::Instant::now();
-        } else if last_busy.elapsed() < Duration::from_micros(200) {
-            // Just worked: the next collective usually follows at once; yield
-            // rather than sleep (a sleep costs a scheduler tick when oversubscribed).
-            std::thread::yield_now();
-        } else {
-            std::thread::sleep(idle);
-            // A part waiting for a partner: naps as short as a blocking wait's
-            // (revoke::Idle), so a dead rank slows no round down more than before.
-            let most = if crate::engine::standin::pending() { 2 } else { 20 };
-            idle = (idle * 2).min(Duration::from_millis(most));
-        }
+        pause(busy, &mut idle, &mut last_busy);
     }
     for mut r in own.drain(..) {
         transport::p2p::cancel(&mut r);
         transport::request::free(&mut r);
+    }
+}
+
+/// Between two rounds of the serve loop: on at once after work, a yield right
+/// after it (the next collective usually follows at once; a sleep costs a
+/// scheduler tick when oversubscribed), then naps that double while idle.
+fn pause(busy: bool, idle: &mut Duration, last_busy: &mut std::time::Instant) {
+    if busy {
+        *idle = Duration::from_micros(50);
+        *last_busy = std::time::Instant::now();
+    } else if last_busy.elapsed() < Duration::from_micros(200) {
+        std::thread::yield_now();
+    } else {
+        std::thread::sleep(*idle);
+        // A part waiting for a partner or a turn: naps as short as a blocking
+        // wait's (revoke::Idle), so a dead rank slows no round down more than before.
+        let most = if crate::engine::standin::pending() || crate::engine::turns::wishing() { 2 } else { 20 };
+        *idle = (*idle * 2).min(Duration::from_millis(most));
     }
 }
 
@@ -285,21 +291,32 @@ fn held(c: &ZComm, src: c_int, tag: c_int) -> bool {
 /// entries and their log numbers.
 type Ready = (Desc, Vec<Option<Desc>>, std::collections::HashMap<u32, u64>);
 
-/// Joins the collectives ready on any of `comms`, one at a time, each time the one
-/// the live members entered first ([`logs::first_in_order`]): two dead ranks
-/// joining two of them in different orders would each hold the other's first one.
+/// Joins the collectives ready on any of `comms`. Those whose join does not
+/// block (non-blocking forms, MPIFT's own collectives) go at once, in the order
+/// the live members entered them ([`logs::first_in_order`]). A blocking one only
+/// when this rank's turn allows (engine::turns): two dead ranks inside blocking
+/// joins of two communicators could each hold the other's for ever.
 fn join_ready(comms: &mut [ZComm], told: &[bool], pending: &mut Vec<Pending>) -> bool {
     let mut busy = false;
     loop {
         let mut ready: Vec<(usize, Ready)> = comms.iter().enumerate().filter_map(|(i, c)| next_ready(c, told).map(|r| (i, r))).collect();
-        if ready.is_empty() {
-            return busy;
-        }
-        let k = logs::first_in_order(&ready.iter().map(|(_, r)| &r.2).collect::<Vec<_>>());
+        let free: Vec<usize> = (0..ready.len()).filter(|k| !join::blocks(&ready[*k].1 .0)).collect();
+        let k = if free.is_empty() {
+            let owed: Vec<u64> = ready.iter().map(|(i, _)| comms[*i].id).collect();
+            let Some(id) = crate::engine::turns::may_enter(&owed) else { return busy };
+            ready.iter().position(|(i, _)| comms[*i].id == id).unwrap_or(0)
+        } else {
+            let stamps: Vec<_> = free.iter().map(|k| &ready[*k].1 .2).collect();
+            free[logs::first_in_order(&stamps)]
+        };
+        let blocking = free.is_empty();
         let (i, (d, per, _)) = ready.swap_remove(k);
         busy = true;
         if let Joined::Pending(p) = join_next(&mut comms[i], &d, &per) {
             pending.push(p);
+        }
+        if blocking {
+            crate::engine::turns::left();
         }
     }
 }

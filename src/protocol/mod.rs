@@ -11,10 +11,12 @@
 //! - [`failures`]: known vs acknowledged failures of a communicator (ULFM ack rules).
 //! - [`dissem`]: MPIFT's own barrier (dissemination, stamped messages), which a
 //!   revoke can interrupt at any member.
-//! - [`part`]: one member's part in either of those as a non-blocking state
-//!   machine, which dead ranks run for every owed collective at once.
 //! - [`recdbl`]: MPIFT's own small-message allreduce (recursive doubling, order
 //!   kept for non-commutative operations), interruptible like the barrier.
+//! - [`part`]: one member's part in either of those as a non-blocking state
+//!   machine: dead ranks run one for every owed collective at once.
+//! - [`turns`]: which communicator's blocking host collectives dead ranks may be
+//!   inside at a time, so that two of them never hold each other.
 //!
 //! [`models`] holds protocols tested here that production does not run.
 
@@ -25,6 +27,7 @@ pub mod ftagree;
 pub mod models;
 pub mod part;
 pub mod recdbl;
+pub mod turns;
 
 /// A rank in the communicator a protocol instance runs on.
 pub type Rank = u32;

@@ -18,6 +18,7 @@
 //! | `LOG_HEAD` | owner | collective log entries written so far |
 //! | `KILL_TICKETS` | others (fetch-and-op) | rank 0's only: injected deaths so far (`max=M`, src/inject) |
 //! | `SPARES_TAKEN`, `SPAWNS` | others (fetch-and-op) | rank 0's only: spares handed out, spawns served (calls::spares) |
+//! | `TURN`..+3 | owner | a dead owner's turn for blocking joins (protocol::turns) |
 //! | `DEAD + w` | rank w | rank w is (simulated) dead |
 //! | `RING + 3i` | others | revoke ring: (horizon + 1 or 0, comm id, check), one update |
 //! | `SENT + z` | rank z | messages z sent here per communicator before it died |
@@ -50,7 +51,10 @@ pub const IN_AGREE: usize = 5;
 pub const SPARES_TAKEN: usize = 6;
 /// Spawns served from the spares so far, job-wide: rank 0's region only.
 pub const SPAWNS: usize = 7;
-pub const DEAD: usize = 8;
+/// A dead rank's turn state for blocking joins (protocol::turns, 3 words; the
+/// owner writes, other dead ranks read).
+pub const TURN: usize = 8;
+pub const DEAD: usize = 11;
 /// Revoke ring slots (triples: value, comm id, check word).
 pub const RING_LEN: usize = 64;
 /// Words of a revoke ring slot.

@@ -1,0 +1,135 @@
+//! A dead rank's turns for the joins it makes inside the host's blocking
+//! collectives (protocol::turns says why and proves the rule in memory): its
+//! state in its own window words ([`window::TURN`]), the other dead ranks'
+//! states read with RMA, one read cycle at a time, never waiting.
+//!
+//! engine::zombie asks [`may_enter`] with the communicators whose next
+//! collective it owes and that would block, enters the one it is given, and
+//! calls [`left`] when that join returns.
+
+use crate::engine::news;
+use crate::protocol::turns::{self, Decision, State, Turn};
+use crate::transport::{self, window, MPI_Request};
+use std::sync::Mutex;
+
+struct Read {
+    req: MPI_Request,
+    buf: Box<[u64; turns::WORDS]>,
+}
+
+#[derive(Default)]
+struct Driver {
+    turn: Turn,
+    /// The read cycle in flight (started after the last publish).
+    reads: Vec<Read>,
+    /// A cycle was started and not decided on yet.
+    cycle: bool,
+}
+
+// SAFETY: the host requests (pointers with Open MPI) name host objects not tied
+// to any thread and are only used under DRIVER's lock by the thread that calls
+// MPI; each boxed buffer stays in place until its read completed.
+unsafe impl Send for Driver {}
+
+static DRIVER: Mutex<Option<Driver>> = Mutex::new(None);
+
+/// Writes this rank's state into its window, visible before its next reads.
+fn publish(s: State) {
+    let w = turns::encode(s);
+    news::with(|rt| {
+        // The check word last: a reader that finds it matching read the other two
+        // as written with it (the region is plain memory; transport::window::sync).
+        rt.win.store(window::TURN, w[0]);
+        rt.win.store(window::TURN + 1, w[1]);
+        rt.win.sync();
+        rt.win.store(window::TURN + 2, w[2]);
+        rt.win.sync();
+    });
+}
+
+/// Starts reading every other known-dead rank's state.
+fn start_reads(d: &mut Driver) {
+    let me = news::world_rank();
+    let n = news::world_size();
+    for p in (0..n).filter(|p| *p != me && news::is_dead(*p as u32)) {
+        let mut buf = Box::new([0u64; turns::WORDS]);
+        if let Some(req) = news::with(|rt| rt.win.rget(p, window::TURN, &mut buf[..])) {
+            d.reads.push(Read { req, buf });
+        }
+    }
+    d.cycle = true;
+}
+
+/// The communicator (of `owed`) whose blocking join this dead rank may enter
+/// now, if any. Never waits: a read cycle in flight is tested, a decision made
+/// once it is complete.
+pub fn may_enter(owed: &[u64]) -> Option<u64> {
+    let mut g = DRIVER.lock().unwrap();
+    let d = g.get_or_insert_with(Driver::default);
+    if owed.is_empty() {
+        // Nothing to join: no wish of its own may hold the others.
+        if d.turn.published.is_some() {
+            d.turn.published = None;
+            publish(State::Idle);
+        }
+        return None;
+    }
+    // A few rounds at once: with no other dead rank, or reads served from
+    // shared memory, a cycle is often complete as soon as it started.
+    for _ in 0..4 {
+        if d.reads.iter_mut().any(|r| !transport::test_done(&mut r.req)) {
+            return None;
+        }
+        if let Some(c) = step(d, owed) {
+            return Some(c);
+        }
+    }
+    None
+}
+
+/// Decides on the completed read cycle (or starts one) and publishes what the
+/// decision says; the communicator to enter, if that is the decision.
+fn step(d: &mut Driver, owed: &[u64]) -> Option<u64> {
+    let read: Option<Vec<State>> = d.reads.drain(..).map(|r| turns::decode(*r.buf)).collect();
+    let Some(read) = read.filter(|_| d.cycle || d.turn.published.is_none()) else {
+        // A state read while it changed (or no cycle since the last publish).
+        start_reads(d);
+        return None;
+    };
+    match d.turn.decide(owed, &read) {
+        Decision::Publish(s) => publish(s),
+        Decision::Enter(c) => {
+            publish(State::In(c));
+            d.cycle = false;
+            return Some(c);
+        }
+        Decision::Wait => {}
+    }
+    start_reads(d);
+    None
+}
+
+/// This dead rank wishes to enter a blocking join (its serve loop naps short).
+pub fn wishing() -> bool {
+    DRIVER.lock().unwrap().as_ref().is_some_and(|d| d.turn.published.is_some())
+}
+
+/// The blocking join [`may_enter`] allowed returned.
+pub fn left() {
+    let mut g = DRIVER.lock().unwrap();
+    let d = g.get_or_insert_with(Driver::default);
+    if let Decision::Publish(s) = d.turn.left() {
+        publish(s);
+    }
+    d.cycle = false;
+}
+
+/// Waits for the reads in flight (before the window is freed).
+pub fn settle() {
+    if let Some(d) = DRIVER.lock().unwrap().as_mut() {
+        for r in d.reads.iter_mut() {
+            transport::request::wait(&mut r.req, None);
+        }
+        d.reads.clear();
+    }
+}

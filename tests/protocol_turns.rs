@@ -1,0 +1,260 @@
+//! Dead ranks taking turns for their joins of the host's blocking collectives
+//! (protocol::turns, driven in production by engine::turns), in a seeded
+//! in-memory world: overlapping communicators, one global order of blocking
+//! collectives, each completing once every member is inside it (the host's
+//! `MPI_Bcast` from a dead root, `MPI_Allreduce`, ...); live processes run those
+//! of their communicators in order; dead ones (from before any collective of
+//! theirs) join each once every live member of its communicator is inside, in
+//! their communicator's order. A dead rank publishes its state at once and reads
+//! each other dead rank's state at a later step of its own (RMA reads complete
+//! one by one, while everybody moves on).
+//!
+//! Checked: every live process finishes and no two dead ranks are ever inside
+//! joins of two different communicators; without turns (a dead rank enters the
+//! first joinable collective it finds), the same worlds hang.
+
+use mpift::protocol::turns::{Decision, State, Turn};
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use std::collections::HashSet;
+
+struct World {
+    comms: Vec<Vec<usize>>,
+    /// Communicator of each collective, in global order.
+    prog: Vec<usize>,
+}
+
+#[derive(Default)]
+struct Proc {
+    dead: bool,
+    /// Live: position in `mine`. Dead: collectives joined.
+    pc: usize,
+    mine: Vec<usize>,
+    joined: HashSet<usize>,
+    /// Inside this collective.
+    inside: Option<usize>,
+    turn: Turn,
+    state: Option<State>,
+    /// Dead: peers still to read in this read cycle, and what was read.
+    to_read: Vec<usize>,
+    read: Vec<State>,
+}
+
+struct Sim<'w> {
+    w: &'w World,
+    p: Vec<Proc>,
+    entered: Vec<HashSet<usize>>,
+    done: Vec<bool>,
+    turns: bool,
+    events: usize,
+    /// The dead ranks.
+    dead: Vec<usize>,
+}
+
+impl<'w> Sim<'w> {
+    fn new(w: &'w World, dead: &[usize], turns: bool) -> Sim<'w> {
+        let n = w.comms.iter().flatten().max().map_or(0, |m| m + 1);
+        let mut p: Vec<Proc> = (0..n).map(|_| Proc::default()).collect();
+        for (g, c) in w.prog.iter().enumerate() {
+            for m in &w.comms[*c] {
+                p[*m].mine.push(g);
+            }
+        }
+        for d in dead {
+            p[*d].dead = true;
+        }
+        Sim { w, p, entered: vec![HashSet::new(); w.prog.len()], done: vec![false; w.prog.len()], turns, events: 0, dead: dead.to_vec() }
+    }
+
+    fn enter(&mut self, me: usize, g: usize) {
+        self.entered[g].insert(me);
+        self.p[me].inside = Some(g);
+        self.events += 1;
+        let c = self.w.prog[g];
+        if self.w.comms[c].iter().all(|m| self.entered[g].contains(m)) {
+            self.done[g] = true;
+        }
+    }
+
+    /// Collectives dead rank `me` owes and may join now: per communicator its
+    /// next one not joined, if every live member is inside.
+    fn owed(&self, me: usize) -> Vec<usize> {
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for &g in &self.p[me].mine {
+            let c = self.w.prog[g];
+            if self.p[me].joined.contains(&g) || !seen.insert(c) {
+                continue;
+            }
+            if self.w.comms[c].iter().all(|m| self.p[*m].dead || self.entered[g].contains(m)) {
+                out.push(g);
+            }
+        }
+        out
+    }
+
+    fn step(&mut self, me: usize, rng: &mut StdRng) {
+        if let Some(g) = self.p[me].inside {
+            if !self.done[g] {
+                return;
+            }
+            self.p[me].inside = None;
+            self.events += 1;
+            if !self.p[me].dead {
+                self.p[me].pc += 1;
+            } else if self.turns {
+                let d = self.p[me].turn.left();
+                self.apply(me, d, rng);
+            }
+            return;
+        }
+        if !self.p[me].dead {
+            if let Some(&g) = self.p[me].mine.get(self.p[me].pc) {
+                self.enter(me, g);
+            }
+            return;
+        }
+        if !self.turns {
+            if let Some(&g) = self.owed(me).choose(rng) {
+                self.p[me].joined.insert(g);
+                self.enter(me, g);
+            }
+            return;
+        }
+        // One RMA read completes per step; then the decision.
+        if let Some(j) = self.p[me].to_read.pop() {
+            let s = self.p[j].state.unwrap_or(State::Idle);
+            self.p[me].read.push(s);
+            return;
+        }
+        let owed = self.owed(me);
+        let ids: Vec<u64> = owed.iter().map(|g| self.w.prog[*g] as u64).collect();
+        let read = std::mem::take(&mut self.p[me].read);
+        let d = self.p[me].turn.decide(&ids, &read);
+        self.apply(me, d, rng);
+        if let Decision::Enter(c) = d {
+            let g = owed[ids.iter().position(|x| *x == c).expect("owed")];
+            self.p[me].joined.insert(g);
+            self.enter(me, g);
+        }
+    }
+
+    /// Publishes what the decision says and starts the next read cycle.
+    fn apply(&mut self, me: usize, d: Decision, rng: &mut StdRng) {
+        match d {
+            Decision::Publish(s) => self.p[me].state = Some(s),
+            Decision::Enter(c) => self.p[me].state = Some(State::In(c as u64)),
+            Decision::Wait => {}
+        }
+        let mut peers: Vec<usize> = self.dead.iter().copied().filter(|j| *j != me).collect();
+        peers.shuffle(rng);
+        self.p[me].to_read = peers;
+        self.p[me].read.clear();
+    }
+
+    /// Dead ranks inside joins of at most one communicator.
+    fn check_one_inside(&self) {
+        let ins: HashSet<usize> = self.dead.iter().filter_map(|d| self.p[*d].inside.map(|g| self.w.prog[g])).collect();
+        assert!(ins.len() <= 1, "dead ranks inside joins of communicators {ins:?}");
+    }
+
+    /// Runs until nothing happens for a while; true if every live process finished.
+    fn run(&mut self, rng: &mut StdRng) -> bool {
+        let n = self.p.len();
+        let mut order: Vec<usize> = (0..n).collect();
+        let mut quiet = 0;
+        // A dead rank's read cycle takes one step per other dead rank.
+        while quiet < 8 * self.dead.len() + 20 {
+            let before = self.events;
+            order.shuffle(rng);
+            for &r in &order {
+                for _ in 0..rng.gen_range(1..3) {
+                    self.step(r, rng);
+                    if self.turns {
+                        self.check_one_inside();
+                    }
+                }
+            }
+            quiet = if self.events == before { quiet + 1 } else { 0 };
+        }
+        self.p.iter().all(|p| p.dead || p.pc == p.mine.len())
+    }
+}
+
+/// Random overlapping communicators over n processes, each of 2..=max members,
+/// plus the world; every process is in the world and a few others.
+fn world(n: usize, comms: usize, len: usize, rng: &mut StdRng) -> World {
+    let mut cs = vec![(0..n).collect::<Vec<_>>()];
+    for _ in 0..comms {
+        let k = rng.gen_range(2..=n.clamp(2, 12));
+        let mut m: Vec<usize> = (0..n).collect();
+        m.shuffle(rng);
+        m.truncate(k);
+        m.sort_unstable();
+        cs.push(m);
+    }
+    let prog = (0..len).map(|_| rng.gen_range(0..cs.len())).collect();
+    World { comms: cs, prog }
+}
+
+fn some_dead(n: usize, k: usize, rng: &mut StdRng) -> Vec<usize> {
+    let mut all: Vec<usize> = (0..n).collect();
+    all.shuffle(rng);
+    all.truncate(k);
+    all
+}
+
+#[test]
+fn the_thesis_case_hangs_without_turns_and_completes_with_them() {
+    // Ranks 2 and 3 dead; comm 1 = {0, 2, 3}, comm 2 = {1, 2, 3}; rank 0 runs
+    // comm 1's collective while rank 1 runs comm 2's.
+    let w = World { comms: vec![vec![0, 1, 2, 3], vec![0, 2, 3], vec![1, 2, 3]], prog: vec![1, 2] };
+    let mut hung = 0;
+    for seed in 0..40 {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut s = Sim::new(&w, &[2, 3], false);
+        hung += usize::from(!s.run(&mut rng));
+        let mut s = Sim::new(&w, &[2, 3], true);
+        assert!(s.run(&mut rng), "seed {seed}: with turns");
+    }
+    assert!(hung > 0, "without turns it never hung in 40 schedules");
+}
+
+#[test]
+fn small_worlds_every_pair_and_triple_of_deaths() {
+    let mut rng = StdRng::seed_from_u64(36);
+    let (mut runs, mut hung_without) = (0, 0);
+    for n in [4usize, 6, 8] {
+        for _ in 0..6 {
+            let w = world(n, 4, 16, &mut rng);
+            for a in 0..n {
+                for b in a + 1..n {
+                    let mut dead = vec![a, b];
+                    if rng.gen_bool(0.3) {
+                        dead.push((b + 1 + rng.gen_range(0..n - 1)) % n);
+                        dead.dedup();
+                    }
+                    let mut s = Sim::new(&w, &dead, true);
+                    assert!(s.run(&mut rng), "n {n}, dead {dead:?}, comms {:?}, prog {:?}", w.comms, w.prog);
+                    let mut s = Sim::new(&w, &dead, false);
+                    hung_without += usize::from(!s.run(&mut rng));
+                    runs += 1;
+                }
+            }
+        }
+    }
+    eprintln!("{runs} worlds complete with turns; without, {hung_without} hung");
+    assert!(hung_without > 0);
+}
+
+#[test]
+fn thousands_of_ranks() {
+    let mut rng = StdRng::seed_from_u64(3636);
+    for (n, comms, len, dead) in [(256usize, 40usize, 60usize, 12usize), (2048, 120, 80, 30), (4096, 200, 60, 60)] {
+        let w = world(n, comms, len, &mut rng);
+        let d = some_dead(n, dead, &mut rng);
+        let mut s = Sim::new(&w, &d, true);
+        assert!(s.run(&mut rng), "n {n}: {dead} dead");
+    }
+}
