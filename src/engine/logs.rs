@@ -19,9 +19,6 @@ pub struct LogCache {
     after: Vec<u64>,
     /// (comm id, seq) -> world rank -> descriptor.
     entries: HashMap<(u64, u64), HashMap<u32, Desc>>,
-    /// The same keys -> world rank -> the entry's number in that rank's log (its
-    /// program order across communicators).
-    stamps: HashMap<(u64, u64), HashMap<u32, u64>>,
     /// Per world rank: the read in flight of [`LogCache::poll_async`].
     fetch: Vec<Fetch>,
     /// Per world rank: its `FINALIZING` word was set when last read.
@@ -177,9 +174,8 @@ impl LogCache {
         }
     }
 
-    /// Keeps world rank `p`'s entered entry `e`: its descriptor and its number.
+    /// Keeps world rank `p`'s entered entry `e`: its descriptor.
     fn keep(&mut self, p: usize, e: news::Entry) {
-        self.stamps.entry((e.comm, e.seq)).or_default().insert(p as u32, e.stamp);
         self.entries.entry((e.comm, e.seq)).or_default().insert(p as u32, e.desc);
     }
 
@@ -211,12 +207,6 @@ impl LogCache {
         self.entries.get(&(comm, seq))
     }
 
-    /// Per world rank that logged collective `seq` of `comm`: the entry's number
-    /// in its log.
-    pub fn stamps(&self, comm: u64, seq: u64) -> Option<&HashMap<u32, u64>> {
-        self.stamps.get(&(comm, seq))
-    }
-
     /// How many entries of world rank `p` read so far match `f`.
     pub fn count_of(&self, p: u32, f: impl Fn(&Desc) -> bool) -> usize {
         self.entries.values().filter_map(|m| m.get(&p)).filter(|d| f(d)).count()
@@ -225,7 +215,6 @@ impl LogCache {
     /// Forgets entries of `comm` up to `seq` (already joined).
     pub fn prune(&mut self, comm: u64, upto: u64) {
         self.entries.retain(|(c, s), _| *c != comm || *s > upto);
-        self.stamps.retain(|(c, s), _| *c != comm || *s > upto);
     }
 
     /// Highest collective number any of `ranks` logged for `comm`.
@@ -310,17 +299,6 @@ pub fn entered_before_death(w: u32, comm: u64, seq: u64) -> bool {
     real.contains(&(comm, seq))
 }
 
-/// Of collectives ready to join (each given by its members' log numbers, from
-/// [`LogCache::stamps`]), the index of one that no other precedes in the log of a
-/// process that entered both: joins on several communicators then follow the
-/// order in which the live members entered them (a dead rank blocked in a later
-/// one would hold another dead rank's earlier one, and both collectives, for
-/// ever). The first one if the orders disagree.
-pub fn first_in_order(ready: &[&HashMap<u32, u64>]) -> usize {
-    let precedes = |a: &HashMap<u32, u64>, b: &HashMap<u32, u64>| a.iter().any(|(p, x)| b.get(p).is_some_and(|y| x < y));
-    (0..ready.len()).find(|&i| (0..ready.len()).all(|j| j == i || !precedes(ready[j], ready[i]))).unwrap_or(0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -378,31 +356,5 @@ mod tests {
         // Only dummies anywhere: nothing to join from yet.
         let found: HashMap<u32, Desc> = [(1, dummy(fcode::INTERCOMM_MERGE)), (4, dummy(fcode::INTERCOMM_MERGE))].into();
         assert!(by_member(&found, &[0, 1]).is_none());
-    }
-
-    fn st(v: &[(u32, u64)]) -> HashMap<u32, u64> {
-        v.iter().copied().collect()
-    }
-
-    #[test]
-    fn the_collective_the_live_members_entered_first_goes_first() {
-        // Ranks 0 and 2 entered a Bcast (log numbers 40) before an Allreduce (41).
-        let allreduce = st(&[(0, 41), (2, 41)]);
-        let bcast = st(&[(0, 40), (2, 40)]);
-        assert_eq!(first_in_order(&[&allreduce, &bcast]), 1);
-        assert_eq!(first_in_order(&[&bcast, &allreduce]), 0);
-    }
-
-    #[test]
-    fn disjoint_members_keep_the_given_order_and_a_chain_is_followed() {
-        let a = st(&[(1, 7)]);
-        let b = st(&[(2, 3)]);
-        assert_eq!(first_in_order(&[&a, &b]), 0);
-        // c before d at ranks 0 and 5, d before e at rank 5: c goes first.
-        let c = st(&[(0, 1), (5, 2)]);
-        let d = st(&[(0, 2), (5, 3)]);
-        let e = st(&[(5, 4)]);
-        assert_eq!(first_in_order(&[&e, &d, &c]), 2);
-        assert_eq!(first_in_order(&[]), 0);
     }
 }

@@ -287,30 +287,30 @@ fn held(c: &ZComm, src: c_int, tag: c_int) -> bool {
     named as u32 > crate::engine::ctor_join::joined_as_leader(id, src, tag)
 }
 
-/// A collective this dead rank can join now: the descriptor, the members' real
-/// entries and their log numbers.
-type Ready = (Desc, Vec<Option<Desc>>, std::collections::HashMap<u32, u64>);
+/// A collective this dead rank can join now: the descriptor and the members'
+/// real entries.
+type Ready = (Desc, Vec<Option<Desc>>);
 
 /// Joins the collectives ready on any of `comms`. Those whose join does not
-/// block (non-blocking forms, MPIFT's own collectives) go at once, in the order
-/// the live members entered them ([`logs::first_in_order`]). A blocking one only
-/// when this rank's turn allows (engine::turns): two dead ranks inside blocking
-/// joins of two communicators could each hold the other's for ever.
+/// block (non-blocking forms, MPIFT's own collectives) go at once: each
+/// communicator's in its order (MPI's only matching rule), communicators in any
+/// order, since none waits. A blocking one only when this rank's turn allows
+/// (engine::turns): two dead ranks inside blocking joins of two communicators
+/// could each hold the other's for ever, whatever order each chose.
 fn join_ready(comms: &mut [ZComm], told: &[bool], pending: &mut Vec<Pending>) -> bool {
     let mut busy = false;
     loop {
         let mut ready: Vec<(usize, Ready)> = comms.iter().enumerate().filter_map(|(i, c)| next_ready(c, told).map(|r| (i, r))).collect();
         let free: Vec<usize> = (0..ready.len()).filter(|k| !join::blocks(&ready[*k].1 .0)).collect();
-        let k = if free.is_empty() {
+        let blocking = free.is_empty();
+        let k = if blocking {
             let owed: Vec<u64> = ready.iter().map(|(i, _)| comms[*i].id).collect();
             let Some(id) = crate::engine::turns::may_enter(&owed) else { return busy };
             ready.iter().position(|(i, _)| comms[*i].id == id).unwrap_or(0)
         } else {
-            let stamps: Vec<_> = free.iter().map(|k| &ready[*k].1 .2).collect();
-            free[logs::first_in_order(&stamps)]
+            free[0]
         };
-        let blocking = free.is_empty();
-        let (i, (d, per, _)) = ready.swap_remove(k);
+        let (i, (d, per)) = ready.swap_remove(k);
         busy = true;
         if let Joined::Pending(p) = join_next(&mut comms[i], &d, &per) {
             pending.push(p);
@@ -347,8 +347,7 @@ fn next_ready(c: &ZComm, told: &[bool]) -> Option<Ready> {
         if everyone().any(|w| *w != me && !news::is_dead(*w) && !found.contains_key(w)) {
             return None;
         }
-        let (d, per) = logs::by_member(found, &c.members)?;
-        Some((d, per, cache.stamps(c.id, s).cloned().unwrap_or_default()))
+        logs::by_member(found, &c.members)
     })
 }
 
