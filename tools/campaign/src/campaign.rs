@@ -59,6 +59,7 @@ pub fn run(args: Args) -> Result<bool, Error> {
         ranks: args.ranks.as_ref().map(|r| r.0.clone()),
         calls_of: args.calls_of.clone(),
         every: args.every,
+        first: args.first,
         sample: args.sample,
         pairs: args.pairs,
         time: args.time,

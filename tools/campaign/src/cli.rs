@@ -38,6 +38,9 @@ pub struct Args {
     /// Every N-th call: calls N, 2N, ... (with --calls-of: the N-th, 2N-th, ... call of those functions).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub every: Option<u64>,
+    /// Only each rank's first N calls: calls 2..=N (with --calls-of: the first N calls of those functions); --every thins these.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(2..))]
+    pub first: Option<u64>,
     /// K single-death points drawn at random (with --seed) from the candidates.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub sample: Option<u64>,
@@ -143,5 +146,10 @@ mod tests {
         assert_eq!(a.seed, 1);
         let a = parse(&["--ranks", "0,2-3", "--", "mpiexec"]).unwrap();
         assert_eq!(a.ranks, Some(RankList(vec![0, 2, 3])));
+        assert_eq!((a.every, a.first), (None, None));
+        let a = parse(&["--first", "100", "--every", "3", "--", "mpiexec"]).unwrap();
+        assert_eq!((a.every, a.first), (Some(3), Some(100)));
+        assert!(parse(&["--first", "1", "--", "mpiexec"]).is_err(), "call 1 (MPI_Init) is never a kill point");
+        assert!(parse(&["--first", "x", "--", "mpiexec"]).is_err());
     }
 }

@@ -32,6 +32,7 @@ pub struct Selection {
     pub ranks: Option<Vec<u32>>,
     pub calls_of: Vec<String>,
     pub every: Option<u64>,
+    pub first: Option<u64>,
     pub sample: Option<u64>,
     pub pairs: Option<u64>,
     pub time: Option<u64>,
@@ -64,8 +65,9 @@ impl Rng {
     }
 }
 
-/// The candidate calls of each selected rank: 2..=count; with `--every N` the
-/// multiples of N; with `--calls-of`, only calls of those functions, and with
+/// The candidate calls of each selected rank: 2..=count; with `--first F` only
+/// 2..=F; with `--every N` the multiples of N among those; with `--calls-of`, only
+/// calls of those functions (with `--first F` the first F of them), and with
 /// `--every N` the N-th, 2N-th, ... of those.
 pub fn candidates(sel: &Selection, traces: &[Calls]) -> Result<Vec<(u32, Vec<u64>)>, String> {
     let np = traces.len() as u32;
@@ -84,15 +86,17 @@ pub fn candidates(sel: &Selection, traces: &[Calls]) -> Result<Vec<(u32, Vec<u64
         }
     }
     let every = sel.every.unwrap_or(1).max(1);
+    let first = sel.first.unwrap_or(u64::MAX);
     Ok(ranks
         .into_iter()
         .map(|r| {
             let t = &traces[r as usize];
             let calls: Vec<u64> = if sel.calls_of.is_empty() {
-                (2..=t.count()).filter(|c| c % every == 0 || every == 1).collect()
+                (2..=t.count().min(first)).filter(|c| c % every == 0 || every == 1).collect()
             } else {
                 let of = |c: &u64| t.function(*c).is_some_and(|f| sel.calls_of.iter().any(|x| x == f));
-                (2..=t.count()).filter(of).skip(every as usize - 1).step_by(every as usize).collect()
+                let firsts = (2..=t.count()).filter(of).take(usize::try_from(first).unwrap_or(usize::MAX));
+                firsts.skip(every as usize - 1).step_by(every as usize).collect()
             };
             (r, calls)
         })
@@ -132,7 +136,7 @@ pub fn select(sel: &Selection, traces: &[Calls], ff_secs: f64) -> Result<Vec<Poi
         }
     }
     if points.is_empty() {
-        return Err("no kill points: the selection (--ranks, --calls-of, --every, --no-single) leaves none".into());
+        return Err("no kill points: the selection (--ranks, --calls-of, --every, --first, --no-single) leaves none".into());
     }
     Ok(points)
 }
@@ -210,6 +214,31 @@ mod tests {
         assert!(select(&bad, &traces(), 1.0).unwrap_err().contains("rank 3 does not exist"));
         let typo = Selection { calls_of: vec!["MPI_Sendrecv".into()], ..Default::default() };
         assert!(select(&typo, &traces(), 1.0).unwrap_err().contains("MPI_Sendrecv"));
+    }
+
+    #[test]
+    fn first_calls_only() {
+        let rules = |sel: Selection| -> Vec<String> { select(&sel, &traces(), 1.0).unwrap().iter().map(Point::rule).collect() };
+        // Calls 2..=3 of each rank; rank 2 has only calls 2-4 (first beyond a rank's count: all of them).
+        assert_eq!(
+            rules(Selection { first: Some(3), ..Default::default() }),
+            ["rank=0@call=2", "rank=0@call=3", "rank=1@call=2", "rank=1@call=3", "rank=2@call=2", "rank=2@call=3"]
+        );
+        assert_eq!(rules(Selection { ranks: Some(vec![2]), first: Some(100), ..Default::default() }).len(), 3);
+        // --every thins the first calls: multiples of 2 up to 6.
+        assert_eq!(rules(Selection { ranks: Some(vec![0]), first: Some(6), every: Some(2), ..Default::default() }), ["rank=0@call=2", "rank=0@call=4", "rank=0@call=6"]);
+        // With --calls-of: the first 2 calls of MPI_Allreduce (rank 0: calls 6, 7; rank 2: 2, 3).
+        let sel = Selection { ranks: Some(vec![0, 2]), calls_of: vec!["MPI_Allreduce".into()], first: Some(2), ..Default::default() };
+        assert_eq!(rules(sel), ["rank=0@call=6", "rank=0@call=7", "rank=2@call=2", "rank=2@call=3"]);
+        // Pairs and samples draw from the first calls only.
+        let sel = Selection { first: Some(4), pairs: Some(30), sample: Some(4), seed: 5, ..Default::default() };
+        for p in select(&sel, &traces(), 1.0).unwrap() {
+            match p {
+                Point::Call { call, .. } => assert!((2..=4).contains(&call)),
+                Point::Pair { a, b } => assert!(a.1 <= 4 && b.1 <= 4),
+                Point::Time { .. } => unreachable!(),
+            }
+        }
     }
 
     #[test]
