@@ -252,6 +252,11 @@ for mpi in "${mpis[@]}"; do
   t "$mpi: examples/ulfm respawn_deaths -n 8 (4 spares)" env ULFM_CFLAGS="$FT" ULFM_SPARES=1 \
     ULFM_TIMEOUT="${MPIFT_TEST_TIMEOUT:-180}" ULFM_LIBS="$lib -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc" \
     ULFM_ONLY="respawn_deaths" tests/ulfm/run.sh "$MPICC" "$MPIEXEC" 8
+  # Overlapping communicators with 2-3 dead ranks whose live members run different
+  # collectives at once (issue 35), at 8 ranks too (overlap_a hung 7 of 7 at 29b67cc).
+  t "$mpi: examples/ulfm overlapping communicators -n 8" env ULFM_CFLAGS="$FT" \
+    ULFM_TIMEOUT="${MPIFT_TEST_TIMEOUT:-180}" ULFM_LIBS="$lib -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc" \
+    ULFM_ONLY="$(cd examples/ulfm && ls overlap_*.c | sed 's/\.c$//' | tr '\n' ' ')" tests/ulfm/run.sh "$MPICC" "$MPIEXEC" 8
   # Every program again with blocking collectives run as their non-blocking forms
   # (docs/CONFIGURATION.md): the same outcomes.
   t "$mpi: examples/ulfm with MPIFT_COLLECTIVES=nonblocking -n 4" env MPIFT_COLLECTIVES=nonblocking \
@@ -322,6 +327,12 @@ for mpi in "${mpis[@]}"; do
     t "$mpi: mpift-campaign end to end (tests/campaign/run.sh)" tests/campaign/run.sh "$mpi"
   fi
   t "$mpi: kill-point campaigns, sampled (tests/campaign/liveness.sh)" tests/campaign/liveness.sh "$mpi"
+  # Deaths at the first 100 calls of the barrier+allreduce loop and the overlap
+  # programs while busy loops load every core (issue 35; a hang fails), sampled:
+  # 25 points a program (every point: LOADED_SAMPLE= tests/campaign/loaded.sh).
+  if [ "$mpi" != ompi5 ]; then
+    t "$mpi: kill points on a loaded machine, sampled (tests/campaign/loaded.sh)" env LOADED_SAMPLE=25 tests/campaign/loaded.sh "$mpi"
+  fi
   # The benchmarks build and run (tiny configuration; `make bench` measures).
   t "$mpi: benchmarks build and run (bench/smoke.sh)" bench/smoke.sh "$mpi"
 done
