@@ -190,8 +190,10 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<MPI_Request>, mut news_out: Script
         // New log entries keep the loop quick (the reads take a few rounds).
         busy |= logs::with(|cache| cache.poll_async(&everyone));
         busy |= join_ready(&mut comms, &told, &mut pending);
+        // With every process dead, a dummy join whose other members are dead
+        // ranks that already left can never complete, and nobody needs it.
         if all_live_finalizing(me, n, &mut confirm)
-            && pending.is_empty()
+            && (pending.is_empty() || nobody_alive(me, n))
             && news_out.done()
             && !ft::zombie_pending()
             && !crate::engine::revoke::jobs_pending()
@@ -206,6 +208,13 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<MPI_Request>, mut news_out: Script
         transport::p2p::cancel(&mut r);
         transport::request::free(&mut r);
     }
+    // Joins left pending (nobody alive): the host may still write their buffers.
+    std::mem::forget(pending);
+}
+
+/// Every process of the job is dead (and no spare can replace one).
+fn nobody_alive(me: usize, n: usize) -> bool {
+    !crate::engine::process::spares_on() && (0..n).all(|p| p == me || news::is_dead(p as u32))
 }
 
 /// Between two rounds of the serve loop: on at once after work, a yield right
