@@ -15,13 +15,16 @@
 #   loop_barrier_allreduce_ignore  the same with --ignore-errors: issue 35's loop as a
 #                                  new user writes it (no recovery, every call after the
 #                                  death may fail); each survivor prints OK.
+#   overlap_a_campaign             examples/ulfm/overlap_a.c --campaign: the overlap
+#                                  program in its mode that takes one more death
+#                                  anywhere; each survivor prints "rank R: OK campaign".
 #   overlap_*                      examples/ulfm/overlap_*.c, if present, as built
 #                                  (their own deaths included).
 #
 # A program whose failure-free run (its own deaths included) does not finish in 4 x
 # the timeout fails without a campaign (overlap_a at d2f3bf9 hangs there).
 #
-# Verdicts: the loops are strict (any HANG, CRASH or WRONG fails the case: one death
+# Verdicts: the loops and overlap_a_campaign are strict (any HANG, CRASH or WRONG fails the case: one death
 # anywhere must leave every survivor's OK line). The overlap programs count HANG
 # only: their checks assume exactly their own dead ranks (a third death in their
 # survivors' Sendrecv ring or shrink makes them print FAIL and exit 1, a CRASH that
@@ -67,7 +70,7 @@ out=$root/build-out/$mpi/loaded
 mkdir -p "$out/bin"
 progs=("$@")
 if [ ${#progs[@]} = 0 ]; then
-  progs=(loop_barrier_allreduce_ignore loop_barrier_allreduce)
+  progs=(loop_barrier_allreduce_ignore loop_barrier_allreduce overlap_a_campaign)
   for f in examples/ulfm/overlap_*.c; do [ -f "$f" ] && progs+=("$(basename "$f" .c)"); done
 fi
 
@@ -117,6 +120,7 @@ start_load
 cd "$out"
 for p in "${progs[@]}"; do
   src=${p%_ignore}
+  src=${src%_campaign}
   if ! "$MPICC" -std=c99 -O1 -g $FT "$root/examples/ulfm/$src.c" $LIBS -o "bin/$src" > "$src.build" 2>&1; then
     failed=$((failed + 1)); echo "FAIL $mpi: loaded $p: build failed ($out/$src.build)"
     continue
@@ -126,6 +130,8 @@ for p in "${progs[@]}"; do
       campaign "$p" 1 --expect-survivors '^rank [0-9]+: OK iters=150 ' -- "$MPIEXEC" -n 4 "./bin/$src" --die none ;;
     loop_barrier_allreduce_ignore)
       campaign "$p" 1 --expect-survivors '^rank [0-9]+: OK iters=150 ' -- "$MPIEXEC" -n 4 "./bin/$src" --die none --ignore-errors ;;
+    overlap_a_campaign)
+      campaign "$p" 1 --expect-survivors '^rank [0-9]+: OK campaign ' -- "$MPIEXEC" -n 4 "./bin/$src" --campaign ;;
     *) campaign "$p" 0 -- "$MPIEXEC" -n 4 "./bin/$src" ;;
   esac
 done
