@@ -12,7 +12,10 @@
 //!
 //! Only a process that runs no blocking step of those collectives any more may
 //! use this (its receives take any message of the channel's tag): a dead rank.
-//! Fill-ins and catch-ups of live ranks run the blocking forms.
+//! Fill-ins and catch-ups of live ranks run the blocking forms. A rank dies at a
+//! call's entry or outside MPI (inject::decide_slow, `Sim_FT_kill_me`), never in
+//! the middle of a blocking step, whose posted receive would otherwise stay
+//! posted and could take a message a part needs.
 
 use crate::engine::allreduce;
 use crate::engine::barrier;
