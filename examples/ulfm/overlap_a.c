@@ -26,13 +26,12 @@
  * has the result. Each survivor prints "OK campaign shrunk=N" (N = size of
  * the shrunk C: n - 2, or n - 3 after the extra death). */
 #include "ulfm_common.h"
+#include "overlap_common.h"
 
-#define MAXP 64
 #ifndef ROUNDS
 #define ROUNDS 8
 #endif
 
-static int n_live, live[MAXP]; /* world ranks of the survivors, ascending */
 static int campaign, extra_rank = -1, extra_step = -1, steps;
 
 /* Before each communication call: --die-extra's death, at its step. */
@@ -105,7 +104,7 @@ static void run_b(MPI_Comm b)
 /* Survivors: each sends to the next survivor and receives from the previous. */
 static void ring(int me)
 {
-    int to = live[(me + 1) % n_live], from = live[(me + n_live - 1) % n_live];
+    int to = ov_live[(me + 1) % ov_n_live], from = ov_live[(me + ov_n_live - 1) % ov_n_live];
     int x = 1000 + u_rank, y = -1, rc;
     step();
     rc = MPI_Sendrecv(&x, 1, MPI_INT, to, 7, &y, 1, MPI_INT, from, 7, MPI_COMM_WORLD,
@@ -118,26 +117,6 @@ static void ring(int me)
     }
     CHECK(rc == MPI_SUCCESS && y == 1000 + from, "ring Sendrecv=%s got %d (want %d)", u_name(rc),
           y, 1000 + from);
-}
-
-/* Shrink c: the survivors, in the old order; an Allreduce on it works. */
-static void shrink_check(MPI_Comm c, int me)
-{
-    MPI_Comm s = MPI_COMM_NULL;
-    int rc, size = -1, r = -1, sum = -1, want = 0, i;
-    rc = MPIX_Comm_shrink(c, &s);
-    CHECK_RC("shrink(C)", rc, MPI_SUCCESS);
-    if (rc != MPI_SUCCESS) return;
-    MPI_Comm_set_errhandler(s, MPI_ERRORS_RETURN);
-    MPI_Comm_size(s, &size);
-    MPI_Comm_rank(s, &r);
-    CHECK(size == n_live && r == me, "shrunk size %d rank %d (want %d, %d)", size, r, n_live, me);
-    for (i = 0; i < n_live; i++) want += live[i];
-    rc = MPI_Allreduce(&u_rank, &sum, 1, MPI_INT, MPI_SUM, s);
-    CHECK(rc == MPI_SUCCESS && sum == want, "Allreduce(shrunk)=%s sum %d (want %d)", u_name(rc),
-          sum, want);
-    u_note("shrunk=%d", size);
-    MPI_Comm_free(&s);
 }
 
 /* Campaign mode: shrink c until an agreement (on c, which works whatever
@@ -173,8 +152,8 @@ static void shrink_campaign(MPI_Comm c, int d0, int d1)
     MPI_Comm_set_errhandler(s, MPI_ERRORS_RETURN);
     MPI_Comm_size(s, &size);
     MPI_Comm_rank(s, &r);
-    CHECK(size == n_live || size == n_live - 1, "shrunk size %d (want %d or %d)", size, n_live,
-          n_live - 1);
+    CHECK(size == ov_n_live || size == ov_n_live - 1, "shrunk size %d (want %d or %d)", size,
+          ov_n_live, ov_n_live - 1);
     if (size < 1 || size > MAXP) return;
     MPI_Comm_group(s, &g);
     MPI_Comm_group(MPI_COMM_WORLD, &world);
@@ -221,8 +200,8 @@ int main(int argc, char **argv)
     la[na++] = d0, la[na++] = d1; /* A's rank 0 is the dead root */
     for (r = 0; r < u_size; r++) {
         if (r == d0 || r == d1) continue;
-        if (r == u_rank) me = n_live;
-        live[n_live++] = r;
+        if (r == u_rank) me = ov_n_live;
+        ov_live[ov_n_live++] = r;
         if (r < u_size / 2) la[na++] = r;
         else lb[nb++] = r;
     }
@@ -257,6 +236,6 @@ int main(int argc, char **argv)
         u_note("%s:%d_rounds", a != MPI_COMM_NULL ? "A:Bcast,Reduce,Barrier" : "B:Barrier,Allreduce,Ibcast", ROUNDS);
     ring(me);
     if (campaign) shrink_campaign(c, d0, d1);
-    else shrink_check(c, me);
+    else ov_shrink_check(c, "shrink(C)", me);
     return u_finish();
 }

@@ -19,13 +19,13 @@
  * members in the old order, and an Allreduce on it works. Final lines name only
  * outcomes ULFM fixes. Needs an even np >= 4 (written for 4 and 8). */
 #include "ulfm_common.h"
+#include "overlap_common.h"
 
-#define MAXP 64
 #ifndef ROUNDS
 #define ROUNDS 4
 #endif
 
-static int nd, dead[3], n_live, live[MAXP], rep;
+static int nd, dead[3], rep;
 
 /* Notes what a live rank ran, in the first repetition only (all repeat it). */
 static void note(const char *what)
@@ -39,19 +39,6 @@ static int is_dead(int r)
     for (k = 0; k < nd; k++)
         if (dead[k] == r) return 1;
     return 0;
-}
-
-/* A communicator of the listed world ranks in that order (MPI_COMM_NULL at the
- * others), with MPI_ERRORS_RETURN. Collective over MPI_COMM_WORLD. */
-static MPI_Comm make_comm(const int *ranks, int k)
-{
-    int i, color = MPI_UNDEFINED, key = 0;
-    MPI_Comm c;
-    for (i = 0; i < k; i++)
-        if (ranks[i] == u_rank) color = 0, key = i;
-    MPI_Comm_split(MPI_COMM_WORLD, color, key, &c);
-    if (c != MPI_COMM_NULL) MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
-    return c;
 }
 
 /* Start code, then (if the start worked) the Wait code. */
@@ -105,37 +92,6 @@ static void round2(MPI_Comm p, MPI_Comm q, MPI_Comm r)
     }
 }
 
-/* Survivors: each sends to the next survivor and receives from the previous. */
-static void ring(int me)
-{
-    int to = live[(me + 1) % n_live], from = live[(me + n_live - 1) % n_live];
-    int x = 1000 + u_rank, y = -1, rc;
-    rc = MPI_Sendrecv(&x, 1, MPI_INT, to, 7, &y, 1, MPI_INT, from, 7, MPI_COMM_WORLD,
-                      MPI_STATUS_IGNORE);
-    CHECK(rc == MPI_SUCCESS && y == 1000 + from, "ring Sendrecv=%s got %d (want %d)", u_name(rc),
-          y, 1000 + from);
-}
-
-/* Shrink MPI_COMM_WORLD: the survivors in the old order; an Allreduce works. */
-static void shrink_world(int me)
-{
-    MPI_Comm s = MPI_COMM_NULL;
-    int rc, size = -1, r = -1, sum = -1, want = 0, i;
-    rc = MPIX_Comm_shrink(MPI_COMM_WORLD, &s);
-    CHECK_RC("shrink(world)", rc, MPI_SUCCESS);
-    if (rc != MPI_SUCCESS) return;
-    MPI_Comm_set_errhandler(s, MPI_ERRORS_RETURN);
-    MPI_Comm_size(s, &size);
-    MPI_Comm_rank(s, &r);
-    CHECK(size == n_live && r == me, "shrunk size %d rank %d (want %d, %d)", size, r, n_live, me);
-    for (i = 0; i < n_live; i++) want += live[i];
-    rc = MPI_Allreduce(&u_rank, &sum, 1, MPI_INT, MPI_SUM, s);
-    CHECK(rc == MPI_SUCCESS && sum == want, "Allreduce(shrunk)=%s sum %d (want %d)", u_name(rc),
-          sum, want);
-    u_note("shrunk=%d", size);
-    MPI_Comm_free(&s);
-}
-
 int main(int argc, char **argv)
 {
     int lp[MAXP], lq[MAXP], lr[MAXP], np_ = 0, nq = 0, nr = 0, i, k, me = -1;
@@ -147,20 +103,20 @@ int main(int argc, char **argv)
     for (k = 0; k < nd; k++) dead[k] = 1 + k * (u_size / nd);
     for (i = 0; i < u_size; i++) {
         if (is_dead(i)) continue;
-        if (i == u_rank) me = n_live;
-        live[n_live++] = i;
+        if (i == u_rank) me = ov_n_live;
+        ov_live[ov_n_live++] = i;
     }
     for (k = 0; k < nd; k++) lp[np_++] = dead[k];
-    for (i = 0; i < n_live; i++) {
-        if (i % 2 == 0) lp[np_++] = live[i];
-        else lq[nq++] = live[i];
+    for (i = 0; i < ov_n_live; i++) {
+        if (i % 2 == 0) lp[np_++] = ov_live[i];
+        else lq[nq++] = ov_live[i];
     }
     for (k = 0; k < nd; k++) lq[nq++] = dead[k];
     for (k = nd - 1; k >= 1; k--) lr[nr++] = dead[k];
-    lr[nr++] = live[0], lr[nr++] = live[n_live - 1];
-    p = make_comm(lp, np_);
-    q = make_comm(lq, nq);
-    r = make_comm(lr, nr);
+    lr[nr++] = ov_live[0], lr[nr++] = ov_live[ov_n_live - 1];
+    p = ov_split_comm(lp, np_);
+    q = ov_split_comm(lq, nq);
+    r = ov_split_comm(lr, nr);
     /* Every rank is out of the constructors before anyone dies (a constructor a
      * member dies in may fail). This Barrier itself may see the deaths: either
      * outcome is allowed, so it is not checked. */
@@ -171,7 +127,7 @@ int main(int argc, char **argv)
         round1(p, q, r);
         round2(p, q, r);
     }
-    ring(me);
-    shrink_world(me);
+    ov_ring(me);
+    ov_shrink_check(MPI_COMM_WORLD, "shrink(world)", me);
     return u_finish();
 }

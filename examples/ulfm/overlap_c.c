@@ -26,13 +26,13 @@
  * works. Final lines name only outcomes ULFM fixes. Needs np 4 or an even
  * np >= 8 (written for 4 and 8). */
 #include "ulfm_common.h"
+#include "overlap_common.h"
 
-#define MAXP 64
 #ifndef ROUNDS
 #define ROUNDS 4
 #endif
 
-static int dead[3], n_live, live[MAXP], rep;
+static int dead[3], rep;
 
 /* Notes what a live rank ran, in the first repetition only (all repeat it). */
 static void note(const char *what)
@@ -43,19 +43,6 @@ static void note(const char *what)
 static int is_dead(int r)
 {
     return r == dead[0] || r == dead[1] || r == dead[2];
-}
-
-/* A communicator of the listed world ranks in that order (MPI_COMM_NULL at the
- * others), with MPI_ERRORS_RETURN. Collective over MPI_COMM_WORLD. */
-static MPI_Comm make_comm(const int *ranks, int k)
-{
-    int i, color = MPI_UNDEFINED, key = 0;
-    MPI_Comm c;
-    for (i = 0; i < k; i++)
-        if (ranks[i] == u_rank) color = 0, key = i;
-    MPI_Comm_split(MPI_COMM_WORLD, color, key, &c);
-    if (c != MPI_COMM_NULL) MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
-    return c;
 }
 
 /* The collectives rooted at a dead rank 0 (A, C): Bcast or Allgather first. */
@@ -128,37 +115,6 @@ static void nonblocking_round(MPI_Comm a, MPI_Comm b, MPI_Comm c)
     note("Waitall(A:Ibcast,B:Iallreduce,C:Ibarrier)");
 }
 
-/* Survivors: each sends to the next survivor and receives from the previous. */
-static void ring(int me)
-{
-    int to = live[(me + 1) % n_live], from = live[(me + n_live - 1) % n_live];
-    int x = 1000 + u_rank, y = -1, rc;
-    rc = MPI_Sendrecv(&x, 1, MPI_INT, to, 7, &y, 1, MPI_INT, from, 7, MPI_COMM_WORLD,
-                      MPI_STATUS_IGNORE);
-    CHECK(rc == MPI_SUCCESS && y == 1000 + from, "ring Sendrecv=%s got %d (want %d)", u_name(rc),
-          y, 1000 + from);
-}
-
-/* Shrink w: the survivors, in the old order; an Allreduce on it works. */
-static void shrink_check(MPI_Comm w, int me)
-{
-    MPI_Comm s = MPI_COMM_NULL;
-    int rc, size = -1, r = -1, sum = -1, want = 0, i;
-    rc = MPIX_Comm_shrink(w, &s);
-    CHECK_RC("shrink(W)", rc, MPI_SUCCESS);
-    if (rc != MPI_SUCCESS) return;
-    MPI_Comm_set_errhandler(s, MPI_ERRORS_RETURN);
-    MPI_Comm_size(s, &size);
-    MPI_Comm_rank(s, &r);
-    CHECK(size == n_live && r == me, "shrunk size %d rank %d (want %d, %d)", size, r, n_live, me);
-    for (i = 0; i < n_live; i++) want += live[i];
-    rc = MPI_Allreduce(&u_rank, &sum, 1, MPI_INT, MPI_SUM, s);
-    CHECK(rc == MPI_SUCCESS && sum == want, "Allreduce(shrunk)=%s sum %d (want %d)", u_name(rc),
-          sum, want);
-    u_note("shrunk=%d", size);
-    MPI_Comm_free(&s);
-}
-
 int main(int argc, char **argv)
 {
     int la[MAXP], lb[MAXP], lc[MAXP], na = 0, nb = 0, nc = 0, i, me = -1, step;
@@ -170,22 +126,22 @@ int main(int argc, char **argv)
     for (i = 0; i < 3; i++) dead[i] = 1 + i * step;
     for (i = 0; i < u_size; i++) {
         if (is_dead(i)) continue;
-        if (i == u_rank) me = n_live;
-        live[n_live++] = i;
+        if (i == u_rank) me = ov_n_live;
+        ov_live[ov_n_live++] = i;
     }
     la[na++] = dead[0], la[na++] = dead[1];
-    for (i = 0; i < n_live; i++) {
-        if (n_live == 1 || i % 3 == 0) la[na++] = live[i];
-        if (n_live == 1 || i % 3 == 1) lb[nb++] = live[i];
+    for (i = 0; i < ov_n_live; i++) {
+        if (ov_n_live == 1 || i % 3 == 0) la[na++] = ov_live[i];
+        if (ov_n_live == 1 || i % 3 == 1) lb[nb++] = ov_live[i];
     }
     lb[nb++] = dead[1], lb[nb++] = dead[2];
     lc[nc++] = dead[2];
-    for (i = 0; i < n_live; i++)
-        if (n_live == 1 || i % 3 == 2) lc[nc++] = live[i];
+    for (i = 0; i < ov_n_live; i++)
+        if (ov_n_live == 1 || i % 3 == 2) lc[nc++] = ov_live[i];
     lc[nc++] = dead[0];
-    a = make_comm(la, na);
-    b = make_comm(lb, nb);
-    c = make_comm(lc, nc);
+    a = ov_split_comm(la, na);
+    b = ov_split_comm(lb, nb);
+    c = ov_split_comm(lc, nc);
     MPI_Comm_dup(MPI_COMM_WORLD, &w);
     MPI_Comm_set_errhandler(w, MPI_ERRORS_RETURN);
     /* Every rank is out of the constructors before anyone dies (a constructor a
@@ -195,10 +151,10 @@ int main(int argc, char **argv)
     if (is_dead(u_rank)) u_die("after the communicators are built");
 
     for (rep = 0; rep < ROUNDS; rep++) {
-        if (n_live == 1) nonblocking_round(a, b, c);
+        if (ov_n_live == 1) nonblocking_round(a, b, c);
         blocking_round(a, b, c);
     }
-    ring(me);
-    shrink_check(w, me);
+    ov_ring(me);
+    ov_shrink_check(w, "shrink(W)", me);
     return u_finish();
 }
