@@ -125,20 +125,22 @@ fn any<'a>(entries: &'a [Option<Desc>]) -> Option<&'a Desc> {
     entries.iter().flatten().next()
 }
 
+/// The one of MPIFT's own collectives that collective `fc` runs as, with the
+/// bytes its messages carry, read from log entry `e`; None: the host's.
+fn own_kind(fc: u32, e: &Desc) -> Option<(Kind, usize)> {
+    match fc {
+        fcode::BARRIER if crate::engine::barrier::own() => Some((Kind::Barrier, 0)),
+        fcode::ALLREDUCE => crate::engine::allreduce::eligible(e).map(|bytes| (Kind::Allreduce, bytes)),
+        _ => None,
+    }
+}
+
 /// Whether a dead rank's join of `d` blocks inside the host MPI until the other
 /// members are there (a blocking host collective or constructor), rather than
 /// starting a request or a part (engine::standin) or doing nothing. Those take
 /// turns among dead ranks (engine::turns).
 pub fn blocks(d: &Desc) -> bool {
-    let f = d.fcode & !fcode::NB;
-    if d.fcode & fcode::NB != 0 || matches!(f, fcode::COMM_IDUP | fcode::OPAQUE) {
-        return false;
-    }
-    match f {
-        fcode::BARRIER => !crate::engine::barrier::own(),
-        fcode::ALLREDUCE => crate::engine::allreduce::eligible(d).is_none(),
-        _ => true,
-    }
+    d.fcode & fcode::NB == 0 && !matches!(d.fcode, fcode::COMM_IDUP | fcode::OPAQUE) && own_kind(d.fcode, d).is_none()
 }
 
 /// Joins collective `d` (`d.fcode` decides which) on `who`, where `entries[r]` is
@@ -149,22 +151,15 @@ pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>]) -> Joined {
     let f = d.fcode & !fcode::NB;
     let at = At { c: who.real, n: who.size, me: who.rank, nb };
     let e0 = any(entries).cloned().unwrap_or_else(|| d.clone());
+    if let Some((kind, bytes)) = own_kind(f, &e0).filter(|_| !nb) {
+        match (who.standin, kind) {
+            (true, _) => standin::start(kind, who.id, who.seq, at.me, who.members, bytes),
+            (false, Kind::Barrier) => crate::engine::barrier::join(who.id, who.seq, at.me, who.members),
+            (false, Kind::Allreduce) => crate::engine::allreduce::join(who.id, who.seq, at.me, who.members, &e0),
+        }
+        return at.outcome(Some(Pending::empty()));
+    }
     match f {
-        fcode::BARRIER if !nb && crate::engine::barrier::own() => {
-            if who.standin {
-                standin::start(Kind::Barrier, who.id, who.seq, at.me, who.members, 0);
-            } else {
-                crate::engine::barrier::join(who.id, who.seq, at.me, who.members);
-            }
-            at.outcome(Some(Pending::empty()))
-        }
-        fcode::ALLREDUCE if !nb && crate::engine::allreduce::eligible(&e0).is_some() => {
-            match (who.standin, crate::engine::allreduce::eligible(&e0)) {
-                (true, Some(bytes)) => standin::start(Kind::Allreduce, who.id, who.seq, at.me, who.members, bytes),
-                _ => crate::engine::allreduce::join(who.id, who.seq, at.me, who.members, &e0),
-            }
-            at.outcome(Some(Pending::empty()))
-        }
         fcode::BARRIER..=fcode::EXSCAN => at.outcome(join_colls::join(&at, f, &e0, entries)),
         fcode::COMM_DUP..=fcode::CART_SUB | fcode::INTERCOMM_MERGE => {
             join_constructor(&at, f, &e0);

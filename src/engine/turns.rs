@@ -67,10 +67,8 @@ pub fn may_enter(owed: &[u64]) -> Option<u64> {
     let mut g = DRIVER.lock().unwrap();
     let d = g.get_or_insert_with(Driver::default);
     if owed.is_empty() {
-        // Nothing to join: no wish of its own may hold the others.
-        if d.turn.published.is_some() {
-            d.turn.published = None;
-            publish(State::Idle);
+        if let Decision::Publish(s) = d.turn.idle() {
+            publish(s);
         }
         return None;
     }

@@ -310,14 +310,15 @@ fn join_ready(comms: &mut [ZComm], told: &[bool], pending: &mut Vec<Pending>) ->
     let mut busy = false;
     loop {
         let mut ready: Vec<(usize, Ready)> = comms.iter().enumerate().filter_map(|(i, c)| next_ready(c, told).map(|r| (i, r))).collect();
-        let free: Vec<usize> = (0..ready.len()).filter(|k| !join::blocks(&ready[*k].1 .0)).collect();
-        let blocking = free.is_empty();
-        let k = if blocking {
-            let owed: Vec<u64> = ready.iter().map(|(i, _)| comms[*i].id).collect();
-            let Some(id) = crate::engine::turns::may_enter(&owed) else { return busy };
-            ready.iter().position(|(i, _)| comms[*i].id == id).unwrap_or(0)
-        } else {
-            free[0]
+        let free = ready.iter().position(|(_, r)| !join::blocks(&r.0));
+        let blocking = free.is_none();
+        let k = match free {
+            Some(k) => k,
+            None => {
+                let owed: Vec<u64> = ready.iter().map(|(i, _)| comms[*i].id).collect();
+                let Some(id) = crate::engine::turns::may_enter(&owed) else { return busy };
+                ready.iter().position(|(i, _)| comms[*i].id == id).unwrap_or(0)
+            }
         };
         let (i, (d, per)) = ready.swap_remove(k);
         busy = true;

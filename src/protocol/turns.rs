@@ -95,6 +95,12 @@ impl Turn {
         Decision::Wait
     }
 
+    /// Nothing to join any more: its wish, if it published one, must not hold
+    /// the others.
+    pub fn idle(&mut self) -> Decision {
+        self.publish_if_changed(None)
+    }
+
     /// The join on the entered communicator returned: idle again.
     pub fn left(&mut self) -> Decision {
         self.published = None;
@@ -176,6 +182,15 @@ mod tests {
         // b owes 2 as well once it reads a's logs: it follows a inside.
         assert_eq!(b.decide(&[2, 4], &[State::In(2)]), Decision::Publish(State::Wants(2)));
         assert_eq!(b.decide(&[2, 4], &[State::In(2)]), Decision::Enter(2));
+    }
+
+    #[test]
+    fn nothing_owed_any_more_withdraws_a_published_wish_once() {
+        let mut t = Turn::default();
+        assert_eq!(t.idle(), Decision::Wait);
+        assert_eq!(t.decide(&[3], &[State::Idle]), Decision::Publish(State::Wants(3)));
+        assert_eq!(t.idle(), Decision::Publish(State::Idle));
+        assert_eq!(t.idle(), Decision::Wait);
     }
 
     #[test]
