@@ -23,6 +23,9 @@ pub struct LogCache {
     fetch: Vec<Fetch>,
     /// Per world rank: its `FINALIZING` word was set when last read.
     finalizing: Vec<bool>,
+    /// Per world rank: the last finished read cycle saw `FINALIZING` set in its
+    /// head and read every entry up to that head.
+    read_final: Vec<bool>,
     /// Per world rank: read cycles (head, then new entries) started, and the
     /// number of the last one finished (engine::fillin waits for a cycle that
     /// started after a wake-up).
@@ -99,6 +102,7 @@ impl LogCache {
         self.after.resize(n.max(self.after.len()), 0);
         self.fetch.resize_with(n, Fetch::default);
         self.finalizing.resize(n, false);
+        self.read_final.resize(n, false);
         self.cycles.resize(n, (0, 0));
         for &p in ranks {
             let p = p as usize;
@@ -119,6 +123,7 @@ impl LogCache {
                         let head = b[2];
                         if head <= self.after[p] {
                             self.cycles[p].1 = self.cycles[p].0;
+                            self.read_final[p] = self.finalizing[p];
                             break; // Idle: a new read starts next time
                         }
                         let Some(reads) = news::start_log_reads(p, self.after[p], head) else { return news };
@@ -134,6 +139,7 @@ impl LogCache {
                         let Some(got) = news::parse_log_reads(&reads) else { return news };
                         self.after[p] = self.take(p, head, got);
                         self.cycles[p].1 = self.cycles[p].0;
+                        self.read_final[p] = self.finalizing[p] && self.after[p] >= head;
                         break;
                     }
                 }
@@ -183,6 +189,14 @@ impl LogCache {
     /// [`LogCache::poll_async`] last read its region.
     pub fn finalizing(&self, p: usize) -> bool {
         self.finalizing.get(p).copied().unwrap_or(false)
+    }
+
+    /// World rank `p` is finalizing and its log is read to its end: the last
+    /// read cycle, whose head read saw `FINALIZING`, has also read every entry up
+    /// to that head. A finalizing process logs nothing more, so every collective
+    /// it entered is then in the cache.
+    pub fn read_to_end(&self, p: usize) -> bool {
+        self.read_final.get(p).copied().unwrap_or(false)
     }
 
     /// Waits for every read [`LogCache::poll_async`] has in flight (before the

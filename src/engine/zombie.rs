@@ -189,11 +189,16 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<MPI_Request>, mut news_out: Script
         // Collectives to join.
         // New log entries keep the loop quick (the reads take a few rounds).
         busy |= logs::with(|cache| cache.poll_async(&everyone));
-        busy |= join_ready(&mut comms, &told, &mut pending);
-        // With every process dead, a dummy join whose other members are dead
-        // ranks that already left can never complete, and nobody needs it.
+        let (joined, owed) = join_ready(&mut comms, &told, &mut pending);
+        busy |= joined;
+        // Not before every collective the live ranks entered is joined (`owed`,
+        // with their logs read to the end): another dead rank may sit in one
+        // (the dead root of a Reduce whose live members are long gone) and it
+        // completes only with this rank's part. With every process dead, a
+        // dummy join whose other members are dead ranks that already left can
+        // never complete, and nobody needs it.
         if all_live_finalizing(me, n, &mut confirm)
-            && (pending.is_empty() || nobody_alive(me, n))
+            && ((pending.is_empty() && !owed) || nobody_alive(me, n))
             && news_out.done()
             && !ft::zombie_pending()
             && !crate::engine::revoke::jobs_pending()
@@ -306,7 +311,9 @@ type Ready = (Desc, Vec<Option<Desc>>);
 /// order, since none waits. A blocking one only when this rank's turn allows
 /// (engine::turns): two dead ranks inside blocking joins of two communicators
 /// could each hold the other's for ever, whatever order each chose.
-fn join_ready(comms: &mut [ZComm], told: &[bool], pending: &mut Vec<Pending>) -> bool {
+/// Returns whether it joined any, and whether one is still ready but waits for a
+/// turn.
+fn join_ready(comms: &mut [ZComm], told: &[bool], pending: &mut Vec<Pending>) -> (bool, bool) {
     let mut busy = false;
     loop {
         let mut ready: Vec<(usize, Ready)> = comms.iter().enumerate().filter_map(|(i, c)| next_ready(c, told).map(|r| (i, r))).collect();
@@ -316,7 +323,7 @@ fn join_ready(comms: &mut [ZComm], told: &[bool], pending: &mut Vec<Pending>) ->
             Some(k) => k,
             None => {
                 let owed: Vec<u64> = ready.iter().map(|(i, _)| comms[*i].id).collect();
-                let Some(id) = crate::engine::turns::may_enter(&owed) else { return busy };
+                let Some(id) = crate::engine::turns::may_enter(&owed) else { return (busy, !owed.is_empty()) };
                 ready.iter().position(|(i, _)| comms[*i].id == id).unwrap_or(0)
             }
         };
@@ -393,7 +400,7 @@ pub fn adopt_shrunk(real: MPI_Comm, id: u64, live: &[u32], members: &[u32], old_
 /// that started after the first yes (`confirm`) have finished and still say so.
 fn all_live_finalizing(me: usize, n: usize, confirm: &mut Option<Vec<(u32, u64)>>) -> bool {
     let live: Vec<u32> = (0..n as u32).filter(|p| *p as usize != me && !news::is_dead(*p)).collect();
-    if !logs::with(|cache| live.iter().all(|p| cache.finalizing(*p as usize))) {
+    if !logs::with(|cache| live.iter().all(|p| cache.read_to_end(*p as usize))) {
         *confirm = None;
         return false;
     }
