@@ -15,16 +15,52 @@ use crate::engine::errors::{Failure, Outcome};
 use crate::engine::handles::Sim_FT_MPI_Request;
 use crate::engine::request::{self, arg_error, one_active, ReqState};
 use crate::engine::{news, service};
+use crate::transport::serial::Serial;
 use crate::transport::{self, err, zero_status, MPI_Request, MPI_Status};
 use std::os::raw::c_int;
 
-/// The requests of an array argument.
+/// The requests of an array argument, with the scratch arrays of the host calls.
+/// Its vectors come from [`POOL`] and go back there when it is dropped, so a
+/// completion call allocates nothing once the pool holds a batch as large.
+#[derive(Default)]
 struct Batch {
     states: Vec<Option<ReqState>>,
     reals: Vec<MPI_Request>,
     statuses: Vec<MPI_Status>,
     codes: Vec<c_int>,
     done: Vec<bool>,
+    /// Scratch of [`Batch::block`] and [`Batch::block_one`]: the pending indices,
+    /// their real requests (and the wake request), the host's outputs.
+    idx: Vec<usize>,
+    wreals: Vec<MPI_Request>,
+    which: Vec<c_int>,
+    wsts: Vec<MPI_Status>,
+    /// Scratch of `MPI_Waitall`: the requests one blocking round completed.
+    got: Vec<usize>,
+}
+
+// SAFETY: a pooled batch holds no live request: its vectors are cleared before
+// reuse, and the host request handles in them (pointers with Open MPI) name host
+// objects not tied to a thread; POOL is only touched by the thread inside MPI.
+unsafe impl Send for Batch {}
+
+/// Batches whose vectors wait to be reused (at most [`POOL_KEEP`] of them; a
+/// completion call inside another, as from a callback, takes a second one).
+static POOL: Serial<Vec<Batch>> = Serial::new(Vec::new());
+const POOL_KEEP: usize = 4;
+/// Larger arrays are not kept.
+const POOL_MAX_LEN: usize = 4096;
+
+impl Drop for Batch {
+    fn drop(&mut self) {
+        if self.states.capacity() > POOL_MAX_LEN {
+            return;
+        }
+        let mut pool = POOL.lock();
+        if pool.len() < POOL_KEEP {
+            pool.push(std::mem::take(self));
+        }
+    }
 }
 
 impl Batch {
@@ -33,13 +69,15 @@ impl Batch {
             return Err(arg_error());
         }
         let n = count as usize;
-        let mut b = Batch {
-            states: Vec::with_capacity(n),
-            reals: Vec::with_capacity(n),
-            statuses: vec![zero_status(); n],
-            codes: vec![0; n],
-            done: vec![false; n],
-        };
+        let mut b = POOL.lock().pop().unwrap_or_default();
+        b.states.clear();
+        b.reals.clear();
+        b.statuses.clear();
+        b.statuses.resize(n, zero_status());
+        b.codes.clear();
+        b.codes.resize(n, 0);
+        b.done.clear();
+        b.done.resize(n, false);
         for i in 0..n {
             // SAFETY: i < count, the length of the program's array.
             let (st, real) = one_active(unsafe { reqs.add(i) })?;
@@ -51,6 +89,11 @@ impl Batch {
             b.reals.push(real);
         }
         Ok(b)
+    }
+
+    /// Whether a request is still pending.
+    fn any_pending(&self) -> bool {
+        self.done.iter().any(|d| !d)
     }
 
     fn settle(&self, reqs: *mut Sim_FT_MPI_Request) {
@@ -96,36 +139,39 @@ impl Batch {
         (0..self.states.len()).filter(|i| !self.done[*i]).collect()
     }
 
-    /// Completes pending requests to `MPI_PROC_NULL` (at most `max`).
-    fn proc_nulls(&mut self, max: usize) -> Vec<usize> {
-        let mut got = Vec::new();
-        for i in self.pending() {
+    /// Completes pending requests to `MPI_PROC_NULL` (at most `max`), adding
+    /// their indices to `got`.
+    fn proc_nulls(&mut self, max: usize, got: &mut Vec<usize>) {
+        for i in 0..self.states.len() {
             if got.len() == max {
                 break;
             }
-            if !to_proc_null(self.states[i].as_ref().unwrap()) {
+            if self.done[i] || !to_proc_null(self.states[i].as_ref().unwrap()) {
                 continue;
             }
             let rc = transport::request::wait(&mut self.reals[i], Some(&mut self.statuses[i]));
             self.complete(i, rc);
             got.push(i);
         }
-        got
     }
 
     /// Some pending request is an iagree/ishrink, or an agreement is running here:
     /// nothing in MPI completes or wakes it, so waits poll (testing everything,
     /// advancing the agreements) instead of blocking in MPI.
     fn polls(&self) -> bool {
-        service::must_poll() || self.pending().iter().any(|i| self.states[*i].is_some_and(|st| st.ft != 0 || awaits_dead(&st)))
+        service::must_poll()
+            || (0..self.states.len()).any(|i| !self.done[i] && self.states[i].is_some_and(|st| st.ft != 0 || awaits_dead(&st)))
     }
 
-    /// Tests every pending request once; the indices completed.
-    fn test_pending(&mut self, max: usize) -> Vec<usize> {
-        let mut got = Vec::new();
-        for i in self.pending() {
+    /// Tests every pending request once (until `max` completed), adding the
+    /// indices completed to `got`.
+    fn test_pending(&mut self, max: usize, got: &mut Vec<usize>) {
+        for i in 0..self.states.len() {
             if got.len() == max {
                 break;
+            }
+            if self.done[i] {
+                continue;
             }
             let mut f = 0;
             let rc = transport::request::test(&mut self.reals[i], &mut f, Some(&mut self.statuses[i]));
@@ -134,32 +180,32 @@ impl Batch {
                 got.push(i);
             }
         }
-        got
     }
 
     /// Blocks until at least one pending request completes or news arrives.
-    /// Returns the indices completed.
-    fn block(&mut self) -> Vec<usize> {
-        let got = self.proc_nulls(usize::MAX);
+    /// Adds the indices completed to `got` (which starts empty).
+    fn block(&mut self, got: &mut Vec<usize>) {
+        self.proc_nulls(usize::MAX, got);
         if !got.is_empty() {
-            return got;
+            return;
         }
         if self.polls() {
-            let got = self.test_pending(usize::MAX);
+            self.test_pending(usize::MAX, got);
             if got.is_empty() {
                 std::thread::yield_now();
             }
-            return got;
+            return;
         }
-        let idx = self.pending();
-        let mut reals: Vec<MPI_Request> = idx.iter().map(|i| self.reals[*i]).collect();
-        reals.push(news::wake_request());
+        let (idx, mut reals) = self.take_pending();
         let k = reals.len();
         let mut outcount: c_int = 0;
-        let mut which = vec![0 as c_int; k];
-        let mut sts = vec![zero_status(); k];
+        let mut which = std::mem::take(&mut self.which);
+        which.clear();
+        which.resize(k, 0);
+        let mut sts = std::mem::take(&mut self.wsts);
+        sts.clear();
+        sts.resize(k, zero_status());
         let rc = transport::request::waitsome(&mut reals, &mut outcount, &mut which, &mut sts);
-        let mut got = Vec::new();
         for j in 0..outcount.max(0) as usize {
             let w = which[j] as usize;
             if w == k - 1 {
@@ -176,24 +222,38 @@ impl Batch {
         for (w, i) in idx.iter().enumerate() {
             self.reals[*i] = reals[w];
         }
-        got
+        (self.idx, self.wreals, self.which, self.wsts) = (idx, reals, which, sts);
+    }
+
+    /// The pending indices and their real requests, then the wake request: the
+    /// array a blocking form hands the host. The scratch vectors are taken out of
+    /// the batch; the caller puts them back.
+    fn take_pending(&mut self) -> (Vec<usize>, Vec<MPI_Request>) {
+        let mut idx = std::mem::take(&mut self.idx);
+        idx.clear();
+        idx.extend((0..self.done.len()).filter(|i| !self.done[*i]));
+        let mut reals = std::mem::take(&mut self.wreals);
+        reals.clear();
+        reals.extend(idx.iter().map(|i| self.reals[*i]));
+        reals.push(news::wake_request());
+        (idx, reals)
     }
 
     /// Like [`Batch::block`] but completes at most one request (`MPI_Waitany`).
     fn block_one(&mut self) -> Option<usize> {
-        if let Some(i) = self.proc_nulls(1).first() {
+        let mut got = Vec::new();
+        self.proc_nulls(1, &mut got);
+        if let Some(i) = got.first() {
             return Some(*i);
         }
         if self.polls() {
-            let got = self.test_pending(1).first().copied();
-            if got.is_none() {
+            self.test_pending(1, &mut got);
+            if got.is_empty() {
                 std::thread::yield_now();
             }
-            return got;
+            return got.first().copied();
         }
-        let idx = self.pending();
-        let mut reals: Vec<MPI_Request> = idx.iter().map(|i| self.reals[*i]).collect();
-        reals.push(news::wake_request());
+        let (idx, mut reals) = self.take_pending();
         let k = reals.len();
         let mut which: c_int = -1;
         let mut st = zero_status();
@@ -201,15 +261,14 @@ impl Batch {
         for (w, i) in idx.iter().enumerate() {
             self.reals[*i] = reals[w];
         }
-        if which < 0 {
-            return None;
-        }
-        let w = which as usize;
-        if w == k - 1 {
+        let w = which.max(0) as usize;
+        let wake = which >= 0 && w == k - 1;
+        if wake {
             news::rearm_wake(reals[w]);
-            return None;
         }
-        let i = idx[w];
+        let i = if which < 0 || wake { None } else { Some(idx[w]) };
+        (self.idx, self.wreals) = (idx, reals);
+        let i = i?;
         self.statuses[i] = st;
         self.complete(i, rc);
         Some(i)
@@ -229,10 +288,12 @@ impl Batch {
     /// The outcome of an array call: `MPI_ERR_IN_STATUS` (or the one error when the
     /// program ignores statuses), reported on the first failing request's comm.
     fn outcome(&self, statuses: *mut MPI_Status, only: Option<&[usize]>) -> Outcome {
-        let all: Vec<usize> = (0..self.codes.len()).collect();
-        let set = only.unwrap_or(&all);
-        let first = set.iter().find(|i| self.codes[**i] != 0 && self.codes[**i] != err::pending());
-        let Some(&i) = first else { return Ok(()) };
+        let failed = |i: &usize| self.codes[*i] != 0 && self.codes[*i] != err::pending();
+        let first = match only {
+            Some(set) => set.iter().copied().find(failed),
+            None => (0..self.codes.len()).find(failed),
+        };
+        let Some(i) = first else { return Ok(()) };
         if !user_status(statuses) {
             return request::fail_on(self.states[i].as_ref(), self.codes[i]);
         }
@@ -251,15 +312,18 @@ impl Batch {
 /// `MPI_Waitall`.
 pub fn waitall(count: c_int, reqs: *mut Sim_FT_MPI_Request, statuses: *mut MPI_Status) -> Outcome {
     let mut b = Batch::new(count, reqs)?;
+    let mut got = std::mem::take(&mut b.got);
     loop {
         let _ = service::run_in_wait();
         // Failed requests are done; the others are still waited for (as in ULFM).
         b.verdicts();
-        if b.pending().is_empty() {
+        if !b.any_pending() {
             break;
         }
-        b.block();
+        got.clear();
+        b.block(&mut got);
     }
+    b.got = got;
     b.settle(reqs);
     b.copy_statuses(statuses);
     b.outcome(statuses, None)
@@ -319,7 +383,7 @@ pub fn waitany(count: c_int, reqs: *mut Sim_FT_MPI_Request, index: *mut c_int, s
             got = Some(*i);
             break;
         }
-        if b.pending().is_empty() {
+        if !b.any_pending() {
             break;
         }
         got = b.block_one();
@@ -411,13 +475,13 @@ pub fn waitsome(
 ) -> Outcome {
     some_args(incount, outcount, indices)?;
     let mut b = Batch::new(incount, reqs)?;
-    let none_active = b.pending().is_empty();
+    let none_active = !b.any_pending();
     let mut got = Vec::new();
-    while got.is_empty() && !b.pending().is_empty() {
+    while got.is_empty() && b.any_pending() {
         let _ = service::run_in_wait();
         got = b.verdicts();
         if got.is_empty() {
-            got = b.block();
+            b.block(&mut got);
         }
     }
     b.settle(reqs);
