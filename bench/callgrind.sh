@@ -42,13 +42,14 @@
 # exceeds R (e.g. 1.02), naming the operations. Any failed run (wrong result,
 # timeout, missing dump) or a head that does not build fails that MPI (exit 1 at
 # the end; the other MPI still runs). --ops LIST: a subset of
-# allreduce,sendrecv,isend,bcast,mixed,waitall.
+# allreduce,sendrecv,isend,bcast,mixed,waitall,waitany,waitsome,testall,testany,
+# testsome,startall,sendrecv1,iallreduce,halo (bench/calls.c names each).
 # Takes about 1.5 minutes per MPI on a quiet 2-core machine (3 on a loaded one),
 # plus the base library's first build (about 1 minute per MPI).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 mpis="mpich openmpi" base=015567b reps=3 iters=2000 max_ratio= head_tree= gap=50
-ops=allreduce,sendrecv,isend,bcast,mixed,waitall
+ops=allreduce,sendrecv,isend,bcast,mixed,waitall,waitany,waitsome,testall,testany,testsome,startall,sendrecv1,iallreduce,halo
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in

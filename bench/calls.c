@@ -15,6 +15,17 @@
  *   bcast      test 4: MPI_Bcast from rank 0
  *   mixed      test 5: one MPI_Allreduce, then one sendrecv iteration
  *   waitall    both ranks MPI_Irecv + MPI_Isend to the other, MPI_Waitall of the 2
+ *   waitany    the same, completed by two MPI_Waitany
+ *   waitsome   the same, completed by MPI_Waitsome until both are done
+ *   testall    the same, completed by MPI_Testall until it says done
+ *   testany    the same, completed by MPI_Testany until both are done
+ *   testsome   the same, completed by MPI_Testsome until both are done
+ *   startall   persistent MPI_Recv_init + MPI_Send_init (made once), MPI_Startall
+ *              of the 2, MPI_Waitall
+ *   sendrecv1  one MPI_Sendrecv with the other rank
+ *   iallreduce MPI_Iallreduce (MPI_SUM) + MPI_Wait
+ *   halo       a halo exchange with 4 neighbours (at 2 ranks all are the other
+ *              rank, tags 0-3): 4 MPI_Irecv + 4 MPI_Isend, MPI_Waitall of the 8
  *
  * Per OP: 50 warm-up iterations, MPI_Barrier, then
  *   CALLGRIND_ZERO_STATS; CALLGRIND_TOGGLE_COLLECT; K iterations;
@@ -167,6 +178,78 @@ static void allreduce(const char *op, long i)
     check(op, i, s, 2 * (int)i + 1);
 }
 
+/* Completes r[0..n) by the completion call `how` (an index into ops[]: waitall,
+ * waitany, waitsome, testall, testany, testsome). */
+static void complete_all(int how, int n, MPI_Request *r)
+{
+    MPI_Status st[8]; /* not MPI_STATUSES_IGNORE: GCC 12 warns on MPICH's prototype */
+    int left = n, idx[8], k, flag;
+    switch (how) {
+    case 6:
+        for (k = 0; k < n; k++) MPI_Waitany(n, r, &idx[0], &st[0]);
+        break;
+    case 7:
+        while (left > 0) {
+            MPI_Waitsome(n, r, &k, idx, st);
+            left -= k;
+        }
+        break;
+    case 8:
+        for (flag = 0; !flag;) MPI_Testall(n, r, &flag, st);
+        break;
+    case 9:
+        while (left > 0) {
+            MPI_Testany(n, r, &idx[0], &flag, &st[0]);
+            if (flag && idx[0] != MPI_UNDEFINED) left--;
+        }
+        break;
+    case 10:
+        while (left > 0) {
+            MPI_Testsome(n, r, &k, idx, st);
+            if (k != MPI_UNDEFINED) left -= k;
+        }
+        break;
+    default:
+        MPI_Waitall(n, r, st);
+    }
+}
+
+/* Irecv + Isend of one int with the other rank (`nb` pairs, tags 0..nb-1),
+ * completed by `how` (see complete_all). */
+static void exchange(int how, const char *name, long i, int nb)
+{
+    int v[4], w[4], k;
+    MPI_Request r[8];
+    await();
+    for (k = 0; k < nb; k++) {
+        v[k] = 2 * (int)i + rank + 100 * k, w[k] = -1;
+        MPI_Irecv(&w[k], 1, MPI_INT, peer, k, MPI_COMM_WORLD, &r[k]);
+    }
+    for (k = 0; k < nb; k++) MPI_Isend(&v[k], 1, MPI_INT, peer, k, MPI_COMM_WORLD, &r[nb + k]);
+    sent();
+    complete_all(how, 2 * nb, r);
+    for (k = 0; k < nb; k++) check(name, i, w[k], 2 * (int)i + peer + 100 * k);
+}
+
+/* Persistent requests of `startall`, made at its first iteration. */
+static MPI_Request persist[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+static int pv, pw;
+
+static void startall(const char *name, long i)
+{
+    MPI_Status st[2];
+    if (persist[0] == MPI_REQUEST_NULL) {
+        MPI_Recv_init(&pw, 1, MPI_INT, peer, 0, MPI_COMM_WORLD, &persist[0]);
+        MPI_Send_init(&pv, 1, MPI_INT, peer, 0, MPI_COMM_WORLD, &persist[1]);
+    }
+    pv = 2 * (int)i + rank, pw = -1;
+    await();
+    MPI_Startall(2, persist);
+    sent();
+    MPI_Waitall(2, persist, st);
+    check(name, i, pw, 2 * (int)i + peer);
+}
+
 /* One iteration of op (an index into ops[]). */
 static void step(int op, const char *name, long i)
 {
@@ -194,22 +277,39 @@ static void step(int op, const char *name, long i)
         allreduce(name, i);
         pingpong(name, i, 0);
         break;
-    default: {
+    case 11:
+        startall(name, i);
+        break;
+    case 12: {
         int v = 2 * (int)i + rank, w = -1;
-        MPI_Request r[2];
-        MPI_Status st[2]; /* not MPI_STATUSES_IGNORE: GCC 12 warns on MPICH's prototype */
+        sent(); /* rank 1's send goes out inside its MPI_Sendrecv */
         await();
-        MPI_Irecv(&w, 1, MPI_INT, peer, 0, MPI_COMM_WORLD, &r[0]);
-        MPI_Isend(&v, 1, MPI_INT, peer, 0, MPI_COMM_WORLD, &r[1]);
-        sent();
-        MPI_Waitall(2, r, st);
+        MPI_Sendrecv(&v, 1, MPI_INT, peer, 0, &w, 1, MPI_INT, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         check(name, i, w, 2 * (int)i + peer);
         break;
     }
+    case 13: {
+        int v = rank + (int)i, s = -1;
+        MPI_Request r;
+        sent();
+        await();
+        MPI_Iallreduce(&v, &s, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        check(name, i, s, 2 * (int)i + 1);
+        break;
+    }
+    case 14:
+        exchange(5, name, i, 4);
+        break;
+    default:
+        exchange(op, name, i, 1);
+        break;
     }
 }
 
-static const char *ops[] = {"allreduce", "sendrecv", "isend", "bcast", "mixed", "waitall"};
+static const char *ops[] = {"allreduce", "sendrecv", "isend",    "bcast",    "mixed",
+                            "waitall",   "waitany",  "waitsome", "testall",  "testany",
+                            "testsome",  "startall", "sendrecv1", "iallreduce", "halo"};
 #define NOPS ((int)(sizeof ops / sizeof ops[0]))
 
 int main(int argc, char **argv)
@@ -223,7 +323,8 @@ int main(int argc, char **argv)
     if (size != 2 || k <= 0) {
         if (rank == 0)
             fprintf(stderr, "usage: mpiexec -n 2 calls OP[,OP...] K [GAP_US]  (2 ranks; see the header)\n"
-                            "  (OP: allreduce sendrecv isend bcast mixed waitall)\n");
+                            "  (OP: allreduce sendrecv isend bcast mixed waitall waitany waitsome testall\n"
+                            "   testany testsome startall sendrecv1 iallreduce halo)\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     if (argc == 4) gap_ns = 1000L * atol(argv[3]);
@@ -247,6 +348,10 @@ int main(int argc, char **argv)
         CALLGRIND_DUMP_STATS_AT(name);
     }
     free(list);
+    if (persist[0] != MPI_REQUEST_NULL) {
+        MPI_Request_free(&persist[0]);
+        MPI_Request_free(&persist[1]);
+    }
     int bad = errors, anybad = 0;
     MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0 && !anybad) printf("calls: pid %d ok\n", (int)getpid());
