@@ -12,8 +12,18 @@
 //! Checked: every live process finishes and no two dead ranks are ever inside
 //! joins of two different communicators; without turns (a dead rank enters the
 //! first joinable collective it finds), the same worlds hang.
+//!
+//! And the end of a job in which every process dies (`Sim::all_die`): the live
+//! processes die at some step (each once it is out of its collective), the dead
+//! ranks learn of entries late (each from its own snapshot of who entered what,
+//! refreshed now and then, as the engine reads the logs; and a rooted collective's
+//! other members return before it completes), and leave once nobody
+//! is alive and they owe nothing they could join, through `Turn::abandon`.
+//! Checked: every dead rank leaves and none is left inside a join; leaving at
+//! once when nobody is alive (the rule before) leaves one inside in some
+//! schedules.
 
-use mpift::protocol::turns::{Decision, State, Turn};
+use mpift::protocol::turns::{Decision, Leave, State, Turn};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -39,6 +49,14 @@ struct Proc {
     /// Dead: peers still to read in this read cycle, and what was read.
     to_read: Vec<usize>,
     read: Vec<State>,
+    /// Dead: each peer's state in its last read, publishes so far and their
+    /// count when the cycle started, what it knows of who entered what (None:
+    /// all of it), and whether it left.
+    last: Vec<Option<State>>,
+    epoch: usize,
+    cycle_epoch: usize,
+    known: Option<Vec<HashSet<usize>>>,
+    gone: bool,
 }
 
 struct Sim<'w> {
@@ -50,6 +68,10 @@ struct Sim<'w> {
     events: usize,
     /// The dead ranks.
     dead: Vec<usize>,
+    /// Every live process dies once this many events happened; leaving by the
+    /// rule before (at once once nobody is alive) instead of Turn::abandon.
+    all_die: Option<usize>,
+    leave_at_once: bool,
 }
 
 impl<'w> Sim<'w> {
@@ -64,7 +86,11 @@ impl<'w> Sim<'w> {
         for d in dead {
             p[*d].dead = true;
         }
-        Sim { w, p, entered: vec![HashSet::new(); w.prog.len()], done: vec![false; w.prog.len()], turns, events: 0, dead: dead.to_vec() }
+        for q in p.iter_mut() {
+            q.last = vec![None; n];
+        }
+        let entered = vec![HashSet::new(); w.prog.len()];
+        Sim { w, p, entered, done: vec![false; w.prog.len()], turns, events: 0, dead: dead.to_vec(), all_die: None, leave_at_once: false }
     }
 
     fn enter(&mut self, me: usize, g: usize) {
@@ -82,21 +108,97 @@ impl<'w> Sim<'w> {
     fn owed(&self, me: usize) -> Vec<usize> {
         let mut seen = HashSet::new();
         let mut out = Vec::new();
+        let known = self.p[me].known.as_ref().unwrap_or(&self.entered);
         for &g in &self.p[me].mine {
             let c = self.w.prog[g];
             if self.p[me].joined.contains(&g) || !seen.insert(c) {
                 continue;
             }
-            if self.w.comms[c].iter().all(|m| self.p[*m].dead || self.entered[g].contains(m)) {
+            // Someone logged it, and every member not dead did.
+            let logged = !known[g].is_empty() || self.all_die.is_none();
+            if logged && self.w.comms[c].iter().all(|m| self.p[*m].dead || known[g].contains(m)) {
                 out.push(g);
             }
         }
+        // Nothing on a communicator with a member that left for good.
+        let p = &self.p[me];
+        out.retain(|g| !self.w.comms[self.w.prog[*g]].iter().any(|m| p.last[*m] == Some(State::Abandoned)));
         out
     }
 
+    /// In the all-die worlds every third collective is rooted (a Reduce): its
+    /// members other than the root (the communicator's first) return once
+    /// inside, as the host's may, and the root waits for everyone.
+    fn returns_early(&self, me: usize, g: usize) -> bool {
+        let c = &self.w.comms[self.w.prog[g]];
+        self.all_die.is_some() && g % 3 == 1 && c[0] != me
+    }
+
+    fn nobody_alive(&self) -> bool {
+        self.p.iter().all(|p| p.dead)
+    }
+
+    /// The live processes die (each once out of its collective, at the latest
+    /// when its program is done); a dead rank's
+    /// snapshot of the logs is refreshed now and then.
+    fn deaths_and_reads(&mut self, me: usize, rng: &mut StdRng) {
+        let Some(at) = self.all_die else { return };
+        let finished = self.p[me].pc == self.p[me].mine.len();
+        if !self.p[me].dead && (self.events >= at || finished) && self.p[me].inside.is_none() {
+            let pc = self.p[me].pc;
+            let q = &mut self.p[me];
+            q.dead = true;
+            q.joined = q.mine[..pc].iter().copied().collect();
+            self.dead.push(me);
+        }
+        if self.p[me].dead && (self.p[me].known.is_none() || rng.gen_bool(0.2)) {
+            self.p[me].known = Some(self.entered.clone());
+        }
+    }
+
+    /// Once nobody is alive and it owes nothing it could join: leaves (at once
+    /// by the rule before), or takes the next step of Turn::abandon. True if
+    /// it acted.
+    fn leave(&mut self, me: usize, rng: &mut StdRng) -> bool {
+        if self.all_die.is_none() || !self.nobody_alive() {
+            return false;
+        }
+        if self.leave_at_once {
+            self.p[me].gone = true;
+            self.events += 1;
+            return true;
+        }
+        if !self.owed(me).is_empty() {
+            return false;
+        }
+        let mine: Vec<u64> = (0..self.w.comms.len()).filter(|c| self.w.comms[*c].contains(&me)).map(|c| c as u64).collect();
+        let q = &mut self.p[me];
+        let read = std::mem::take(&mut q.read);
+        let fresh = q.cycle_epoch == q.epoch;
+        match q.turn.abandon(fresh.then_some(&read[..]), &mine) {
+            Leave::Go => {
+                q.gone = true;
+                self.events += 1;
+                return true;
+            }
+            Leave::Publish(s) => {
+                q.state = Some(s);
+                q.epoch += 1;
+                self.events += 1;
+            }
+            Leave::Read => {}
+        }
+        self.start_cycle(me, rng);
+        true
+    }
+
     fn step(&mut self, me: usize, rng: &mut StdRng) {
+        self.deaths_and_reads(me, rng);
+        if self.p[me].gone {
+            return;
+        }
         if let Some(g) = self.p[me].inside {
-            if !self.done[g] {
+            if !self.done[g] && !self.returns_early(me, g) {
                 return;
             }
             self.p[me].inside = None;
@@ -126,6 +228,10 @@ impl<'w> Sim<'w> {
         if let Some(j) = self.p[me].to_read.pop() {
             let s = self.p[j].state.unwrap_or(State::Idle);
             self.p[me].read.push(s);
+            self.p[me].last[j] = Some(s);
+            return;
+        }
+        if self.leave(me, rng) {
             return;
         }
         let owed = self.owed(me);
@@ -147,6 +253,15 @@ impl<'w> Sim<'w> {
             Decision::Enter(c) => self.p[me].state = Some(State::In(c as u64)),
             Decision::Wait => {}
         }
+        if d != Decision::Wait {
+            self.p[me].epoch += 1;
+            self.events += 1;
+        }
+        self.start_cycle(me, rng);
+    }
+
+    fn start_cycle(&mut self, me: usize, rng: &mut StdRng) {
+        self.p[me].cycle_epoch = self.p[me].epoch;
         let mut peers: Vec<usize> = self.dead.iter().copied().filter(|j| *j != me).collect();
         peers.shuffle(rng);
         self.p[me].to_read = peers;
@@ -165,7 +280,7 @@ impl<'w> Sim<'w> {
         let mut order: Vec<usize> = (0..n).collect();
         let mut quiet = 0;
         // A dead rank's read cycle takes one step per other dead rank.
-        while quiet < 8 * self.dead.len() + 20 {
+        while quiet < 8 * self.dead.len() + 40 {
             let before = self.events;
             order.shuffle(rng);
             for &r in &order {
@@ -256,5 +371,57 @@ fn thousands_of_ranks() {
         let d = some_dead(n, dead, &mut rng);
         let mut s = Sim::new(&w, &d, true);
         assert!(s.run(&mut rng), "n {n}: {dead} dead");
+    }
+}
+
+/// Runs world `w` with `dead` dead from the start and everyone else dying after
+/// `at` events; the dead ranks left inside a join at the end (panics if one
+/// neither left nor is inside one).
+fn all_die(w: &World, dead: &[usize], at: usize, at_once: bool, rng: &mut StdRng) -> usize {
+    let mut s = Sim::new(w, dead, true);
+    s.all_die = Some(at);
+    s.leave_at_once = at_once;
+    s.run(rng);
+    let stuck = s.p.iter().filter(|p| p.inside.is_some_and(|g| !s.done[g])).count();
+    for (r, p) in s.p.iter().enumerate() {
+        assert!(p.gone || p.inside.is_some(), "rank {r} neither left nor is inside a join (at {at}, dead {dead:?}): owed {:?} state {:?} turn {:?} last {:?} comms {:?} prog {:?} entered {:?} joined {:?}", s.owed(r), p.state, p.turn, p.last, w.comms, w.prog, s.entered, p.joined);
+    }
+    stuck
+}
+
+#[test]
+fn everyone_dies_and_every_dead_rank_leaves() {
+    let mut rng = StdRng::seed_from_u64(3539);
+    let (mut runs, mut stuck_before) = (0, 0);
+    for n in [3usize, 4, 6, 8] {
+        for _ in 0..12 {
+            let w = world(n, 3, 12, &mut rng);
+            for _ in 0..8 {
+                let k = rng.gen_range(1..n);
+                let dead = some_dead(n, k, &mut rng);
+                let at = rng.gen_range(0..3 * w.prog.len());
+                let stuck = all_die(&w, &dead, at, false, &mut rng);
+                assert_eq!(stuck, 0, "n {n}, dead {dead:?}, dying at {at}, comms {:?}, prog {:?}", w.comms, w.prog);
+                for _ in 0..5 {
+                    stuck_before += usize::from(all_die(&w, &dead, at, true, &mut rng) > 0);
+                }
+                runs += 1;
+            }
+        }
+    }
+    eprintln!("{runs} jobs in which everyone dies: every dead rank leaves; by the rule before, {stuck_before} of {} schedules left one inside", 5 * runs);
+    assert!(stuck_before > 0, "the rule before never left a dead rank inside a join");
+}
+
+#[test]
+fn everyone_dies_among_hundreds() {
+    let mut rng = StdRng::seed_from_u64(3540);
+    for (n, comms, len, dead) in [(64usize, 12usize, 30usize, 8usize), (256, 30, 30, 20)] {
+        let w = world(n, comms, len, &mut rng);
+        for _ in 0..3 {
+            let d = some_dead(n, dead, &mut rng);
+            let at = rng.gen_range(0..2 * len);
+            assert_eq!(all_die(&w, &d, at, false, &mut rng), 0, "n {n}");
+        }
     }
 }

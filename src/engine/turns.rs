@@ -5,14 +5,18 @@
 //!
 //! engine::zombie asks [`may_enter`] with the communicators whose next
 //! collective it owes and that would block, enters the one it is given, and
-//! calls [`left`] when that join returns.
+//! calls [`left`] when that join returns. Once every process is dead it asks
+//! [`may_abandon`] before it leaves, and owes nothing on a communicator with an
+//! [`abandoned`] member.
 
 use crate::engine::news;
-use crate::protocol::turns::{self, Decision, State, Turn};
+use crate::protocol::turns::{self, Decision, Leave, State, Turn};
 use crate::transport::{self, window, MPI_Request};
 use std::sync::Mutex;
 
 struct Read {
+    /// Whose state (world rank).
+    p: usize,
     req: MPI_Request,
     buf: Box<[u64; turns::WORDS]>,
 }
@@ -24,6 +28,11 @@ struct Driver {
     reads: Vec<Read>,
     /// A cycle was started and not decided on yet.
     cycle: bool,
+    /// Publishes so far, and the count when the cycle in flight started.
+    epoch: u64,
+    reads_epoch: u64,
+    /// Each other dead rank's state in the last complete cycle.
+    last: Vec<(usize, State)>,
 }
 
 // SAFETY: the host requests (pointers with Open MPI) name host objects not tied
@@ -32,6 +41,25 @@ struct Driver {
 unsafe impl Send for Driver {}
 
 static DRIVER: Mutex<Option<Driver>> = Mutex::new(None);
+
+/// Publishes `s` for `d`: reads in flight started before it.
+fn publish_for(d: &mut Driver, s: State) {
+    d.epoch += 1;
+    publish(s);
+}
+
+/// The states of the completed cycle (None if one was read while it changed),
+/// kept as the last known ones.
+fn take_reads(d: &mut Driver) -> Option<Vec<State>> {
+    let read: Vec<(usize, Option<State>)> = d.reads.drain(..).map(|r| (r.p, turns::decode(*r.buf))).collect();
+    for (p, s) in read.iter().filter_map(|(p, s)| s.map(|s| (*p, s))) {
+        match d.last.iter_mut().find(|(q, _)| *q == p) {
+            Some(e) => e.1 = s,
+            None => d.last.push((p, s)),
+        }
+    }
+    read.into_iter().map(|(_, s)| s).collect()
+}
 
 /// Writes this rank's state into its window, visible before its next reads.
 fn publish(s: State) {
@@ -54,10 +82,11 @@ fn start_reads(d: &mut Driver) {
     for p in (0..n).filter(|p| *p != me && news::is_dead(*p as u32)) {
         let mut buf = Box::new([0u64; turns::WORDS]);
         if let Some(req) = news::with(|rt| rt.win.rget(p, window::TURN, &mut buf[..])) {
-            d.reads.push(Read { req, buf });
+            d.reads.push(Read { p, req, buf });
         }
     }
     d.cycle = true;
+    d.reads_epoch = d.epoch;
 }
 
 /// The communicator (of `owed`) whose blocking join this dead rank may enter
@@ -68,7 +97,7 @@ pub fn may_enter(owed: &[u64]) -> Option<u64> {
     let d = g.get_or_insert_with(Driver::default);
     if owed.is_empty() {
         if let Decision::Publish(s) = d.turn.idle() {
-            publish(s);
+            publish_for(d, s);
         }
         return None;
     }
@@ -88,16 +117,16 @@ pub fn may_enter(owed: &[u64]) -> Option<u64> {
 /// Decides on the completed read cycle (or starts one) and publishes what the
 /// decision says; the communicator to enter, if that is the decision.
 fn step(d: &mut Driver, owed: &[u64]) -> Option<u64> {
-    let read: Option<Vec<State>> = d.reads.drain(..).map(|r| turns::decode(*r.buf)).collect();
+    let read = take_reads(d);
     let Some(read) = read.filter(|_| d.cycle || d.turn.published.is_none()) else {
         // A state read while it changed (or no cycle since the last publish).
         start_reads(d);
         return None;
     };
     match d.turn.decide(owed, &read) {
-        Decision::Publish(s) => publish(s),
+        Decision::Publish(s) => publish_for(d, s),
         Decision::Enter(c) => {
-            publish(State::In(c));
+            publish_for(d, State::In(c));
             d.cycle = false;
             return Some(c);
         }
@@ -117,9 +146,41 @@ pub fn left() {
     let mut g = DRIVER.lock().unwrap();
     let d = g.get_or_insert_with(Driver::default);
     if let Decision::Publish(s) = d.turn.left() {
-        publish(s);
+        publish_for(d, s);
     }
     d.cycle = false;
+}
+
+/// Every process is dead and this rank owes nothing it could join: whether it
+/// may leave now (protocol::turns, [`Turn::abandon`]); `mine`: the ids of the
+/// communicators it is a member of. Never waits.
+pub fn may_abandon(mine: &[u64]) -> bool {
+    let mut g = DRIVER.lock().unwrap();
+    let d = g.get_or_insert_with(Driver::default);
+    if d.reads.iter_mut().any(|r| !transport::test_done(&mut r.req)) {
+        return false;
+    }
+    let fresh = !d.reads.is_empty() && d.reads_epoch == d.epoch;
+    let read = take_reads(d).filter(|_| fresh || news_is_alone());
+    match d.turn.abandon(read.as_deref(), mine) {
+        Leave::Go => return true,
+        Leave::Publish(s) => publish_for(d, s),
+        Leave::Read => {}
+    }
+    start_reads(d);
+    false
+}
+
+/// No other dead rank to read (a cycle of no reads is complete at once).
+fn news_is_alone() -> bool {
+    let me = news::world_rank();
+    (0..news::world_size()).all(|p| p == me || !news::is_dead(p as u32))
+}
+
+/// The last state read of dead rank `w` is [`State::Abandoned`].
+pub fn abandoned(w: u32) -> bool {
+    let g = DRIVER.lock().unwrap();
+    g.as_ref().is_some_and(|d| d.last.iter().any(|(p, s)| *p == w as usize && *s == State::Abandoned))
 }
 
 /// Waits for the reads in flight (before the window is freed).

@@ -45,6 +45,13 @@ struct ZComm {
 }
 
 impl ZComm {
+    /// World ranks of the members, an intercommunicator's remote group included
+    /// (another job's members, [`comm::FOREIGN`], excepted).
+    fn everyone(&self) -> impl Iterator<Item = u32> + '_ {
+        let remote = if self.inter { &self.remote[..] } else { &[] };
+        self.members.iter().chain(remote.iter()).copied().filter(|w| *w != comm::FOREIGN)
+    }
+
     /// World ranks that point-to-point ranks name (comm::CommState::peer_world).
     fn peers(&self) -> &[u32] {
         if self.inter {
@@ -198,10 +205,11 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<MPI_Request>, mut news_out: Script
         // dummy join whose other members are dead ranks that already left can
         // never complete, and nobody needs it.
         if all_live_finalizing(me, n, &mut confirm)
-            && ((pending.is_empty() && !owed) || nobody_alive(me, n))
             && news_out.done()
             && !ft::zombie_pending()
             && !crate::engine::revoke::jobs_pending()
+            && !owed
+            && nothing_needed(&comms, &pending, me, n)
         {
             logs::with(|cache| cache.settle());
             crate::engine::turns::settle();
@@ -215,6 +223,16 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<MPI_Request>, mut news_out: Script
     }
     // Joins left pending (nobody alive): the host may still write their buffers.
     std::mem::forget(pending);
+}
+
+/// Its joins left pending need not complete: none is left, or every process is
+/// dead (nobody needs them); with every process dead, no other dead rank is
+/// inside a blocking join that needs this one (protocol::turns: may_abandon).
+fn nothing_needed(comms: &[ZComm], pending: &[Pending], me: usize, n: usize) -> bool {
+    if !nobody_alive(me, n) {
+        return pending.is_empty();
+    }
+    crate::engine::turns::may_abandon(&comms.iter().map(|c| c.id).collect::<Vec<_>>())
 }
 
 /// Every process of the job is dead (and no spare can replace one).
@@ -317,6 +335,8 @@ fn join_ready(comms: &mut [ZComm], told: &[bool], pending: &mut Vec<Pending>) ->
     let mut busy = false;
     loop {
         let mut ready: Vec<(usize, Ready)> = comms.iter().enumerate().filter_map(|(i, c)| next_ready(c, told).map(|r| (i, r))).collect();
+        // Nobody enters a blocking join a dead rank that left for good is needed in.
+        ready.retain(|(i, r)| !join::blocks(&r.0) || !comms[*i].everyone().any(crate::engine::turns::abandoned));
         let free = ready.iter().position(|(_, r)| !join::blocks(&r.0));
         let blocking = free.is_none();
         let k = match free {
@@ -344,11 +364,8 @@ fn join_ready(comms: &mut [ZComm], told: &[bool], pending: &mut Vec<Pending>) ->
 /// `MPI_ERR_PROC_FAILED` rather than success with dummy data. A member that logged
 /// the collective is inside MPI, so its news lands promptly.
 fn next_ready(c: &ZComm, told: &[bool]) -> Option<Ready> {
-    // An intercommunicator's collective involves both groups (another job's
-    // members, FOREIGN, excepted).
-    let remote = if c.inter { &c.remote[..] } else { &[] };
-    let everyone = || c.members.iter().chain(remote.iter()).filter(|w| **w != comm::FOREIGN);
-    if everyone().any(|w| !told.get(*w as usize).copied().unwrap_or(true)) {
+    // An intercommunicator's collective involves both groups.
+    if c.everyone().any(|w| !told.get(w as usize).copied().unwrap_or(true)) {
         return None;
     }
     let s = c.seq + 1;
@@ -361,7 +378,7 @@ fn next_ready(c: &ZComm, told: &[bool]) -> Option<Ready> {
         // Every member not known dead must have logged it: then nobody in it waits
         // for a member that is elsewhere, and the join completes at once.
         let me = c.members[c.rank];
-        if everyone().any(|w| *w != me && !news::is_dead(*w) && !found.contains_key(w)) {
+        if c.everyone().any(|w| w != me && !news::is_dead(w) && !found.contains_key(&w)) {
             return None;
         }
         logs::by_member(found, &c.members)

@@ -20,8 +20,20 @@
 //! withdraw, or join it if they owe it. Collectives of one communicator need no
 //! turns among themselves: each member joins them in the communicator's order.
 //!
+//! Once every process is dead, a dead rank leaves without joining what it still
+//! owes (nobody needs the outcome), but never while another dead rank is inside a
+//! blocking join that needs it: it publishes *abandoned* only after a read showed
+//! no other dead rank inside a communicator it is in, and goes only if a read that
+//! started after that publish shows none inside or wanting one either
+//! ([`Turn::abandon`]); one inside makes it withdraw to idle, stay, and join
+//! when it owes. A dead rank enters no
+//! communicator with an abandoned member (the engine leaves those out of what it
+//! owes). Of a rank that enters and one that abandons, each publishes before it
+//! reads, so one of them sees the other: the enterer never enters, or the leaver
+//! stays.
+//!
 //! Pure: the engine (engine::turns) publishes, reads the others' windows with
-//! RMA and feeds [`Turn::decide`] what it read.
+//! RMA and feeds [`Turn::decide`] and [`Turn::abandon`] what it read.
 
 /// What a dead rank publishes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,6 +43,20 @@ pub enum State {
     Wants(u64),
     /// Is inside a blocking join on communicator `id`.
     In(u64),
+    /// Every process is dead and this one is leaving: it joins nothing more,
+    /// and nobody enters a communicator it is in.
+    Abandoned,
+}
+
+/// The next step of a dead rank that would leave while every process is dead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Leave {
+    /// Publish this state, then read the others again.
+    Publish(State),
+    /// Read the others (again) before deciding.
+    Read,
+    /// Leave: nobody needs this rank any more.
+    Go,
 }
 
 /// The next step of the dead rank.
@@ -49,6 +75,8 @@ pub enum Decision {
 pub struct Turn {
     /// What it last published (and the read being decided on started after).
     pub published: Option<u64>,
+    /// It published [`State::Abandoned`] (and nothing since).
+    pub abandoning: bool,
 }
 
 impl Turn {
@@ -77,11 +105,12 @@ impl Turn {
                 return self.publish_if_changed(None);
             }
             self.published = Some(want);
+            self.abandoning = false;
             return Decision::Publish(State::Wants(want));
         }
         // Its wish is published, and these states were read after it.
         let clash = |s: &State| match s {
-            State::Idle => false,
+            State::Idle | State::Abandoned => false,
             State::Wants(c) | State::In(c) => *c != want,
         };
         if !others.iter().any(clash) {
@@ -104,20 +133,51 @@ impl Turn {
     /// The join on the entered communicator returned: idle again.
     pub fn left(&mut self) -> Decision {
         self.published = None;
+        self.abandoning = false;
         Decision::Publish(State::Idle)
     }
 
+    /// Every process is dead and this rank owes nothing it could join: whether
+    /// it may leave. `read`: the others' states from a read that started after
+    /// its last publish (None: no such read yet); `mine`: the communicators it
+    /// is a member of. A rank inside one of those needs this rank's part.
+    ///
+    /// Another rank wanting such a communicator may have read this one before
+    /// it published: it enters (and this rank, reading it inside, withdraws and
+    /// stays) or, reading *abandoned*, gives up its wish (and this rank goes).
+    pub fn abandon(&mut self, read: Option<&[State]>, mine: &[u64]) -> Leave {
+        let inside = |r: &[State]| r.iter().any(|s| matches!(s, State::In(c) if mine.contains(c)));
+        let wants = |r: &[State]| r.iter().any(|s| matches!(s, State::Wants(c) if mine.contains(c)));
+        let Some(read) = read else { return Leave::Read };
+        match (self.abandoning, inside(read)) {
+            (false, true) => Leave::Read,
+            (false, false) => {
+                self.abandoning = true;
+                self.published = None;
+                Leave::Publish(State::Abandoned)
+            }
+            (true, false) if wants(read) => Leave::Read,
+            (true, false) => Leave::Go,
+            (true, true) => {
+                self.abandoning = false;
+                Leave::Publish(State::Idle)
+            }
+        }
+    }
+
     fn publish_if_changed(&mut self, to: Option<u64>) -> Decision {
+        // (Abandoned, published None, makes way as idle does.)
         if self.published == to {
             return Decision::Wait;
         }
+        self.abandoning = false;
         self.published = to;
         Decision::Publish(to.map_or(State::Idle, State::Wants))
     }
 }
 
 /// Words of a published state: (id, kind, check), where kind is 0 idle, 1
-/// wants, 2 in; a reader that finds a check that does not match read it while it
+/// wants, 2 in, 3 abandoned; a reader that finds a check that does not match read it while it
 /// changed, and reads again. All zero (never written) is idle.
 pub const WORDS: usize = 3;
 
@@ -126,6 +186,7 @@ pub fn encode(s: State) -> [u64; WORDS] {
         State::Idle => return [0; WORDS],
         State::Wants(c) => (c, 1),
         State::In(c) => (c, 2),
+        State::Abandoned => (0, 3),
     };
     [id, kind, check(id, kind)]
 }
@@ -141,6 +202,7 @@ pub fn decode(w: [u64; WORDS]) -> Option<State> {
     match w[1] {
         1 => Some(State::Wants(w[0])),
         2 => Some(State::In(w[0])),
+        3 => Some(State::Abandoned),
         _ => None,
     }
 }
@@ -191,6 +253,31 @@ mod tests {
         assert_eq!(t.decide(&[3], &[State::Idle]), Decision::Publish(State::Wants(3)));
         assert_eq!(t.idle(), Decision::Publish(State::Idle));
         assert_eq!(t.idle(), Decision::Wait);
+    }
+
+    #[test]
+    fn abandoning_waits_for_one_inside_and_for_a_wish() {
+        let mine = [4, 9];
+        let mut t = Turn::default();
+        assert_eq!(t.abandon(None, &mine), Leave::Read, "no read since its last publish");
+        assert_eq!(t.abandon(Some(&[State::In(9)]), &mine), Leave::Read, "one inside: not yet");
+        assert_eq!(t.abandon(Some(&[State::In(5), State::Wants(4)]), &mine), Leave::Publish(State::Abandoned));
+        assert_eq!(t.abandon(Some(&[State::Wants(4)]), &mine), Leave::Read, "the wish may enter: read again");
+        assert_eq!(t.abandon(Some(&[State::In(4)]), &mine), Leave::Publish(State::Idle), "it entered: stay");
+        assert!(!t.abandoning);
+        assert_eq!(t.abandon(Some(&[State::Idle, State::In(5)]), &mine), Leave::Publish(State::Abandoned));
+        assert_eq!(t.abandon(Some(&[State::Abandoned, State::In(5)]), &mine), Leave::Go);
+        assert_eq!(decode(encode(State::Abandoned)), Some(State::Abandoned));
+    }
+
+    #[test]
+    fn abandoned_is_no_clash_and_a_wish_replaces_it() {
+        let mut t = Turn::default();
+        assert_eq!(t.abandon(Some(&[]), &[1]), Leave::Publish(State::Abandoned));
+        assert_eq!(t.idle(), Decision::Wait, "abandoned already makes way");
+        assert_eq!(t.decide(&[2], &[State::Abandoned]), Decision::Publish(State::Wants(2)));
+        assert!(!t.abandoning);
+        assert_eq!(t.decide(&[2], &[State::Abandoned]), Decision::Enter(2));
     }
 
     #[test]
