@@ -39,7 +39,11 @@
 # Output: a markdown table per MPI on stdout and in build-out/callgrind/<mpi>.md;
 # raw per-run numbers in build-out/callgrind/<mpi>.tsv; dumps and logs under
 # build-out/callgrind/<mpi>/. --max-ratio R: exit 1 if any head/base `own` ratio
-# exceeds R (e.g. 1.02), naming the operations. Any failed run (wrong result,
+# exceeds R (e.g. 1.02), naming the operations. --base none: plain and head only;
+# the table then shows MPIFT's own instructions per iteration (head own - plain
+# own) and their share of the plain call's total. --budget FILE (with --base
+# none): exit 1 if MPIFT's own count of an operation exceeds its budget in FILE
+# (lines "MPI OP INSTRUCTIONS", # comments; bench/budget.tsv, issue 36). Any failed run (wrong result,
 # timeout, missing dump) or a head that does not build fails that MPI (exit 1 at
 # the end; the other MPI still runs). --ops LIST: a subset of
 # allreduce,sendrecv,isend,bcast,mixed,waitall,waitany,waitsome,testall,testany,
@@ -48,7 +52,7 @@
 # plus the base library's first build (about 1 minute per MPI).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-mpis="mpich openmpi" base=015567b reps=3 iters=2000 max_ratio= head_tree= gap=50
+mpis="mpich openmpi" base=015567b reps=3 iters=2000 max_ratio= head_tree= gap=50 budget=
 ops=allreduce,sendrecv,isend,bcast,mixed,waitall,waitany,waitsome,testall,testany,testsome,startall,sendrecv1,iallreduce,halo
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -60,6 +64,7 @@ while [ $# -gt 0 ]; do
     --ops) ops=$2; shift 2 ;;
     --gap) gap=$2; shift 2 ;;
     --max-ratio) max_ratio=$2; shift 2 ;;
+    --budget) budget=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
     --head-tree) head_tree=$(cd "$2" && pwd); shift 2 ;;
     -h|--help) usage ;;
     *) echo "callgrind.sh: unknown option $1" >&2; usage ;;
@@ -75,7 +80,7 @@ if [ "$(echo $mpis | wc -w)" -gt 1 ]; then
   rc=0 start=$SECONDS
   for m in $mpis; do
     bash "$0" --mpi "$m" --base "$base" --reps "$reps" --iters "$iters" --ops "$ops" --gap "$gap" \
-      ${max_ratio:+--max-ratio "$max_ratio"} ${head_tree:+--head-tree "$head_tree"} || rc=1
+      ${max_ratio:+--max-ratio "$max_ratio"} ${head_tree:+--head-tree "$head_tree"} ${budget:+--budget "$budget"} || rc=1
   done
   echo "callgrind.sh: $mpis: $((SECONDS - start)) s$([ $rc = 0 ] || echo ', FAILED (above)')" >&2
   exit $rc
@@ -89,7 +94,12 @@ RUST_LIBS="-lgcc_s -lutil -lrt -lpthread -lm -ldl"
 CFLAGS="-std=c99 -O2"
 top=$root/build-out/callgrind
 mkdir -p "$top"
-rev=$(git -C "$root" rev-parse --short=7 "$base^{commit}")
+variants=(plain base head)
+if [ "$base" = none ]; then
+  rev=none variants=(plain head)
+else
+  rev=$(git -C "$root" rev-parse --short=7 "$base^{commit}")
+fi
 wt=$top/base-$rev
 ht=${head_tree:-$root}
 head_desc="$(git -C "$ht" rev-parse --short=7 HEAD)$(git -C "$ht" diff --quiet HEAD -- 2>/dev/null || echo '+uncommitted')"
@@ -97,11 +107,11 @@ head_desc="$(git -C "$ht" rev-parse --short=7 HEAD)$(git -C "$ht" diff --quiet H
 start=$SECONDS
 
 # The base revision's worktree (shared by both MPIs).
-if [ ! -e "$wt/.git" ]; then
+if [ $rev != none ] && [ ! -e "$wt/.git" ]; then
   echo "== git worktree add $wt $rev" >&2
   git -C "$root" worktree add --detach --force "$wt" "$rev" >&2
 fi
-[ "$(git -C "$wt" rev-parse --short=7 HEAD)" = "$rev" ] || {
+[ $rev = none ] || [ "$(git -C "$wt" rev-parse --short=7 HEAD)" = "$rev" ] || {
   echo "callgrind.sh: $wt is not at $rev; remove it (git worktree remove --force $wt)" >&2; exit 1; }
 
 failed=0
@@ -113,7 +123,7 @@ for mpi in $mpis; do
   rm -f "$top/$mpi.md" "$top/$mpi.tsv"
 
   # Libraries: base from the worktree (cached), head from the working tree.
-  if [ ! -f "$wt/target/$mpi/release/libmpift.a" ]; then
+  if [ $rev != none ] && [ ! -f "$wt/target/$mpi/release/libmpift.a" ]; then
     echo "== $mpi: cargo build --release in $wt (base $rev)" >&2
     (cd "$wt" && MPICC=$MPICC CARGO_TARGET_DIR=$wt/target/$mpi cargo build --release --quiet) >&2
   fi
@@ -128,7 +138,7 @@ for mpi in $mpis; do
 
   # The three builds of bench/calls.c.
   $MPICC $CFLAGS "$root/bench/calls.c" -o "$out/calls_plain"
-  for v in base head; do
+  for v in "${variants[@]:1}"; do
     src=${head_tree:-$root}
     [ $v = base ] && src=$wt
     rel=$src/target/$mpi/release
@@ -140,10 +150,10 @@ for mpi in $mpis; do
   rm -rf "$out"/*.r[0-9]* "$out/over"
   raw=$top/$mpi.tsv
   printf 'variant\trep\top\titers\ttotal_ir\town_ir\n' >"$raw"
-  variants=(plain base head)
+  nv=${#variants[@]}
   for ((r = 1; r <= reps; r++)); do
-    for ((j = 0; j < 3; j++)); do
-      v=${variants[$(((r - 1 + j) % 3))]}
+    for ((j = 0; j < nv; j++)); do
+      v=${variants[$(((r - 1 + j) % nv))]}
       d=$out/$v.r$r
       mkdir -p "$d"
       echo "== $mpi: $v, run $r of $reps" >&2
@@ -164,28 +174,54 @@ for mpi in $mpis; do
   done
 
   # The table.
-  python3 - "$raw" "$mpi" "$ops" "$rev" "$head_desc" "$reps" "$iters" "${max_ratio:-0}" >"$top/$mpi.md" 3>"$out/over" <<'EOF'
+  python3 - "$raw" "$mpi" "$ops" "$rev" "$head_desc" "$reps" "$iters" "${max_ratio:-0}" "$budget" >"$top/$mpi.md" 3>"$out/over" <<'EOF'
 import csv, os, statistics, sys
-raw, mpi, ops, rev, head, reps, iters, maxr = sys.argv[1:]
+raw, mpi, ops, rev, head, reps, iters, maxr, budget = sys.argv[1:]
 maxr = float(maxr)
 d = {}
 for r in csv.DictReader(open(raw), delimiter="\t"):
     k = int(r["iters"])
     d.setdefault((r["variant"], r["op"]), []).append((int(r["total_ir"]) / k, int(r["own_ir"]) / k))
 ops = ops.split(",")
-missing = [(v, o) for o in ops for v in ("plain", "base", "head") if len(d.get((v, o), [])) != int(reps)]
+variants = ("plain", "head") if rev == "none" else ("plain", "base", "head")
+missing = [(v, o) for o in ops for v in variants if len(d.get((v, o), [])) != int(reps)]
 if missing:
     sys.exit(f"callgrind.sh: missing dumps for {missing}")
 med = lambda v, o, i: statistics.median(x[i] for x in d[(v, o)])
+def budget_table(d, ops, mpi, med, spread, budget, reps, iters, head):
+    """Plain against head: MPIFT's own count per op, against the budget."""
+    limits = {}
+    for line in open(budget) if budget else []:
+        f = line.split("#")[0].split()
+        if len(f) == 3 and f[0] == mpi:
+            limits[f[1]] = float(f[2])
+    print(f"head {head}; median of {reps} runs of {iters} iterations; MPIFT own = head own - plain own; "
+          f"budget from {os.path.basename(budget) if budget else '(none)'}\n")
+    print("| op | plain total | plain own | head total | head own | MPIFT own | MPIFT own / plain total | head/plain total | budget | spread own/total % |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    over = []
+    for o in ops:
+        pt, po, ht, ho = med("plain", o, 0), med("plain", o, 1), med("head", o, 0), med("head", o, 1)
+        mine, lim = ho - po, limits.get(o)
+        if lim is not None and mine > lim:
+            over.append(f"{mpi} {o}: MPIFT's own {mine:.0f} instructions per iteration > budget {lim:.0f}")
+        print(f"| {o} | {pt:.0f} | {po:.1f} | {ht:.0f} | {ho:.1f} | {mine:.0f} | {mine / pt:.2f} | {ht / pt:.2f} "
+              f"| {'-' if lim is None else f'{lim:.0f}'} | {spread(o, 1):.2f} / {spread(o, 0):.2f} |")
+    with os.fdopen(3, "w") as f:
+        for x in over:
+            print(x, file=f)
+    return 0
 def spread(o, i):
     s = 0.0
-    for v in ("base", "head"):
+    for v in variants[1:]:
         m = med(v, o, i)
         s = max([s] + [abs(x[i] - m) / m * 100 for x in d[(v, o)]])
     return s
 mpiname = {"mpich": "MPICH", "openmpi": "Open MPI"}[mpi]
 ver = os.popen(f"mpichversion 2>/dev/null | head -1" if mpi == "mpich" else "ompi_info --version 2>/dev/null | head -1").read().strip()
 print(f"### {mpiname} ({ver}): instructions per iteration, rank 0's main thread\n")
+if rev == "none":
+    sys.exit(budget_table(d, ops, mpi, med, spread, budget, reps, iters, head))
 print(f"base {rev}, head {head}; median of {reps} runs of {iters} iterations each; "
       "own = the executable's instructions (calls.c + MPIFT), total = all; "
       f"{os.popen('date -u +%Y-%m-%dT%H:%MZ').read().strip()}, {os.cpu_count()} cores, "
@@ -207,7 +243,7 @@ EOF
   cat "$top/$mpi.md"
   echo
   if [ -s "$out/over" ]; then
-    sed 's/^/callgrind.sh: over --max-ratio: /' "$out/over" >&2
+    sed 's/^/callgrind.sh: over the limit: /' "$out/over" >&2
     failed=1
   fi
 done
