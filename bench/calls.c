@@ -1,11 +1,15 @@
 /* calls.c: the failure-free per-call cost of MPI operations, in instructions, under
- * valgrind's callgrind (driven by bench/callgrind.sh). One source, built plain and
- * with MPIFT (-Iinclude/compat: the source is unchanged).
+ * valgrind's callgrind (driven by bench/callgrind.sh), and in time (bench/time.sh).
+ * One source, built plain and with MPIFT (-Iinclude/compat: the source is unchanged).
  *
  *   mpiexec -n 1 valgrind --tool=callgrind --collect-atstart=no calls OPS K [GAP_US]
  *           : -n 1 calls OPS K [GAP_US]
  *   (OPS: a comma-separated list; exactly 2 ranks, MPI_COMM_WORLD, 1 int; both
  *   ranks on one host)
+ *   mpiexec -n NP calls OPS K   (not under valgrind; NP even: rank r's point-to-point
+ *   peer is r^1, collectives on MPI_COMM_WORLD) prints, on rank 0, one line per OP:
+ *   "time OP US" (US: the slowest rank's microseconds per iteration over the K
+ *   iterations after the warm-up, each rank's loop between two barriers)
  *
  * One iteration of each OP (the unit bench/callgrind.sh divides by):
  *   allreduce  test 1: MPI_Allreduce (MPI_SUM)
@@ -60,7 +64,7 @@
 #include <valgrind/callgrind.h>
 #include <valgrind/valgrind.h>
 
-static int rank, peer, errors;
+static int rank, size, peer, errors;
 static int collecting;             /* callgrind counts now (between the two toggles) */
 static int handshake;              /* rank 0 is under valgrind: sent()/await() active */
 static long gap_ns = 50000;        /* after await(): for sends inside rank 1's call */
@@ -136,7 +140,7 @@ static void pingpong(const char *op, long i, int nonblocking)
 {
     int v, w;
     MPI_Request r;
-    if (rank == 0) {
+    if (rank % 2 == 0) {
         v = (int)i;
         if (nonblocking) {
             MPI_Isend(&v, 1, MPI_INT, peer, 0, MPI_COMM_WORLD, &r);
@@ -169,13 +173,19 @@ static void pingpong(const char *op, long i, int nonblocking)
     }
 }
 
+/* The sum over the ranks of rank + i. */
+static int rank_sum(long i)
+{
+    return size * (int)i + size * (size - 1) / 2;
+}
+
 static void allreduce(const char *op, long i)
 {
     int v = rank + (int)i, s = -1;
     sent();
     await();
     MPI_Allreduce(&v, &s, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    check(op, i, s, 2 * (int)i + 1);
+    check(op, i, s, rank_sum(i));
 }
 
 /* Completes r[0..n) by the completion call `how` (an index into ops[]: waitall,
@@ -295,7 +305,7 @@ static void step(int op, const char *name, long i)
         await();
         MPI_Iallreduce(&v, &s, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);
         MPI_Wait(&r, MPI_STATUS_IGNORE);
-        check(name, i, s, 2 * (int)i + 1);
+        check(name, i, s, rank_sum(i));
         break;
     }
     case 14:
@@ -314,21 +324,25 @@ static const char *ops[] = {"allreduce", "sendrecv", "isend",    "bcast",    "mi
 
 int main(int argc, char **argv)
 {
-    int size;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    peer = 1 - rank;
+    peer = rank ^ 1;
     long k = argc == 3 || argc == 4 ? atol(argv[2]) : 0;
-    if (size != 2 || k <= 0) {
+    if (size % 2 || k <= 0) {
         if (rank == 0)
-            fprintf(stderr, "usage: mpiexec -n 2 calls OP[,OP...] K [GAP_US]  (2 ranks; see the header)\n"
+            fprintf(stderr, "usage: mpiexec -n 2 calls OP[,OP...] K [GAP_US]  (an even number of ranks, 2 under\n"
+                            "  valgrind; see the header)\n"
                             "  (OP: allreduce sendrecv isend bcast mixed waitall waitany waitsome testall\n"
                             "   testany testsome startall sendrecv1 iallreduce halo)\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     if (argc == 4) gap_ns = 1000L * atol(argv[3]);
     setup_handshake();
+    if (handshake && size != 2) {
+        if (rank == 0) fprintf(stderr, "calls: under valgrind, exactly 2 ranks\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     char *list = strdup(argv[1]);
     for (char *name = strtok(list, ","); name; name = strtok(NULL, ",")) {
         int op = 0;
@@ -342,10 +356,16 @@ int main(int argc, char **argv)
         CALLGRIND_ZERO_STATS;
         CALLGRIND_TOGGLE_COLLECT;
         collecting = 1;
+        double t0 = MPI_Wtime();
         for (long i = 0; i < k; i++) step(op, name, i);
+        double t = MPI_Wtime() - t0, slowest = 0;
         collecting = 0;
         CALLGRIND_TOGGLE_COLLECT;
         CALLGRIND_DUMP_STATS_AT(name);
+        if (!handshake) {
+            MPI_Reduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+            if (rank == 0) printf("time %s %.4f\n", name, slowest / (double)k * 1e6);
+        }
     }
     free(list);
     if (persist[0] != MPI_REQUEST_NULL) {
