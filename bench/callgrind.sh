@@ -42,8 +42,10 @@
 # exceeds R (e.g. 1.02), naming the operations. --base none: plain and head only;
 # the table then shows MPIFT's own instructions per iteration (head own - plain
 # own) and their share of the plain call's total. --budget FILE (with --base
-# none): exit 1 if MPIFT's own count of an operation exceeds its budget in FILE
-# (lines "MPI OP INSTRUCTIONS", # comments; bench/budget.tsv, issue 36). Any failed run (wrong result,
+# none): exit 1 if MPIFT's own count of an operation (the least over the runs: a
+# run can only add instructions, when a wait finds its data late and polls again)
+# exceeds its budget in FILE (lines "MPI OP INSTRUCTIONS", # comments;
+# bench/budget.tsv, issue 36). Any failed run (wrong result,
 # timeout, missing dump) or a head that does not build fails that MPI (exit 1 at
 # the end; the other MPI still runs). --ops LIST: a subset of
 # allreduce,sendrecv,isend,bcast,mixed,waitall,waitany,waitsome,testall,testany,
@@ -197,16 +199,19 @@ def budget_table(d, ops, mpi, med, spread, budget, reps, iters, head):
             limits[f[1]] = float(f[2])
     print(f"head {head}; median of {reps} runs of {iters} iterations; MPIFT own = head own - plain own; "
           f"budget from {os.path.basename(budget) if budget else '(none)'}\n")
-    print("| op | plain total | plain own | head total | head own | MPIFT own | MPIFT own / plain total | head/plain total | budget | spread own/total % |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| op | plain total | plain own | head total | head own | MPIFT own | MPIFT own / plain total | head/plain total | least MPIFT own | budget | spread own/total % |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     over = []
+    least = lambda v, o: min(x[1] for x in d[(v, o)])
     for o in ops:
         pt, po, ht, ho = med("plain", o, 0), med("plain", o, 1), med("head", o, 0), med("head", o, 1)
-        mine, lim = ho - po, limits.get(o)
-        if lim is not None and mine > lim:
-            over.append(f"{mpi} {o}: MPIFT's own {mine:.0f} instructions per iteration > budget {lim:.0f}")
+        # The guard takes the least count: a run can only add instructions (a
+        # wait that found its data late polls again), never lose some.
+        mine, low, lim = ho - po, least("head", o) - least("plain", o), limits.get(o)
+        if lim is not None and low > lim:
+            over.append(f"{mpi} {o}: MPIFT's own {low:.0f} instructions per iteration (least of the runs) > budget {lim:.0f}")
         print(f"| {o} | {pt:.0f} | {po:.1f} | {ht:.0f} | {ho:.1f} | {mine:.0f} | {mine / pt:.2f} | {ht / pt:.2f} "
-              f"| {'-' if lim is None else f'{lim:.0f}'} | {spread(o, 1):.2f} / {spread(o, 0):.2f} |")
+              f"| {low:.0f} | {'-' if lim is None else f'{lim:.0f}'} | {spread(o, 1):.2f} / {spread(o, 0):.2f} |")
     with os.fdopen(3, "w") as f:
         for x in over:
             print(x, file=f)

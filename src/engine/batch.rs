@@ -135,8 +135,25 @@ impl Batch {
         self.done[i] = true;
     }
 
-    fn pending(&self) -> Vec<usize> {
-        (0..self.states.len()).filter(|i| !self.done[*i]).collect()
+    /// The pending indices, in the scratch list taken out of the batch (the
+    /// caller puts it back: `b.idx = idx`).
+    fn take_idx(&mut self) -> Vec<usize> {
+        let mut idx = std::mem::take(&mut self.idx);
+        idx.clear();
+        idx.extend((0..self.done.len()).filter(|i| !self.done[*i]));
+        idx
+    }
+
+    /// The real requests of `idx` and room for their statuses, in the scratch
+    /// vectors taken out of the batch (put back with `b.wreals`, `b.wsts`).
+    fn take_reals(&mut self, idx: &[usize]) -> (Vec<MPI_Request>, Vec<MPI_Status>) {
+        let mut reals = std::mem::take(&mut self.wreals);
+        reals.clear();
+        reals.extend(idx.iter().map(|i| self.reals[*i]));
+        let mut sts = std::mem::take(&mut self.wsts);
+        sts.clear();
+        sts.resize(idx.len(), zero_status());
+        (reals, sts)
     }
 
     /// Completes pending requests to `MPI_PROC_NULL` (at most `max`), adding
@@ -229,9 +246,7 @@ impl Batch {
     /// array a blocking form hands the host. The scratch vectors are taken out of
     /// the batch; the caller puts them back.
     fn take_pending(&mut self) -> (Vec<usize>, Vec<MPI_Request>) {
-        let mut idx = std::mem::take(&mut self.idx);
-        idx.clear();
-        idx.extend((0..self.done.len()).filter(|i| !self.done[*i]));
+        let idx = self.take_idx();
         let mut reals = std::mem::take(&mut self.wreals);
         reals.clear();
         reals.extend(idx.iter().map(|i| self.reals[*i]));
@@ -303,8 +318,10 @@ impl Batch {
 
     /// After an error: what is still pending is reported as `MPI_ERR_PENDING`.
     fn mark_pending(&mut self) {
-        for i in self.pending() {
-            self.statuses[i].MPI_ERROR = err::pending();
+        for i in 0..self.done.len() {
+            if !self.done[i] {
+                self.statuses[i].MPI_ERROR = err::pending();
+            }
         }
     }
 }
@@ -336,9 +353,8 @@ pub fn testall(count: c_int, reqs: *mut Sim_FT_MPI_Request, flag: *mut c_int, st
     }
     let mut b = Batch::new(count, reqs)?;
     news::refresh();
-    let idx = b.pending();
-    let mut reals: Vec<MPI_Request> = idx.iter().map(|i| b.reals[*i]).collect();
-    let mut sts = vec![zero_status(); reals.len()];
+    let idx = b.take_idx();
+    let (mut reals, mut sts) = b.take_reals(&idx);
     // SAFETY: `flag` was checked non-null above and is the program's flag, which
     // MPI requires valid for writing; nothing else refers to it during the call.
     let rc = transport::request::testall(&mut reals, unsafe { &mut *flag }, &mut sts);
@@ -349,7 +365,7 @@ pub fn testall(count: c_int, reqs: *mut Sim_FT_MPI_Request, flag: *mut c_int, st
     // SAFETY: the program's flag, checked non-null at the top and written by the host's
     // MPI_Testall.
     if unsafe { *flag } != 0 {
-        for i in idx {
+        for &i in &idx {
             b.complete(i, if rc != 0 { b.statuses[i].MPI_ERROR } else { 0 });
         }
     } else if !b.verdicts().is_empty() {
@@ -358,6 +374,7 @@ pub fn testall(count: c_int, reqs: *mut Sim_FT_MPI_Request, flag: *mut c_int, st
         // writing).
         unsafe { *flag = 1 };
     }
+    (b.idx, b.wreals, b.wsts) = (idx, reals, sts);
     b.settle(reqs);
     // SAFETY: the program's flag, checked non-null at the top and written above.
     if unsafe { *flag } != 0 {
@@ -415,7 +432,7 @@ pub fn testany(
     }
     let mut b = Batch::new(count, reqs)?;
     news::refresh();
-    let idx = b.pending();
+    let idx = b.take_idx();
     let mut got = None;
     for i in &idx {
         let mut f = 0;
@@ -429,11 +446,13 @@ pub fn testany(
     if got.is_none() {
         got = b.verdicts().first().copied();
     }
+    let none_active = idx.is_empty();
+    b.idx = idx;
     b.settle(reqs);
     // SAFETY: the program's flag and index, both checked non-null at the top (MPI requires them
     // valid for writing).
     unsafe {
-        *flag = (got.is_some() || idx.is_empty()) as c_int;
+        *flag = (got.is_some() || none_active) as c_int;
         *index = got.map_or(undefined(), |i| i as c_int);
     }
     let Some(i) = got else { return Ok(()) };
@@ -476,17 +495,20 @@ pub fn waitsome(
     some_args(incount, outcount, indices)?;
     let mut b = Batch::new(incount, reqs)?;
     let none_active = !b.any_pending();
-    let mut got = Vec::new();
+    let mut got = std::mem::take(&mut b.got);
+    got.clear();
     while got.is_empty() && b.any_pending() {
         let _ = service::run_in_wait();
-        got = b.verdicts();
+        got.extend(b.verdicts());
         if got.is_empty() {
             b.block(&mut got);
         }
     }
     b.settle(reqs);
     some_out(&b, &got, outcount, indices, statuses, none_active);
-    b.outcome(statuses, Some(&got))
+    let out = b.outcome(statuses, Some(&got));
+    b.got = got;
+    out
 }
 
 /// `MPI_Testsome`.
@@ -500,18 +522,23 @@ pub fn testsome(
     some_args(incount, outcount, indices)?;
     let mut b = Batch::new(incount, reqs)?;
     news::refresh();
-    let idx = b.pending();
-    let mut got = Vec::new();
-    for i in &idx {
+    let idx = b.take_idx();
+    let mut got = std::mem::take(&mut b.got);
+    got.clear();
+    for &i in &idx {
         let mut f = 0;
-        let rc = transport::request::test(&mut b.reals[*i], &mut f, Some(&mut b.statuses[*i]));
+        let rc = transport::request::test(&mut b.reals[i], &mut f, Some(&mut b.statuses[i]));
         if f != 0 {
-            b.complete(*i, rc);
-            got.push(*i);
+            b.complete(i, rc);
+            got.push(i);
         }
     }
     got.extend(b.verdicts());
+    let none_active = idx.is_empty();
+    b.idx = idx;
     b.settle(reqs);
-    some_out(&b, &got, outcount, indices, statuses, idx.is_empty());
-    b.outcome(statuses, Some(&got))
+    some_out(&b, &got, outcount, indices, statuses, none_active);
+    let out = b.outcome(statuses, Some(&got));
+    b.got = got;
+    out
 }
