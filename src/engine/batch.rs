@@ -13,7 +13,7 @@ use crate::engine::complete::{
 };
 use crate::engine::errors::{Failure, Outcome};
 use crate::engine::handles::Sim_FT_MPI_Request;
-use crate::engine::request::{self, arg_error, one_active, ReqState};
+use crate::engine::request::{self, arg_error, ReqState};
 use crate::engine::{news, service};
 use crate::transport::serial::Serial;
 use crate::transport::{self, err, zero_status, MPI_Request, MPI_Status};
@@ -77,16 +77,12 @@ impl Batch {
         b.codes.clear();
         b.codes.resize(n, 0);
         b.done.clear();
-        b.done.resize(n, false);
+        request::active_many(reqs, n, &mut b.states, &mut b.reals)?;
+        b.done.extend(b.states.iter().map(|st| st.is_none()));
         for i in 0..n {
-            // SAFETY: i < count, the length of the program's array.
-            let (st, real) = one_active(unsafe { reqs.add(i) })?;
-            b.done[i] = st.is_none();
-            if st.is_none() {
+            if b.done[i] {
                 b.statuses[i] = empty_status();
             }
-            b.states.push(st);
-            b.reals.push(real);
         }
         Ok(b)
     }
@@ -97,19 +93,20 @@ impl Batch {
     }
 
     fn settle(&self, reqs: *mut Sim_FT_MPI_Request) {
-        for (i, st) in self.states.iter().enumerate() {
-            if st.is_some() {
-                let done = self.done[i] && completed(self.codes[i]);
-                // SAFETY: i < count, the length of the program's request array (checked non-null
-                // in Batch::new), which MPI requires valid for reading and writing.
-                unsafe { *reqs.add(i) = request::settle_after(*reqs.add(i), self.reals[i], done) };
-            }
-        }
+        // Indices below count, the length of the program's array (checked non-null in Batch::new).
+        let items = (0..self.states.len())
+            .filter(|i| self.states[*i].is_some())
+            .map(|i| (i, self.reals[i], self.done[i] && completed(self.codes[i])));
+        request::settle_many(reqs, items);
     }
 
     /// Verdicts for every pending request; true if any request got an error.
     fn verdicts(&mut self) -> Vec<usize> {
         let mut hit = Vec::new();
+        // Nothing failed or revoked anywhere: no verdict (complete::verdict).
+        if crate::engine::comm::calm() {
+            return hit;
+        }
         for i in 0..self.states.len() {
             if self.done[i] {
                 continue;

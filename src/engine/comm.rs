@@ -213,6 +213,7 @@ pub fn free(comm: *mut Sim_FT_MPI_Comm) -> Outcome {
     // 4.1 instead frees it under a pending non-blocking collective and crashes in
     // its progress engine later. So the real free waits for the last request.
     if crate::engine::request::on_comm(h) || crate::engine::orphans::on(h) {
+        EVER_FREE_PENDING.store(true, Ordering::Release);
         update(h, |st| st.free_pending = true);
     } else {
         release(h).map_err(|rc| Failure::on(h, rc))?;
@@ -244,10 +245,22 @@ fn release(h: Sim_FT_MPI_Comm) -> Result<(), std::os::raw::c_int> {
 /// request's error goes to its communicator's handler, also a freed one's).
 static DEFERRED: Mutex<Vec<usize>> = Mutex::new(Vec::new());
 static ANY_DEFERRED: AtomicBool = AtomicBool::new(false);
+/// Some communicator was freed with requests still on it (set before its
+/// `free_pending`): until then a request's end has nothing to look up.
+static EVER_FREE_PENDING: AtomicBool = AtomicBool::new(false);
+
+/// Whether some communicator was ever freed with requests on it.
+#[inline]
+pub(crate) fn ever_free_pending() -> bool {
+    EVER_FREE_PENDING.load(Ordering::Acquire)
+}
 
 /// A request on `h` was released or an orphan of it ended: if the program freed
 /// `h` meanwhile and no request or orphan is left on it, free it when this call ends.
 pub(crate) fn request_gone(h: Sim_FT_MPI_Comm) {
+    if !ever_free_pending() {
+        return;
+    }
     if read(h, |st| st.free_pending).unwrap_or(false) {
         if let Ok(mut d) = DEFERRED.lock() {
             d.push(h as usize);

@@ -238,6 +238,44 @@ pub(crate) fn settle(h: Sim_FT_MPI_Request, real: MPI_Request) -> Sim_FT_MPI_Req
     }
 }
 
+/// [`settle_after`] for each `(i, real, completed)` of the program's array
+/// `reqs`, under one lock of the table (the completion calls on arrays).
+pub(crate) fn settle_many(reqs: *mut Sim_FT_MPI_Request, items: impl Iterator<Item = (usize, MPI_Request, bool)>) {
+    let mut gone = Vec::new();
+    let watch = crate::engine::comm::ever_free_pending();
+    let mut t = TABLE.lock();
+    for (i, real, completed) in items {
+        // SAFETY: the caller names indices of the program's array, which MPI
+        // requires valid for reading and writing.
+        let h = unsafe { *reqs.add(i) };
+        let (index, _) = decode(h);
+        let slot = t.slots.get_mut(index);
+        if real != transport::request_null() {
+            if let Some(st) = slot.and_then(|s| s.state.as_mut()) {
+                st.real = Real(real);
+                st.active &= !completed;
+            }
+            continue;
+        }
+        // Done (or handed to the orphans, which took the buffer): free the copy.
+        if let Some(slot) = slot.filter(|s| s.state.is_some()) {
+            let st = slot.state.take().expect("checked above");
+            slot.generation = slot.generation.wrapping_add(1);
+            t.free.push(index);
+            drop(take_kept(st.keep));
+            if watch {
+                gone.push(st.comm.0);
+            }
+        }
+        // SAFETY: index i of the program's array, as read at the top of the loop.
+        unsafe { *reqs.add(i) = std::ptr::null_mut() };
+    }
+    drop(t);
+    for c in gone {
+        crate::engine::comm::request_gone(c);
+    }
+}
+
 /// [`settle`] after a completion call; `completed`: the call completed the request
 /// (rather than reporting it pending), so a persistent one, which stays
 /// allocated, becomes inactive.
@@ -296,6 +334,40 @@ pub(crate) fn fail_on(st: Option<&ReqState>, rc: c_int) -> Outcome {
 pub(crate) fn one_active(request: *mut Sim_FT_MPI_Request) -> Result<(Option<ReqState>, MPI_Request), Failure> {
     let (st, real) = one(request)?;
     Ok((st.filter(|s| s.active), real))
+}
+
+/// [`one_active`] for each of the `n` handles of the program's array `reqs`
+/// (non-null if n > 0), under one lock of the table: pushes each one's state
+/// (None: null or inactive) and real request.
+pub(crate) fn active_many(
+    reqs: *const Sim_FT_MPI_Request,
+    n: usize,
+    states: &mut Vec<Option<ReqState>>,
+    reals: &mut Vec<MPI_Request>,
+) -> Result<(), Failure> {
+    let t = TABLE.lock();
+    for i in 0..n {
+        // SAFETY: i < n, the length of the program's array, which MPI requires
+        // valid for reading.
+        let h = unsafe { *reqs.add(i) };
+        if h.is_null() {
+            states.push(None);
+            reals.push(transport::request_null());
+            continue;
+        }
+        let (index, generation) = decode(h);
+        match t.slots.get(index) {
+            Some(Slot { generation: g, state: Some(st) }) if *g == generation => {
+                states.push(Some(*st).filter(|s| s.active));
+                reals.push(st.real.0);
+            }
+            _ => {
+                drop(t);
+                return Err(Failure::on_world(err::request()));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// One request argument: (state, real handle); a null handle is `MPI_REQUEST_NULL`.
