@@ -37,6 +37,9 @@ struct Batch {
     wsts: Vec<MPI_Status>,
     /// Scratch of `MPI_Waitall`: the requests one blocking round completed.
     got: Vec<usize>,
+    /// Some active request is an iagree/ishrink or a point-to-point one with
+    /// `MPI_PROC_NULL` (the checks of [`Batch::block`] look for those only then).
+    special: bool,
 }
 
 // SAFETY: a pooled batch holds no live request: its vectors are cleared before
@@ -79,6 +82,7 @@ impl Batch {
         b.done.clear();
         request::active_many(reqs, n, &mut b.states, &mut b.reals)?;
         b.done.extend(b.states.iter().map(|st| st.is_none()));
+        b.special = b.states.iter().flatten().any(|st| st.ft != 0 || to_proc_null(st));
         for i in 0..n {
             if b.done[i] {
                 b.statuses[i] = empty_status();
@@ -156,6 +160,9 @@ impl Batch {
     /// Completes pending requests to `MPI_PROC_NULL` (at most `max`), adding
     /// their indices to `got`.
     fn proc_nulls(&mut self, max: usize, got: &mut Vec<usize>) {
+        if !self.special {
+            return;
+        }
         for i in 0..self.states.len() {
             if got.len() == max {
                 break;
@@ -173,8 +180,10 @@ impl Batch {
     /// nothing in MPI completes or wakes it, so waits poll (testing everything,
     /// advancing the agreements) instead of blocking in MPI.
     fn polls(&self) -> bool {
+        // (awaits_dead is false while nothing failed or was revoked.)
+        let look = self.special || !crate::engine::comm::calm();
         service::must_poll()
-            || (0..self.states.len()).any(|i| !self.done[i] && self.states[i].is_some_and(|st| st.ft != 0 || awaits_dead(&st)))
+            || (look && (0..self.states.len()).any(|i| !self.done[i] && self.states[i].is_some_and(|st| st.ft != 0 || awaits_dead(&st))))
     }
 
     /// Tests every pending request once (until `max` completed), adding the
