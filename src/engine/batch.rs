@@ -40,6 +40,8 @@ struct Batch {
     /// Some active request is an iagree/ishrink or a point-to-point one with
     /// `MPI_PROC_NULL` (the checks of [`Batch::block`] look for those only then).
     special: bool,
+    /// No blocking round ran yet: the first tests before it waits.
+    first: bool,
 }
 
 // SAFETY: a pooled batch holds no live request: its vectors are cleared before
@@ -83,6 +85,7 @@ impl Batch {
         request::active_many(reqs, n, &mut b.states, &mut b.reals)?;
         b.done.extend(b.states.iter().map(|st| st.is_none()));
         b.special = b.states.iter().flatten().any(|st| st.ft != 0 || to_proc_null(st));
+        b.first = true;
         for i in 0..n {
             if b.done[i] {
                 b.statuses[i] = empty_status();
@@ -228,7 +231,15 @@ impl Batch {
         let mut sts = std::mem::take(&mut self.wsts);
         sts.clear();
         sts.resize(k, zero_status());
-        let rc = transport::request::waitsome(&mut reals, &mut outcount, &mut which, &mut sts);
+        // The host's own test of the program's requests first (as complete::wait):
+        // only a round that must block pays for the wake request.
+        let mut rc = 0;
+        if std::mem::take(&mut self.first) {
+            rc = transport::request::testsome(&mut reals[..k - 1], &mut outcount, &mut which, &mut sts);
+        }
+        if outcount <= 0 {
+            rc = transport::request::waitsome(&mut reals, &mut outcount, &mut which, &mut sts);
+        }
         for j in 0..outcount.max(0) as usize {
             let w = which[j] as usize;
             if w == k - 1 {
@@ -278,7 +289,14 @@ impl Batch {
         let k = reals.len();
         let mut which: c_int = -1;
         let mut st = zero_status();
-        let rc = transport::request::waitany(&mut reals, &mut which, Some(&mut st));
+        let (mut rc, mut flag) = (0, 0);
+        if std::mem::take(&mut self.first) {
+            rc = transport::request::testany(&mut reals[..k - 1], &mut which, &mut flag, Some(&mut st));
+        }
+        if flag == 0 || which < 0 {
+            which = -1;
+            rc = transport::request::waitany(&mut reals, &mut which, Some(&mut st));
+        }
         for (w, i) in idx.iter().enumerate() {
             self.reals[*i] = reals[w];
         }

@@ -242,6 +242,7 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
     }
     // Made when first needed: reading the clock costs the failure-free wait.
     let mut idle: Option<Idle> = None;
+    let mut tested = false;
     loop {
         // A verdict known already (a revoke hint came with the last wake-up) is
         // given before the service, which by default waits for the revoke's
@@ -273,13 +274,20 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
             // An agreement this rank takes part in advances only while it polls
             // (nothing wakes a blocked MPI_Waitany for it); so does the grace of a
             // receive from a dead rank.
-            let mut flag = 0;
-            let rc = transport::request::test(real, &mut flag, Some(&mut *status));
-            if flag != 0 {
-                return finish(st, status, rc);
+            if let Some(code) = done_already(st, real, status) {
+                return code;
             }
             idle.get_or_insert_with(Idle::new).pause();
             continue;
+        }
+        // The host's own test first: a send of a small message, or a receive whose
+        // message is in, is done already, and a test costs the host less than a
+        // wait on two requests. Only a wait that must block pays for the wake
+        // request (and this test).
+        if !std::mem::replace(&mut tested, true) {
+            if let Some(code) = done_already(st, real, status) {
+                return code;
+            }
         }
         let mut pair = [*real, news::wake_request()];
         let mut idx: c_int = -1;
@@ -291,6 +299,13 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
         }
         return finish(st, status, rc);
     }
+}
+
+/// Tests `real` once: the outcome if it completed.
+fn done_already(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status) -> Option<c_int> {
+    let mut flag = 0;
+    let rc = transport::request::test(real, &mut flag, Some(&mut *status));
+    (flag != 0).then(|| finish(st, status, rc))
 }
 
 /// A point-to-point request with peer `MPI_PROC_NULL` completes at once. MPICH's

@@ -69,6 +69,23 @@ pub fn waitany(reqs: &mut [MPI_Request], index: &mut c_int, status: Option<&mut 
     unsafe { mpi::MPI_Waitany(reqs.len() as c_int, reqs.as_mut_ptr(), index, status_ptr(status)) }
 }
 
+/// `MPI_Testany` over `reqs`; `None` ignores the status.
+#[inline]
+pub fn testany(reqs: &mut [MPI_Request], index: &mut c_int, flag: &mut c_int, status: Option<&mut MPI_Status>) -> c_int {
+    // SAFETY: `reqs` is a live slice of `reqs.len()` request handles; out-ints
+    // and a status MPIFT owns (or MPI_STATUS_IGNORE).
+    unsafe { mpi::MPI_Testany(reqs.len() as c_int, reqs.as_mut_ptr(), index, flag, status_ptr(status)) }
+}
+
+/// `MPI_Testsome` over `reqs`, as [`waitsome`].
+#[inline]
+pub fn testsome(reqs: &mut [MPI_Request], outcount: &mut c_int, indices: &mut [c_int], statuses: &mut [MPI_Status]) -> c_int {
+    assert!(indices.len() >= reqs.len() && statuses.len() >= reqs.len());
+    // SAFETY: live slices; the host writes at most `reqs.len()` indices and
+    // statuses, which fit (asserted above).
+    unsafe { mpi::MPI_Testsome(reqs.len() as c_int, reqs.as_mut_ptr(), outcount, indices.as_mut_ptr(), statuses.as_mut_ptr()) }
+}
+
 /// `MPI_Waitsome` over `reqs`: `indices` and `statuses` must be at least as long
 /// as `reqs` (the host writes up to `reqs.len()` of each; checked).
 #[inline]
