@@ -151,10 +151,15 @@ for mpi in "${mpis[@]}"; do
   # Waitsome/Testsome statuses in completion order (mpi4py's testWaitSomeRecv).
   t "$mpi: waitsome_status builds (plain MPI)" $MPICC $W $NOCXX tests/c/waitsome_status.c -o "$work/wss_plain"
   t "$mpi: waitsome_status builds (include/compat)" $MPICC $W $FT tests/c/waitsome_status.c -o "$work/wss_compat" $LIBS
+  # The completion calls on arrays mixing null, inactive persistent, started
+  # persistent and ordinary requests (the calm path, engine::batch_fast; issue 36).
+  t "$mpi: completion_mix builds (plain MPI)" $MPICC $W $NOCXX tests/c/completion_mix.c -o "$work/cmx_plain"
+  t "$mpi: completion_mix builds (include/compat)" $MPICC $W $FT tests/c/completion_mix.c -o "$work/cmx_compat" $LIBS
   for np in 1 2; do
     for way in plain compat; do
       t "$mpi: errhandler_refs $way -n $np" run "$np" "$work/ehr_$way"
       t "$mpi: waitsome_status $way -n $np" run "$np" "$work/wss_$way"
+      t "$mpi: completion_mix $way -n $np" run "$np" "$work/cmx_$way"
     done
   done
 

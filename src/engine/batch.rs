@@ -14,6 +14,7 @@ use crate::engine::complete::{
 use crate::engine::errors::{Failure, Outcome};
 use crate::engine::handles::Sim_FT_MPI_Request;
 use crate::engine::request::{self, arg_error, ReqState};
+use crate::engine::batch_fast::{self, SomeOut};
 use crate::engine::{news, service};
 use crate::transport::serial::Serial;
 use crate::transport::{self, err, zero_status, MPI_Request, MPI_Status};
@@ -324,22 +325,6 @@ impl Batch {
         }
     }
 
-    /// The outcome of an array call: `MPI_ERR_IN_STATUS` (or the one error when the
-    /// program ignores statuses), reported on the first failing request's comm.
-    fn outcome(&self, statuses: *mut MPI_Status, only: Option<&[usize]>) -> Outcome {
-        let failed = |i: &usize| self.codes[*i] != 0 && self.codes[*i] != err::pending();
-        let first = match only {
-            Some(set) => set.iter().copied().find(failed),
-            None => (0..self.codes.len()).find(failed),
-        };
-        let Some(i) = first else { return Ok(()) };
-        if !user_status(statuses) {
-            return request::fail_on(self.states[i].as_ref(), self.codes[i]);
-        }
-        let in_status = err::in_status();
-        request::fail_on(self.states[i].as_ref(), in_status).map_err(|f| f.raising(self.codes[i]))
-    }
-
     /// After an error: what is still pending is reported as `MPI_ERR_PENDING`.
     fn mark_pending(&mut self) {
         for i in 0..self.done.len() {
@@ -352,6 +337,9 @@ impl Batch {
 
 /// `MPI_Waitall`.
 pub fn waitall(count: c_int, reqs: *mut Sim_FT_MPI_Request, statuses: *mut MPI_Status) -> Outcome {
+    if let Some(out) = batch_fast::waitall(count, reqs, statuses) {
+        return out;
+    }
     let mut b = Batch::new(count, reqs)?;
     let mut got = std::mem::take(&mut b.got);
     loop {
@@ -367,13 +355,18 @@ pub fn waitall(count: c_int, reqs: *mut Sim_FT_MPI_Request, statuses: *mut MPI_S
     b.got = got;
     b.settle(reqs);
     b.copy_statuses(statuses);
-    b.outcome(statuses, None)
+    outcome(&b.states, &b.codes, statuses, None)
 }
 
 /// `MPI_Testall`: completes all or none (MPI-3.1 §3.7.5), unless news fails one.
 pub fn testall(count: c_int, reqs: *mut Sim_FT_MPI_Request, flag: *mut c_int, statuses: *mut MPI_Status) -> Outcome {
     if flag.is_null() {
         return Err(arg_error());
+    }
+    // SAFETY: `flag` was checked non-null above and is the program's flag, which
+    // MPI requires valid for writing; nothing else refers to it during the call.
+    if let Some(out) = batch_fast::testall(count, reqs, unsafe { &mut *flag }, statuses) {
+        return out;
     }
     let mut b = Batch::new(count, reqs)?;
     news::refresh();
@@ -404,10 +397,28 @@ pub fn testall(count: c_int, reqs: *mut Sim_FT_MPI_Request, flag: *mut c_int, st
     if unsafe { *flag } != 0 {
         b.copy_statuses(statuses);
     }
-    b.outcome(statuses, None)
+    outcome(&b.states, &b.codes, statuses, None)
 }
 
-fn undefined() -> c_int {
+/// The outcome of an array call whose requests have `states` and ended with
+/// `codes` (`only`: the indices it completed, if not all): `MPI_ERR_IN_STATUS`
+/// (or the one error when the program ignores statuses), reported on the first
+/// failing request's communicator.
+pub(crate) fn outcome(states: &[Option<ReqState>], codes: &[c_int], statuses: *mut MPI_Status, only: Option<&[usize]>) -> Outcome {
+    let failed = |i: &usize| codes[*i] != 0 && codes[*i] != err::pending();
+    let first = match only {
+        Some(set) => set.iter().copied().find(failed),
+        None => (0..codes.len()).find(failed),
+    };
+    let Some(i) = first else { return Ok(()) };
+    if !user_status(statuses) {
+        return request::fail_on(states[i].as_ref(), codes[i]);
+    }
+    let in_status = err::in_status();
+    request::fail_on(states[i].as_ref(), in_status).map_err(|f| f.raising(codes[i]))
+}
+
+pub(crate) fn undefined() -> c_int {
     transport::undefined()
 }
 
@@ -415,6 +426,12 @@ fn undefined() -> c_int {
 pub fn waitany(count: c_int, reqs: *mut Sim_FT_MPI_Request, index: *mut c_int, status: *mut MPI_Status) -> Outcome {
     if index.is_null() {
         return Err(arg_error());
+    }
+    let mut flag = 0;
+    // SAFETY: the program's index, checked non-null above (MPI requires it valid
+    // for writing).
+    if let Some(out) = batch_fast::any(count, reqs, unsafe { &mut *index }, &mut flag, status, false) {
+        return out;
     }
     let mut b = Batch::new(count, reqs)?;
     let mut got = None;
@@ -454,6 +471,11 @@ pub fn testany(
     if index.is_null() || flag.is_null() {
         return Err(arg_error());
     }
+    // SAFETY: the program's index and flag, checked non-null above (MPI requires
+    // them valid for writing).
+    if let Some(out) = batch_fast::any(count, reqs, unsafe { &mut *index }, unsafe { &mut *flag }, status, true) {
+        return out;
+    }
     let mut b = Batch::new(count, reqs)?;
     news::refresh();
     let idx = b.take_idx();
@@ -484,7 +506,7 @@ pub fn testany(
     request::fail_on(b.states[i].as_ref(), b.codes[i])
 }
 
-fn some_out(b: &Batch, got: &[usize], outcount: *mut c_int, indices: *mut c_int, statuses: *mut MPI_Status, none_active: bool) {
+pub(crate) fn some_out(sts: &[MPI_Status], got: &[usize], outcount: *mut c_int, indices: *mut c_int, statuses: *mut MPI_Status, none_active: bool) {
     // SAFETY: the program's outcount, checked non-null by some_args (MPI requires it valid for
     // writing).
     unsafe { *outcount = if none_active { undefined() } else { got.len() as c_int } };
@@ -495,7 +517,7 @@ fn some_out(b: &Batch, got: &[usize], outcount: *mut c_int, indices: *mut c_int,
         if user_status(statuses) {
             // SAFETY: `statuses` is neither null nor MPI_STATUSES_IGNORE (user_status): the
             // program's array of `incount` statuses, and k < got.len() <= incount.
-            unsafe { *statuses.add(k) = b.statuses[*i] };
+            unsafe { *statuses.add(k) = sts[*i] };
         }
     }
 }
@@ -517,6 +539,9 @@ pub fn waitsome(
     statuses: *mut MPI_Status,
 ) -> Outcome {
     some_args(incount, outcount, indices)?;
+    if let Some(out) = batch_fast::some(incount, reqs, SomeOut { outcount, indices, statuses }, false) {
+        return out;
+    }
     let mut b = Batch::new(incount, reqs)?;
     let none_active = !b.any_pending();
     let mut got = std::mem::take(&mut b.got);
@@ -529,8 +554,8 @@ pub fn waitsome(
         }
     }
     b.settle(reqs);
-    some_out(&b, &got, outcount, indices, statuses, none_active);
-    let out = b.outcome(statuses, Some(&got));
+    some_out(&b.statuses, &got, outcount, indices, statuses, none_active);
+    let out = outcome(&b.states, &b.codes, statuses, Some(&got));
     b.got = got;
     out
 }
@@ -544,6 +569,9 @@ pub fn testsome(
     statuses: *mut MPI_Status,
 ) -> Outcome {
     some_args(incount, outcount, indices)?;
+    if let Some(out) = batch_fast::some(incount, reqs, SomeOut { outcount, indices, statuses }, true) {
+        return out;
+    }
     let mut b = Batch::new(incount, reqs)?;
     news::refresh();
     let idx = b.take_idx();
@@ -561,8 +589,8 @@ pub fn testsome(
     let none_active = idx.is_empty();
     b.idx = idx;
     b.settle(reqs);
-    some_out(&b, &got, outcount, indices, statuses, none_active);
-    let out = b.outcome(statuses, Some(&got));
+    some_out(&b.statuses, &got, outcount, indices, statuses, none_active);
+    let out = outcome(&b.states, &b.codes, statuses, Some(&got));
     b.got = got;
     out
 }

@@ -16,7 +16,8 @@
 //! - MPIFT's own collectives ([`barrier`], [`allreduce`] over [`channel`]);
 //!   agreement and shrink ([`ft`], [`ft_calls`], [`ft_slots`], [`inter`]).
 //! - Completion with failure verdicts ([`complete`], [`batch`] for the
-//!   multiple-completion calls, [`orphans`] for requests given up on), what runs
+//!   multiple-completion calls and [`batch_fast`] for their calm path, [`orphans`]
+//!   for requests given up on), what runs
 //!   around every call ([`hooks`]) and the progress every call runs first once
 //!   something went wrong ([`service`]).
 //!
@@ -28,6 +29,7 @@
 pub mod allreduce;
 pub mod barrier;
 pub mod batch;
+pub mod batch_fast;
 pub mod channel;
 pub mod comm;
 pub mod comm_state;

@@ -370,6 +370,32 @@ pub(crate) fn active_many(
     Ok(())
 }
 
+/// The calm path's read of the program's array `reqs` (engine::batch_fast), under
+/// one lock: for each of `states.len()` handles its state (None: null or an
+/// inactive persistent request, whose real request is then `MPI_REQUEST_NULL`)
+/// and real request. False, with nothing to undo, if a handle is not valid or
+/// needs the general path: an iagree/ishrink, or a request to `MPI_PROC_NULL`.
+pub(crate) fn plain_many(reqs: *const Sim_FT_MPI_Request, states: &mut [Option<ReqState>], reals: &mut [MPI_Request]) -> bool {
+    let t = TABLE.lock();
+    for i in 0..states.len() {
+        // SAFETY: i < states.len(), the length of the program's array (the
+        // caller's count), which MPI requires valid for reading.
+        let h = unsafe { *reqs.add(i) };
+        let (index, generation) = decode(h);
+        let st = match t.slots.get(index) {
+            _ if h.is_null() => None,
+            Some(Slot { generation: g, state: Some(st) }) if *g == generation => Some(*st).filter(|s| s.active),
+            _ => return false,
+        };
+        if st.is_some_and(|s| s.ft != 0 || crate::engine::complete::to_proc_null(&s)) {
+            return false;
+        }
+        reals[i] = st.map_or(transport::request_null(), |s| s.real.0);
+        states[i] = st;
+    }
+    true
+}
+
 /// One request argument: (state, real handle); a null handle is `MPI_REQUEST_NULL`.
 pub(crate) fn one(request: *mut Sim_FT_MPI_Request) -> Result<(Option<ReqState>, MPI_Request), Failure> {
     if request.is_null() {

@@ -1,0 +1,184 @@
+//! The calm path of the completion calls on arrays (issue 36): when nothing is
+//! going on, a short array's requests are read under one lock into the stack, the
+//! host tests them once, and if that completes the call it ends there, with the
+//! bookkeeping of [`crate::engine::complete::finish`] and
+//! [`crate::engine::request::settle_many`] and nothing else: no [`Batch`], no
+//! verdicts, no wake request.
+//!
+//! "Nothing going on" is what the general path would find on its first look:
+//! no failure or revoke known here, no news unread, no agreement running, no
+//! fill-in wanted ([`service::busy`], [`service::must_poll`]); and no request in
+//! the array that the general path treats apart (an iagree/ishrink, one to
+//! `MPI_PROC_NULL`). Then that path would skip its verdicts and service and go
+//! straight to the host's test of the pending requests, as this one does. Each
+//! function returns None, having changed nothing, when it does not apply or the
+//! host's test did not end the call: the caller then runs the general path
+//! ([`crate::engine::batch`]).
+//!
+//! [`Batch`]: crate::engine::batch
+
+use crate::engine::batch::{outcome, some_out, undefined};
+use crate::engine::complete::{copy_status, empty_status, finish, user_status};
+use crate::engine::errors::Outcome;
+use crate::engine::handles::Sim_FT_MPI_Request;
+use crate::engine::request::{self, ReqState};
+use crate::engine::service;
+use crate::transport::{self, zero_status, MPI_Request, MPI_Status};
+use std::os::raw::c_int;
+
+/// Longer arrays take the general path.
+const MAX: usize = 16;
+
+/// A short array's requests on the stack.
+struct Calm {
+    n: usize,
+    states: [Option<ReqState>; MAX],
+    reals: [MPI_Request; MAX],
+    sts: [MPI_Status; MAX],
+    codes: [c_int; MAX],
+}
+
+impl Calm {
+    /// The program's `count` requests, if the calm path applies to them now.
+    fn read(count: c_int, reqs: *mut Sim_FT_MPI_Request) -> Option<Calm> {
+        if count <= 0 || count as usize > MAX || reqs.is_null() || service::busy() || service::must_poll() {
+            return None;
+        }
+        let n = count as usize;
+        let mut c = Calm {
+            n,
+            states: [None; MAX],
+            reals: [transport::request_null(); MAX],
+            sts: [zero_status(); MAX],
+            codes: [0; MAX],
+        };
+        request::plain_many(reqs, &mut c.states[..n], &mut c.reals[..n]).then_some(c)
+    }
+
+    /// The host completed request `i` (its status in `sts[i]`; `rc`: the host
+    /// call's return code): MPIFT's bookkeeping and its code, as
+    /// `Batch::complete`. A null or inactive request gets the empty status.
+    fn complete(&mut self, i: usize, rc: c_int) {
+        let Some(st) = self.states[i] else {
+            self.sts[i] = empty_status();
+            return;
+        };
+        let code = finish(&st, &self.sts[i], if rc != 0 { self.sts[i].MPI_ERROR } else { 0 });
+        self.codes[i] = code;
+        self.sts[i].MPI_ERROR = code;
+    }
+
+    /// Releases (or, if persistent, deactivates) the completed requests `done`.
+    fn settle(&self, reqs: *mut Sim_FT_MPI_Request, done: impl Iterator<Item = usize>) {
+        request::settle_many(reqs, done.filter(|i| self.states[*i].is_some()).map(|i| (i, self.reals[i], true)));
+    }
+
+    /// The whole array completed: bookkeeping, handles, statuses, outcome.
+    fn all_done(&mut self, rc: c_int, reqs: *mut Sim_FT_MPI_Request, statuses: *mut MPI_Status) -> Outcome {
+        let n = self.n;
+        for i in 0..n {
+            self.complete(i, rc);
+        }
+        self.settle(reqs, 0..n);
+        if user_status(statuses) {
+            // SAFETY: `statuses` is neither null nor MPI_STATUSES_IGNORE
+            // (user_status): the program's array of `count` = n statuses.
+            unsafe { std::ptr::copy_nonoverlapping(self.sts.as_ptr(), statuses, n) };
+        }
+        outcome(&self.states[..n], &self.codes[..n], statuses, None)
+    }
+
+    /// The one request `i` the host completed (Waitany, Testany).
+    fn one_done(&mut self, i: usize, rc: c_int, reqs: *mut Sim_FT_MPI_Request, status: *mut MPI_Status) -> Outcome {
+        self.complete(i, rc);
+        self.settle(reqs, std::iter::once(i));
+        copy_status(status, &self.sts[i]);
+        request::fail_on(self.states[i].as_ref(), self.codes[i])
+    }
+
+    /// The requests `which[..k]` the host completed (Waitsome, Testsome), their
+    /// statuses in `sts[..k]` (in the order of `which`).
+    fn some_done(&mut self, k: usize, which: &[c_int], rc: c_int, reqs: *mut Sim_FT_MPI_Request, out: SomeOut) -> Outcome {
+        let mut got = [0usize; MAX];
+        let mut by_index = [zero_status(); MAX];
+        for j in 0..k {
+            let i = which[j] as usize;
+            got[j] = i;
+            by_index[i] = self.sts[j];
+        }
+        self.sts = by_index;
+        for &i in &got[..k] {
+            self.complete(i, rc);
+        }
+        self.settle(reqs, got[..k].iter().copied());
+        some_out(&self.sts, &got[..k], out.outcount, out.indices, out.statuses, false);
+        outcome(&self.states[..self.n], &self.codes[..self.n], out.statuses, Some(&got[..k]))
+    }
+}
+
+/// The output arguments of `MPI_Waitsome` / `MPI_Testsome`.
+#[derive(Clone, Copy)]
+pub(crate) struct SomeOut {
+    pub outcount: *mut c_int,
+    pub indices: *mut c_int,
+    pub statuses: *mut MPI_Status,
+}
+
+/// `MPI_Waitall` when the host's `MPI_Testall` completes every request.
+pub(crate) fn waitall(count: c_int, reqs: *mut Sim_FT_MPI_Request, statuses: *mut MPI_Status) -> Option<Outcome> {
+    let mut c = Calm::read(count, reqs)?;
+    let mut flag = 0;
+    let rc = transport::request::testall(&mut c.reals[..c.n], &mut flag, &mut c.sts[..c.n]);
+    // Not all complete: the host changed no request (MPI-3.1 §3.7.5).
+    (flag != 0).then(|| c.all_done(rc, reqs, statuses))
+}
+
+/// `MPI_Testall` (statuses are written only if all completed).
+pub(crate) fn testall(count: c_int, reqs: *mut Sim_FT_MPI_Request, flag: &mut c_int, statuses: *mut MPI_Status) -> Option<Outcome> {
+    let mut c = Calm::read(count, reqs)?;
+    let rc = transport::request::testall(&mut c.reals[..c.n], flag, &mut c.sts[..c.n]);
+    Some(if *flag != 0 { c.all_done(rc, reqs, statuses) } else { Ok(()) })
+}
+
+/// `MPI_Waitany` (`test`: false) when the host's `MPI_Testany` completes a
+/// request, and `MPI_Testany` (`test`: true) unless no request is active.
+pub(crate) fn any(
+    count: c_int,
+    reqs: *mut Sim_FT_MPI_Request,
+    index: &mut c_int,
+    flag: &mut c_int,
+    status: *mut MPI_Status,
+    test: bool,
+) -> Option<Outcome> {
+    let mut c = Calm::read(count, reqs)?;
+    let mut which = undefined();
+    let mut st = zero_status();
+    let rc = transport::request::testany(&mut c.reals[..c.n], &mut which, flag, Some(&mut st));
+    let hit = *flag != 0 && which >= 0 && (which as usize) < c.n;
+    if !hit {
+        // Nothing completed (Testany's answer as it is), or no request active
+        // (the general path's answer).
+        *index = undefined();
+        return (test && *flag == 0).then_some(Ok(()));
+    }
+    let i = which as usize;
+    c.sts[i] = st;
+    *index = which;
+    Some(c.one_done(i, rc, reqs, status))
+}
+
+/// `MPI_Waitsome` (`test`: false) when the host's `MPI_Testsome` completes some
+/// request, and `MPI_Testsome` (`test`: true) unless no request is active.
+pub(crate) fn some(count: c_int, reqs: *mut Sim_FT_MPI_Request, out: SomeOut, test: bool) -> Option<Outcome> {
+    let mut c = Calm::read(count, reqs)?;
+    let mut k: c_int = 0;
+    let mut which = [0 as c_int; MAX];
+    let n = c.n;
+    let rc = transport::request::testsome(&mut c.reals[..n], &mut k, &mut which[..n], &mut c.sts[..n]);
+    if k < 0 || k as usize > n || (k == 0 && !test) {
+        // No request active (the general path's answer), or nothing completed
+        // for a wait.
+        return None;
+    }
+    Some(c.some_done(k as usize, &which, rc, reqs, out))
+}
