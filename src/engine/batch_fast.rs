@@ -39,20 +39,26 @@ struct Calm {
 }
 
 impl Calm {
-    /// The program's `count` requests, if the calm path applies to them now.
-    fn read(count: c_int, reqs: *mut Sim_FT_MPI_Request) -> Option<Calm> {
-        if count <= 0 || count as usize > MAX || reqs.is_null() || service::busy() || service::must_poll() {
-            return None;
-        }
-        let n = count as usize;
-        let mut c = Calm {
-            n,
+    /// Room for a short array's requests (filled by [`Calm::read`]).
+    fn new() -> Calm {
+        Calm {
+            n: 0,
             states: [None; MAX],
             reals: [transport::request_null(); MAX],
             sts: [zero_status(); MAX],
             codes: [0; MAX],
-        };
-        request::plain_many(reqs, &mut c.states[..n], &mut c.reals[..n]).then_some(c)
+        }
+    }
+
+    /// Reads the program's `count` requests; false if the calm path does not
+    /// apply to them now. (Filled in place: a `Calm` is 1.7 KB, and returning it
+    /// by value cost a copy per call.)
+    fn read(&mut self, count: c_int, reqs: *mut Sim_FT_MPI_Request) -> bool {
+        if count <= 0 || count as usize > MAX || reqs.is_null() || service::busy() || service::must_poll() {
+            return false;
+        }
+        self.n = count as usize;
+        request::plain_many(reqs, &mut self.states[..self.n], &mut self.reals[..self.n])
     }
 
     /// The host completed request `i` (its status in `sts[i]`; `rc`: the host
@@ -126,7 +132,10 @@ pub(crate) struct SomeOut {
 
 /// `MPI_Waitall` when the host's `MPI_Testall` completes every request.
 pub(crate) fn waitall(count: c_int, reqs: *mut Sim_FT_MPI_Request, statuses: *mut MPI_Status) -> Option<Outcome> {
-    let mut c = Calm::read(count, reqs)?;
+    let mut c = Calm::new();
+    if !c.read(count, reqs) {
+        return None;
+    }
     let mut flag = 0;
     let rc = transport::request::testall(&mut c.reals[..c.n], &mut flag, &mut c.sts[..c.n]);
     // Not all complete: the host changed no request (MPI-3.1 §3.7.5).
@@ -135,7 +144,10 @@ pub(crate) fn waitall(count: c_int, reqs: *mut Sim_FT_MPI_Request, statuses: *mu
 
 /// `MPI_Testall` (statuses are written only if all completed).
 pub(crate) fn testall(count: c_int, reqs: *mut Sim_FT_MPI_Request, flag: &mut c_int, statuses: *mut MPI_Status) -> Option<Outcome> {
-    let mut c = Calm::read(count, reqs)?;
+    let mut c = Calm::new();
+    if !c.read(count, reqs) {
+        return None;
+    }
     let rc = transport::request::testall(&mut c.reals[..c.n], flag, &mut c.sts[..c.n]);
     Some(if *flag != 0 { c.all_done(rc, reqs, statuses) } else { Ok(()) })
 }
@@ -150,7 +162,10 @@ pub(crate) fn any(
     status: *mut MPI_Status,
     test: bool,
 ) -> Option<Outcome> {
-    let mut c = Calm::read(count, reqs)?;
+    let mut c = Calm::new();
+    if !c.read(count, reqs) {
+        return None;
+    }
     let mut which = undefined();
     let mut st = zero_status();
     let rc = transport::request::testany(&mut c.reals[..c.n], &mut which, flag, Some(&mut st));
@@ -170,7 +185,10 @@ pub(crate) fn any(
 /// `MPI_Waitsome` (`test`: false) when the host's `MPI_Testsome` completes some
 /// request, and `MPI_Testsome` (`test`: true) unless no request is active.
 pub(crate) fn some(count: c_int, reqs: *mut Sim_FT_MPI_Request, out: SomeOut, test: bool) -> Option<Outcome> {
-    let mut c = Calm::read(count, reqs)?;
+    let mut c = Calm::new();
+    if !c.read(count, reqs) {
+        return None;
+    }
     let mut k: c_int = 0;
     let mut which = [0 as c_int; MAX];
     let n = c.n;

@@ -257,10 +257,14 @@ pub(crate) fn ever_free_pending() -> bool {
 
 /// A request on `h` was released or an orphan of it ended: if the program freed
 /// `h` meanwhile and no request or orphan is left on it, free it when this call ends.
+#[inline]
 pub(crate) fn request_gone(h: Sim_FT_MPI_Comm) {
-    if !ever_free_pending() {
-        return;
+    if ever_free_pending() {
+        request_gone_watched(h);
     }
+}
+
+fn request_gone_watched(h: Sim_FT_MPI_Comm) {
     if read(h, |st| st.free_pending).unwrap_or(false) {
         if let Ok(mut d) = DEFERRED.lock() {
             d.push(h as usize);

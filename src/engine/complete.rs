@@ -116,8 +116,13 @@ fn verdict_troubled(st: &ReqState) -> Option<(c_int, Action)> {
 /// A receive from a rank known dead, waiting for that rank's messages in flight
 /// (engine::zombie::receive_can_fail): nothing in MPI wakes a wait when their grace
 /// ends, so waits poll while one is pending.
+#[inline]
 pub(crate) fn awaits_dead(st: &ReqState) -> bool {
-    if comm::calm() || !st.recv || st.kind != Kind::P2pStart || st.peer < 0 {
+    !comm::calm() && awaits_dead_troubled(st)
+}
+
+fn awaits_dead_troubled(st: &ReqState) -> bool {
+    if !st.recv || st.kind != Kind::P2pStart || st.peer < 0 {
         return false;
     }
     comm::read(st.comm.0, |c| {

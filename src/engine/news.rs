@@ -144,11 +144,16 @@ pub fn pending() -> bool {
 }
 
 /// Reads any new news and applies it to every communicator. Cheap when nothing
-/// changed. Returns true if something new was applied.
+/// changed (the check is inlined into the caller). Returns true if something new
+/// was applied.
+#[inline]
 pub fn refresh() -> bool {
-    if !pending() {
-        return false;
-    }
+    pending() && apply_news()
+}
+
+/// [`refresh`] once [`pending`] said news arrived.
+#[cold]
+fn apply_news() -> bool {
     // News is only ever a death or a revoke: the failure-free fast path ends here.
     comm::troubled();
     let (newly_dead, revokes) = match with(|rt| {

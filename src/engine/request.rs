@@ -105,10 +105,16 @@ pub fn keep_buffer(copy: Vec<u8>) -> u64 {
 }
 
 /// Takes a kept buffer out (to free it, or to hand it on); None if already gone.
+/// (Inlined: almost every request has none, id 0.)
+#[inline]
 pub fn take_kept(id: u64) -> Option<Vec<u8>> {
     if id == 0 {
         return None;
     }
+    take_kept_slow(id)
+}
+
+fn take_kept_slow(id: u64) -> Option<Vec<u8>> {
     let mut k = KEPT.lock();
     let i = k.iter().position(|(x, _)| *x == id)?;
     Some(k.swap_remove(i).1)
@@ -481,12 +487,20 @@ pub fn start(request: *mut Sim_FT_MPI_Request) -> Outcome {
     let rc = transport::p2p::start(&mut real);
     // SAFETY: checked non-null and read by `one`: the program's request, which
     // MPI requires valid for reading and writing.
-    unsafe { *request = settle(*request, real) };
-    if rc == 0 {
-        // SAFETY: the program's request, as just written (checked non-null by `one`).
-        update(unsafe { *request }, |st| {
-            st.active = true;
-            st.nth = nth;
+    let h = unsafe { *request };
+    if real == transport::request_null() {
+        // SAFETY: the program's request, checked non-null by `one` and read
+        // just above; MPI requires it valid for writing.
+        unsafe { *request = settle(h, real) };
+    } else {
+        // One lock: the real request (unchanged by MPI_Start in practice), and
+        // if it started, active with its message number.
+        update(h, |s| {
+            s.real = Real(real);
+            if rc == 0 {
+                s.active = true;
+                s.nth = nth;
+            }
         });
     }
     fail_on(Some(&st), rc)
