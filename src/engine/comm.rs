@@ -75,8 +75,53 @@ pub const FOREIGN: u32 = u32::MAX;
 pub const WORLD_ID: u64 = 2;
 pub const SELF_ID: u64 = 4;
 
+/// The registry, and where its entry found last is: most MPI calls name the
+/// communicator the call before named, and the failure-free path looks its
+/// communicator up two to four times per call (issue 36).
+struct Comms {
+    map: Registry,
+    /// (key, address of its state in `map`); key 0 when unset. An entry stays at
+    /// its address until the map changes shape, so [`Comms::insert`] and
+    /// [`Comms::remove`], the only ways the map is changed, unset it.
+    last: (usize, *mut CommState),
+}
+
+// SAFETY: `last` points into `map`, which the same value owns; a `Comms` is
+// only reached through the `Serial` that owns both, so moving it to another
+// thread moves the pointer's target along with it (a `Registry` is `Send`).
+unsafe impl Send for Comms {}
+
+impl Comms {
+    fn new(map: Registry) -> Comms {
+        Comms { map, last: (0, std::ptr::null_mut()) }
+    }
+
+    #[inline]
+    fn get(&mut self, k: usize) -> Option<&mut CommState> {
+        if k != 0 && k == self.last.0 {
+            // SAFETY: `last` was set by the lookup of `k` below, and the map has
+            // not changed shape since (insert and remove unset it), so the entry
+            // is still at that address; `&mut self` makes this the only borrow.
+            return Some(unsafe { &mut *self.last.1 });
+        }
+        let st = self.map.get_mut(&k)?;
+        self.last = (k, st as *mut CommState);
+        Some(st)
+    }
+
+    fn insert(&mut self, k: usize, st: CommState) {
+        self.last = (0, std::ptr::null_mut());
+        self.map.insert(k, st);
+    }
+
+    fn remove(&mut self, k: usize) -> Option<CommState> {
+        self.last = (0, std::ptr::null_mut());
+        self.map.remove(&k)
+    }
+}
+
 /// Registry keyed by handle address; `None` outside `MPI_Init`..`MPI_Finalize`.
-static COMMS: Serial<Option<Registry>> = Serial::new(None);
+static COMMS: Serial<Option<Comms>> = Serial::new(None);
 
 fn key(h: Sim_FT_MPI_Comm) -> usize {
     h as usize
@@ -94,7 +139,7 @@ pub(crate) fn install_predefined(world: MPI_Comm, world_id: u64) {
         transport::comm::set_errhandler(real, transport::errors_return());
         map.insert(key(h), new_state(real, Real(transport::errors_are_fatal()), id, true));
     }
-    *COMMS.lock() = Some(map);
+    *COMMS.lock() = Some(Comms::new(map));
 }
 
 /// Points `MPI_COMM_WORLD` at another real communicator (a spare process taking
@@ -110,8 +155,8 @@ pub(crate) fn replace_world(world: MPI_Comm, id: u64) {
 
 /// Forgets every communicator (called by `MPI_Finalize`).
 pub(crate) fn clear() {
-    if let Some(map) = COMMS.lock().take() {
-        for (k, st) in map {
+    if let Some(comms) = COMMS.lock().take() {
+        for (k, st) in comms.map {
             if !st.predefined {
                 // SAFETY: every key that is not predefined is a handle made by
                 // Box::into_raw (adopt, adopt_orphan, new_handle); the registry is
@@ -124,8 +169,8 @@ pub(crate) fn clear() {
 
 /// The checked lookup behind every communicator argument.
 pub fn lookup(h: Sim_FT_MPI_Comm) -> Option<CommRef> {
-    let guard = COMMS.lock();
-    let st = guard.as_ref()?.get(&key(h))?;
+    let mut guard = COMMS.lock();
+    let st = guard.as_mut()?.get(key(h))?;
     Some(CommRef {
         handle: h,
         real: st.real.0,
@@ -140,13 +185,13 @@ pub fn lookup(h: Sim_FT_MPI_Comm) -> Option<CommRef> {
 
 /// Reads a communicator's state in place (None: unknown handle).
 pub fn read<R>(h: Sim_FT_MPI_Comm, f: impl FnOnce(&CommState) -> R) -> Option<R> {
-    COMMS.lock().as_ref()?.get(&key(h)).map(f)
+    COMMS.lock().as_mut()?.get(key(h)).map(|st| f(st))
 }
 
 /// Changes a communicator's state; false if the handle is unknown.
 pub fn update(h: Sim_FT_MPI_Comm, f: impl FnOnce(&mut CommState)) -> bool {
     let mut guard = COMMS.lock();
-    match guard.as_mut().and_then(|m| m.get_mut(&key(h))) {
+    match guard.as_mut().and_then(|m| m.get(key(h))) {
         Some(st) => {
             f(st);
             true
@@ -231,7 +276,7 @@ fn release(h: Sim_FT_MPI_Comm) -> Result<(), std::os::raw::c_int> {
     if rc != 0 {
         return Err(rc);
     }
-    COMMS.lock().as_mut().unwrap().remove(&key(h));
+    COMMS.lock().as_mut().unwrap().remove(key(h));
     // SAFETY: `h` was registered, and is not predefined (free refuses those and
     // only it or request_gone bring a handle here), so it came from Box::into_raw;
     // it has just left the registry, so it is freed once.
@@ -368,19 +413,20 @@ fn drop_message(mut msg: MPI_Message, mut st: MPI_Status, scratch: &mut Vec<u8>)
 
 /// A copy of every communicator's state (a rank that dies keeps serving them).
 pub fn snapshot() -> Vec<CommState> {
-    COMMS.lock().as_ref().map(|m| m.values().cloned().collect()).unwrap_or_default()
+    COMMS.lock().as_ref().map(|m| m.map.values().cloned().collect()).unwrap_or_default()
 }
 
 /// Each communicator's id and how many collectives this process entered on it.
 pub fn entered_counts() -> std::collections::HashMap<u64, u64> {
-    COMMS.lock().as_ref().map_or_else(Default::default, |m| m.values().map(|st| (st.id, st.seq)).collect())
+    COMMS.lock().as_ref().map_or_else(Default::default, |m| m.map.values().map(|st| (st.id, st.seq)).collect())
 }
 
 /// Revoked communicators that owe catch-up joins (horizon unknown, or collectives
 /// up to it not entered here): (id, handle) (engine::revoke).
 pub fn owed_catch_up() -> Vec<(u64, Sim_FT_MPI_Comm)> {
     COMMS.lock().as_ref().map_or(Vec::new(), |m| {
-        m.iter()
+        m.map
+            .iter()
             // Intercommunicator collectives with another job are opaque (no dead
             // rank or catching-up member joins them: docs/ARCHITECTURE.md, "Not
             // simulated"); within the job a merge is joined (calls::comm_ctor).
@@ -409,7 +455,7 @@ pub fn sent_summary() -> Vec<(u64, u32, u32, u32)> {
 /// Applies `f` to every communicator's state (news delivery).
 pub fn for_each(mut f: impl FnMut(&mut CommState)) {
     if let Some(map) = COMMS.lock().as_mut() {
-        for st in map.values_mut() {
+        for st in map.map.values_mut() {
             f(st);
         }
     }
@@ -418,7 +464,7 @@ pub fn for_each(mut f: impl FnMut(&mut CommState)) {
 /// Applies `f` to every communicator's handle and state.
 pub fn for_each_handle(mut f: impl FnMut(Sim_FT_MPI_Comm, &mut CommState)) {
     if let Some(map) = COMMS.lock().as_mut() {
-        for (k, st) in map.iter_mut() {
+        for (k, st) in map.map.iter_mut() {
             f(*k as Sim_FT_MPI_Comm, st);
         }
     }
@@ -427,12 +473,12 @@ pub fn for_each_handle(mut f: impl FnMut(Sim_FT_MPI_Comm, &mut CommState)) {
 /// Finds a communicator by job-wide id (a process is in at most one with an id).
 pub fn find_by_id(id: u64) -> Option<Sim_FT_MPI_Comm> {
     let guard = COMMS.lock();
-    guard.as_ref()?.iter().find(|(_, st)| st.id == id).map(|(k, _)| *k as Sim_FT_MPI_Comm)
+    guard.as_ref()?.map.iter().find(|(_, st)| st.id == id).map(|(k, _)| *k as Sim_FT_MPI_Comm)
 }
 
 /// Number of live MPIFT communicators (predefined included).
 pub fn count() -> usize {
-    COMMS.lock().as_ref().map_or(0, |m| m.len())
+    COMMS.lock().as_ref().map_or(0, |m| m.map.len())
 }
 
 // ---- for the constructors and conversions MPIFT implements by hand
@@ -442,7 +488,7 @@ pub fn count() -> usize {
 /// handle conversions receive real communicators).
 pub fn find_by_real(real: MPI_Comm) -> Option<Sim_FT_MPI_Comm> {
     let guard = COMMS.lock();
-    guard.as_ref()?.iter().find(|(_, st)| st.real.0 == real).map(|(k, _)| *k as Sim_FT_MPI_Comm)
+    guard.as_ref()?.map.iter().find(|(_, st)| st.real.0 == real).map(|(k, _)| *k as Sim_FT_MPI_Comm)
 }
 
 /// Wraps a real communicator at a handle allocated earlier (`MPI_Comm_idup` hands
@@ -460,7 +506,7 @@ pub fn new_handle() -> Sim_FT_MPI_Comm {
 /// Forgets a communicator whose real one the caller has already released
 /// (`MPI_Comm_disconnect`), and frees its handle.
 pub fn forget(h: Sim_FT_MPI_Comm) {
-    let removed = COMMS.lock().as_mut().and_then(|m| m.remove(&key(h)));
+    let removed = COMMS.lock().as_mut().and_then(|m| m.remove(key(h)));
     if matches!(removed, Some(ref st) if !st.predefined) {
         // SAFETY: a registered handle that is not predefined came from
         // Box::into_raw; it has just left the registry, so it is freed once.

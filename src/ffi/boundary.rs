@@ -17,7 +17,9 @@ use crate::transport::err;
 use std::os::raw::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-/// Runs an MPI call that needs an initialised library.
+/// Runs an MPI call that needs an initialised library. (Always inlined, with
+/// [`guarded`]: the call's name is then a constant, and the checks on it fold.)
+#[inline(always)]
 pub fn run(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
     if !crate::engine::process::is_active() {
         inject::count_call();
@@ -44,6 +46,7 @@ pub fn run_any(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
 }
 
 /// The body of every call; errors go through the communicator's error handler.
+#[inline(always)]
 fn guarded(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
     if inject::report::is_recovery(name) {
         let started = std::time::Instant::now();
