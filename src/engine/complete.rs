@@ -331,6 +331,20 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
     }
 }
 
+/// A wait's calm path: nothing is going on ([`service::busy`],
+/// [`service::must_poll`], no failure or revoke known) and `st` is a request the
+/// host completes by itself; then [`wait_one`] would skip its verdicts and
+/// service and test the host first, as this does, without its loop. The outcome
+/// if that test completed the request. (A wait that must block then tests once
+/// more in `wait_one`, a second look that costs nothing next to blocking.)
+#[inline]
+fn calm_done(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status) -> Option<c_int> {
+    if st.ft != 0 || !comm::calm() || service::busy() || service::must_poll() || to_proc_null(st) {
+        return None;
+    }
+    done_already(st, real, status)
+}
+
 /// Tests `real` once: the outcome if it completed.
 fn done_already(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status) -> Option<c_int> {
     let mut flag = 0;
@@ -365,7 +379,10 @@ pub fn wait(request: *mut Sim_FT_MPI_Request, status: *mut MPI_Status) -> Outcom
         }
         return Ok(());
     };
-    let code = wait_one(&st, &mut real, &mut s, false);
+    let code = match calm_done(&st, &mut real, &mut s) {
+        Some(code) => code,
+        None => wait_one(&st, &mut real, &mut s, false),
+    };
     // SAFETY: `request` was checked non-null and read by one_active; the
     // program's request, which MPI requires valid for reading and writing.
     unsafe { *request = request::settle_after(*request, real, completed(code)) };
