@@ -252,7 +252,7 @@ pub fn rust_wrappers(funcs: &[Function]) -> String {
         } else {
             "run"
         };
-        let _ = writeln!(s, "    boundary::{runner}(\"{}\", || {{", f.name);
+        let _ = writeln!(s, "    boundary::{runner}(\"{}\", move || {{", f.name);
         if f.kind == Kind::NoFt {
             noft_body(&mut s, f, raw);
         } else if f.kind == Kind::Custom {
