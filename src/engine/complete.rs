@@ -331,18 +331,24 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
     }
 }
 
-/// A wait's calm path: nothing is going on ([`service::busy`],
-/// [`service::must_poll`], no failure or revoke known) and `st` is a request the
-/// host completes by itself; then [`wait_one`] would skip its verdicts and
+/// A wait's calm path: nothing is going on ([`service::quiet`]) and `st` is a
+/// request the host completes by itself ([`host_completes`]); then [`wait_one`] would skip its verdicts and
 /// service and test the host first, as this does, without its loop. The outcome
 /// if that test completed the request. (A wait that must block then tests once
 /// more in `wait_one`, a second look that costs nothing next to blocking.)
 #[inline]
 fn calm_done(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status) -> Option<c_int> {
-    if st.ft != 0 || !comm::calm() || service::busy() || service::must_poll() || to_proc_null(st) {
+    if !service::quiet() || !host_completes(st) {
         return None;
     }
     done_already(st, real, status)
+}
+
+/// The host completes `st` by itself, as the calm paths leave it to: not an
+/// iagree/ishrink (MPIFT completes those), not a request to `MPI_PROC_NULL`.
+#[inline]
+pub(crate) fn host_completes(st: &ReqState) -> bool {
+    st.ft == 0 && !to_proc_null(st)
 }
 
 /// Tests `real` once: the outcome if it completed.

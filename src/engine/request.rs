@@ -393,7 +393,7 @@ pub(crate) fn plain_many(reqs: *const Sim_FT_MPI_Request, states: &mut [Option<R
             Some(Slot { generation: g, state: Some(st) }) if *g == generation => Some(*st).filter(|s| s.active),
             _ => return false,
         };
-        if st.is_some_and(|s| s.ft != 0 || crate::engine::complete::to_proc_null(&s)) {
+        if st.is_some_and(|s| !crate::engine::complete::host_completes(&s)) {
             return false;
         }
         reals[i] = st.map_or(transport::request_null(), |s| s.real.0);
