@@ -75,11 +75,21 @@ fn publish(s: State) {
     });
 }
 
-/// Starts reading every other known-dead rank's state.
+/// Starts reading the state of every other rank dead by this process's window
+/// now. Its death flag, not the news applied at the serve loop's last refresh:
+/// a rank asks for a turn only once its flag is in every window
+/// (engine::zombie::join_ready), so of it and this rank, whichever published
+/// first is read by the other (protocol::turns; tests/protocol_turns.rs, news
+/// that lands late).
 fn start_reads(d: &mut Driver) {
     let me = news::world_rank();
     let n = news::world_size();
-    for p in (0..n).filter(|p| *p != me && news::is_dead(*p as u32)) {
+    let dead: Vec<usize> = news::with(|rt| {
+        rt.win.sync();
+        (0..n).filter(|p| *p != me && (rt.dead.get(*p).copied().unwrap_or(false) || rt.win.load(window::DEAD + *p) != 0)).collect()
+    })
+    .unwrap_or_default();
+    for p in dead {
         let mut buf = Box::new([0u64; turns::WORDS]);
         if let Some(req) = news::with(|rt| rt.win.rget(p, window::TURN, &mut buf[..])) {
             d.reads.push(Read { p, req, buf });

@@ -329,6 +329,9 @@ type Ready = (Desc, Vec<Option<Desc>>);
 /// order, since none waits. A blocking one only when this rank's turn allows
 /// (engine::turns): two dead ranks inside blocking joins of two communicators
 /// could each hold the other's for ever, whatever order each chose.
+/// A turn is asked for only once every process has this death's news (`told`):
+/// the others read the turns of the ranks they know dead, so one that has not
+/// heard of this death could enter a join of another communicator unseen.
 /// Returns whether it joined any, and whether one is still ready but waits for a
 /// turn.
 fn join_ready(comms: &mut [ZComm], told: &[bool], pending: &mut Vec<Pending>) -> (bool, bool) {
@@ -343,6 +346,12 @@ fn join_ready(comms: &mut [ZComm], told: &[bool], pending: &mut Vec<Pending>) ->
             Some(k) => k,
             None => {
                 let owed: Vec<u64> = ready.iter().map(|(i, _)| comms[*i].id).collect();
+                if !owed.is_empty() && !told.iter().all(|t| *t) {
+                    // No turn before every process has this death's news: a rank
+                    // that has not could take its turn without reading this
+                    // one's (engine::turns reads the ranks it knows dead).
+                    return (busy, true);
+                }
                 let Some(id) = crate::engine::turns::may_enter(&owed) else { return (busy, !owed.is_empty()) };
                 ready.iter().position(|(i, _)| comms[*i].id == id).unwrap_or(0)
             }

@@ -19,6 +19,10 @@
 //! withdraws, one inside another communicator's collective makes the others
 //! withdraw, or join it if they owe it. Collectives of one communicator need no
 //! turns among themselves: each member joins them in the communicator's order.
+//! "Every other dead rank" is every rank dead by the reader's window when its
+//! read starts, so a rank that dies while others take turns asks for none
+//! before its death is in every window: of it and any reader, whichever
+//! published first is read by the other.
 //!
 //! Once every process is dead, a dead rank leaves without joining what it still
 //! owes (nobody needs the outcome), but never while another dead rank is inside a
