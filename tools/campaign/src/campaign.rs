@@ -173,6 +173,20 @@ fn command(argv: &[String], dir: &Path, trace_dir: &Path, report: &Path) -> Comm
     c
 }
 
+/// Gives the job a temporary directory of its own (TMPDIR), returned for removal:
+/// two Open MPI 4.1 launchers starting at once both create the session directory
+/// /tmp/ompi.<host>.<uid> and one may fail with "File exists" in orte_init (a
+/// CRASH of the loaded campaign at 2 runs at a time, nothing to do with MPIFT).
+/// Short, under the system's temporary directory: Open MPI puts socket paths in it.
+fn own_tmpdir(cmd: &mut Command) -> Option<std::path::PathBuf> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let k = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let t = std::env::temp_dir().join(format!("mftc{}.{k}", std::process::id()));
+    std::fs::create_dir_all(&t).ok()?;
+    cmd.env("TMPDIR", &t);
+    Some(t)
+}
+
 /// A run's scratch directory name: the rule with its separators replaced.
 pub fn dir_name(rule: &str) -> String {
     rule.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '_' }).collect()
@@ -188,8 +202,13 @@ fn run_point(ctx: &Ctx, p: &Point) -> Result<Record, Error> {
     let (out, report) = (dir.join("output.txt"), dir.join("report.json"));
     let mut cmd = command(&ctx.command, &dir, &trace_dir, &report);
     cmd.env("MPIFT_KILL", &rule).env("MPIFT_SEED", ctx.seed.to_string());
+    let tmp = own_tmpdir(&mut cmd);
     let on_hang = |diagnose: bool| run::diagnose(&trace_dir, &dir, ctx.gdb && diagnose);
-    let (exit, secs, hang) = run::run_job(&mut cmd, &out, ctx.timeout, on_hang).map_err(|e| match e.kind() {
+    let ran = run::run_job(&mut cmd, &out, ctx.timeout, on_hang);
+    if let Some(t) = tmp {
+        let _ = std::fs::remove_dir_all(t);
+    }
+    let (exit, secs, hang) = ran.map_err(|e| match e.kind() {
         std::io::ErrorKind::Interrupted => Error::Run(format!("interrupted; rerun with --out {} to resume", ctx.out.display())),
         _ => Error::Run(format!("cannot run the job for {}: {e}", dir.display())),
     })?;
