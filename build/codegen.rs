@@ -367,7 +367,24 @@ fn has_buffers(f: &Function) -> bool {
 
 fn generic_body(s: &mut String, f: &Function) {
     let first_comm = f.params.iter().find(|p| p.is_comm_in()).unwrap().name.clone();
+    let peer = f.params.iter().find(|p| p.name == "dest" || p.name == "source").map(|p| p.name.clone());
+    // A started send (not a persistent one): counted for the dead-rank protocol,
+    // and possibly sent from a corrupted copy (MPIFT_BITFLIP, src/inject/bitflip.rs)
+    // that the request keeps alive. Its checks, start hook and count are one call
+    // (handles::send_arg: one registry lookup when nothing is going on).
+    let persistent = f.kind == Kind::P2pStart && f.name.ends_with("_init");
+    let started_send = f.kind == Kind::P2pStart && peer.as_deref() == Some("dest") && !persistent;
+    let request_out = f.params.iter().find(|p| p.is_request_out()).map(|p| p.name.clone());
+    let fused_send = started_send && f.params.iter().filter(|p| p.is_comm_in()).count() == 1 && request_out.is_some();
+    if fused_send {
+        let req = request_out.as_deref().unwrap_or_default();
+        let _ = writeln!(s, "        let ({first_comm}_r, nth) = handles::send_arg({first_comm}, dest, {req})?;");
+        let _ = writeln!(s, "        let mut {req}_r = transport::request_null();");
+    }
     for p in &f.params {
+        if fused_send {
+            break;
+        }
         if p.is_comm_in() {
             let conv = if p.name == first_comm { "comm_arg" } else { "comm_arg_or_null" };
             let _ = writeln!(s, "        let {0}_r = handles::{conv}({0})?;", p.name);
@@ -425,21 +442,15 @@ fn generic_body(s: &mut String, f: &Function) {
         if f.kind == Kind::CommNew {
             let _ = writeln!(s, "        let child_id = hooks::next_child_id(&{first_comm}_r);");
         }
-    } else {
+    } else if !fused_send {
         let _ = writeln!(
             s,
             "        hooks::enter(hooks::Kind::{}, &{first_comm}_r)?;",
             f.kind.hook_variant()
         );
     }
-    let peer = f.params.iter().find(|p| p.name == "dest" || p.name == "source").map(|p| p.name.clone());
-    // A started send (not a persistent one): counted for the dead-rank protocol,
-    // and possibly sent from a corrupted copy (MPIFT_BITFLIP, src/inject/bitflip.rs)
-    // that the request keeps alive.
-    let persistent = f.kind == Kind::P2pStart && f.name.ends_with("_init");
-    let started_send = f.kind == Kind::P2pStart && peer.as_deref() == Some("dest") && !persistent;
     let corrupts = started_send && ["buf", "count", "datatype", "tag"].iter().all(|n| f.params.iter().any(|p| p.name == *n));
-    if started_send {
+    if started_send && !fused_send {
         let _ = writeln!(s, "        let nth = crate::engine::comm::count_send({first_comm}, dest);");
     }
     if corrupts {

@@ -171,7 +171,28 @@ pub(crate) fn clear() {
 pub fn lookup(h: Sim_FT_MPI_Comm) -> Option<CommRef> {
     let mut guard = COMMS.lock();
     let st = guard.as_mut()?.get(key(h))?;
-    Some(CommRef {
+    Some(comm_ref(h, st))
+}
+
+/// [`lookup`] and [`count_send`] under one lock: what the start of a send needs
+/// from the registry (the calm path of `MPI_Isend` & co., engine::handles).
+#[inline]
+pub fn lookup_send(h: Sim_FT_MPI_Comm, dest: std::os::raw::c_int) -> Option<(CommRef, u32)> {
+    let mut guard = COMMS.lock();
+    let st = guard.as_mut()?.get(key(h))?;
+    let nth = match st.sent.get_mut(dest.max(0) as usize) {
+        Some(x) if dest >= 0 => {
+            *x += 1;
+            *x
+        }
+        _ => 0,
+    };
+    Some((comm_ref(h, st), nth))
+}
+
+#[inline]
+fn comm_ref(h: Sim_FT_MPI_Comm, st: &CommState) -> CommRef {
+    CommRef {
         handle: h,
         real: st.real.0,
         revoked: st.revoked,
@@ -180,7 +201,7 @@ pub fn lookup(h: Sim_FT_MPI_Comm) -> Option<CommRef> {
         size: st.members.len() as i32,
         inter: st.inter,
         foreign: st.foreign,
-    })
+    }
 }
 
 /// Reads a communicator's state in place (None: unknown handle).

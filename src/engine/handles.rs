@@ -94,6 +94,29 @@ pub fn comm_arg(h: Sim_FT_MPI_Comm) -> Result<CommRef, Failure> {
         .ok_or_else(|| Failure::on_world(err_comm()))
 }
 
+/// The communicator of a started send (`MPI_Isend` & co.) with its checks, in the
+/// order [`comm_arg`], [`check_out_ptr`] of `request`, the start hook, then the
+/// send counted ([`comm::count_send`]); returns the send's number. When nothing is
+/// going on that is one registry lookup (which also counts), else those steps one
+/// by one.
+#[inline]
+pub fn send_arg<T>(h: Sim_FT_MPI_Comm, dest: std::os::raw::c_int, request: *mut T) -> Result<(CommRef, u32), Failure> {
+    if !request.is_null() && crate::engine::hooks::p2p_calm() {
+        if let Some(found) = comm::lookup_send(h, dest) {
+            return Ok(found);
+        }
+    }
+    send_arg_checked(h, dest, request)
+}
+
+#[inline(never)]
+fn send_arg_checked<T>(h: Sim_FT_MPI_Comm, dest: std::os::raw::c_int, request: *mut T) -> Result<(CommRef, u32), Failure> {
+    let c = comm_arg(h)?;
+    check_out_ptr(request, &c)?;
+    crate::engine::hooks::p2p_enter(h)?;
+    Ok((c, comm::count_send(h, dest)))
+}
+
 /// Converts a secondary communicator argument that MPI allows to be
 /// `MPI_COMM_NULL` where it is not significant (e.g. `peer_comm` off the leader).
 pub fn comm_arg_or_null(h: Sim_FT_MPI_Comm) -> Result<CommRef, Failure> {

@@ -58,10 +58,16 @@ pub fn enter(kind: Kind, comm: &CommRef) -> Outcome {
 /// inlined into every start; the rest is [`p2p_enter_news`].)
 #[inline]
 pub fn p2p_enter(h: Sim_FT_MPI_Comm) -> Outcome {
-    if !news::pending() && comm::calm() {
+    if p2p_calm() {
         return Ok(());
     }
     p2p_enter_news(h)
+}
+
+/// No news unread and nothing known wrong: a point-to-point start goes ahead.
+#[inline]
+pub fn p2p_calm() -> bool {
+    !news::pending() && comm::calm()
 }
 
 fn p2p_enter_news(h: Sim_FT_MPI_Comm) -> Outcome {
