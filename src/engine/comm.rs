@@ -180,13 +180,7 @@ pub fn lookup(h: Sim_FT_MPI_Comm) -> Option<CommRef> {
 pub fn lookup_send(h: Sim_FT_MPI_Comm, dest: std::os::raw::c_int) -> Option<(CommRef, u32)> {
     let mut guard = COMMS.lock();
     let st = guard.as_mut()?.get(key(h))?;
-    let nth = match st.sent.get_mut(dest.max(0) as usize) {
-        Some(x) if dest >= 0 => {
-            *x += 1;
-            *x
-        }
-        _ => 0,
-    };
+    let nth = if dest >= 0 { bump_sent(st, dest as usize) } else { 0 };
     Some((comm_ref(h, st), nth))
 }
 
@@ -540,12 +534,20 @@ pub fn forget(h: Sim_FT_MPI_Comm) {
 pub fn count_send(c: Sim_FT_MPI_Comm, dest: std::os::raw::c_int) -> u32 {
     let mut nth = 0;
     if dest >= 0 {
-        update(c, |s| {
-            if let Some(x) = s.sent.get_mut(dest as usize) {
-                *x += 1;
-                nth = *x;
-            }
-        });
+        update(c, |s| nth = bump_sent(s, dest as usize));
     }
     nth
+}
+
+/// One more message started towards member `dest` of `st`; its number (0 if
+/// `dest` is out of range).
+#[inline]
+fn bump_sent(st: &mut CommState, dest: usize) -> u32 {
+    match st.sent.get_mut(dest) {
+        Some(x) => {
+            *x += 1;
+            *x
+        }
+        None => 0,
+    }
 }
