@@ -252,7 +252,14 @@ pub fn rust_wrappers(funcs: &[Function]) -> String {
         } else {
             "run"
         };
-        let _ = writeln!(s, "    boundary::{runner}(\"{}\", move || {{", f.name);
+        match lane_closure(f) {
+            Some(lane) => {
+                let _ = writeln!(s, "    boundary::run_lane(\"{}\", {lane}, move || {{", f.name);
+            }
+            None => {
+                let _ = writeln!(s, "    boundary::{runner}(\"{}\", move || {{", f.name);
+            }
+        }
         if f.kind == Kind::NoFt {
             noft_body(&mut s, f, raw);
         } else if f.kind == Kind::Custom {
@@ -264,6 +271,42 @@ pub fn rust_wrappers(funcs: &[Function]) -> String {
         s.push_str("    })\n}\n\n");
     }
     s
+}
+
+/// The calm lane of a wrapper (src/engine/lane.rs), as a closure for
+/// `boundary::run_lane`: non-persistent point-to-point starts on one
+/// communicator. A send takes it only while no bit-flip policy is on (the
+/// general body may send a corrupted copy).
+fn lane_closure(f: &Function) -> Option<String> {
+    let peer = f.params.iter().find(|p| p.name == "dest" || p.name == "source")?.name.clone();
+    let request = f.params.iter().find(|p| p.is_request_out())?.name.clone();
+    let comms: Vec<&Param> = f.params.iter().filter(|p| p.is_comm_in()).collect();
+    if f.kind != Kind::P2pStart || f.name.ends_with("_init") || comms.len() != 1 {
+        return None;
+    }
+    let comm = comms[0].name.clone();
+    let args: Vec<String> = f
+        .params
+        .iter()
+        .map(|p| {
+            if p.is_comm_in() {
+                "c".to_string()
+            } else if p.is_request_out() {
+                "r".to_string()
+            } else if p.depth > 0 {
+                format!("{} as _", p.name)
+            } else {
+                p.name.clone()
+            }
+        })
+        .collect();
+    let send = peer == "dest";
+    let start = format!(
+        "crate::engine::lane::p2p_start({comm}, {peer}, {send}, {request}, |c, r| transport::generated::{}({}))",
+        f.name,
+        args.join(", ")
+    );
+    Some(if send { format!("|| if crate::inject::bitflip::idle() {{ {start} }} else {{ None }}") } else { format!("|| {start}") })
 }
 
 /// `MPI_X` -> `MPI_Ix`: the MPI-3 non-blocking form of a blocking collective.

@@ -184,6 +184,22 @@ pub fn lookup_send(h: Sim_FT_MPI_Comm, dest: std::os::raw::c_int) -> Option<(Com
     Some((comm_ref(h, st), nth))
 }
 
+/// The real communicator behind `h`, and if `dest` >= 0 a send to it counted as
+/// [`count_send`] does (its number; else 0), under one lock (engine::lane).
+#[inline]
+pub fn lookup_real(h: Sim_FT_MPI_Comm, dest: std::os::raw::c_int) -> Option<(MPI_Comm, u32)> {
+    let mut guard = COMMS.lock();
+    let st = guard.as_mut()?.get(key(h))?;
+    let nth = match st.sent.get_mut(dest.max(0) as usize) {
+        Some(x) if dest >= 0 => {
+            *x += 1;
+            *x
+        }
+        _ => 0,
+    };
+    Some((st.real.0, nth))
+}
+
 #[inline]
 fn comm_ref(h: Sim_FT_MPI_Comm, st: &CommState) -> CommRef {
     CommRef {

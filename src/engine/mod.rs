@@ -19,7 +19,8 @@
 //!   multiple-completion calls and [`batch_fast`] for their calm path, [`orphans`]
 //!   for requests given up on), what runs
 //!   around every call ([`hooks`]) and the progress every call runs first once
-//!   something went wrong ([`service`]).
+//!   something went wrong ([`service`]); the calm lane, where a call nothing
+//!   known touches goes straight to the host ([`lane`]).
 //!
 //! The engine tells fault injection what happened through the callbacks of
 //! [`observer`], registered at `MPI_Init`; it never imports it.
@@ -43,6 +44,7 @@ pub mod ft_calls;
 pub mod ft_slots;
 pub mod handles;
 pub mod hooks;
+pub mod lane;
 pub mod inter;
 pub mod join;
 pub mod join_colls;

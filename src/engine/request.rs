@@ -159,6 +159,13 @@ pub fn adopt_p2p(real: MPI_Request, kind: Kind, comm: &CommRef, peer: c_int, rec
     adopt_state(real, ReqState::started(comm.handle, kind, peer, recv))
 }
 
+/// Wraps the request of a start made on the calm lane (engine::lane): `st` as
+/// [`ReqState::started`] made it.
+#[inline]
+pub(crate) fn adopt_started(real: MPI_Request, st: ReqState) -> Sim_FT_MPI_Request {
+    adopt_state(real, st)
+}
+
 fn adopt_state(real: MPI_Request, st: ReqState) -> Sim_FT_MPI_Request {
     if real == transport::request_null() {
         return std::ptr::null_mut();

@@ -35,6 +35,36 @@ pub fn run(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
     guarded(name, f)
 }
 
+/// [`run`] with the calm lane (engine::lane) first: once the call is counted and
+/// no service is due, `lane` may make the whole call (Some: its outcome, which
+/// takes the same way out as [`run`]'s); None, and `f`, the general body, runs.
+#[inline(always)]
+pub fn run_lane(name: &'static str, lane: impl FnOnce() -> Option<Outcome>, f: impl FnOnce() -> Outcome) -> c_int {
+    if !crate::engine::process::is_active() || inject::report::is_recovery(name) {
+        return run(name, f);
+    }
+    inject::decide_kill(name);
+    if service::needed() {
+        let _ = service::run();
+        return guarded(name, f);
+    }
+    match catch_unwind(AssertUnwindSafe(lane)) {
+        Ok(Some(Ok(()))) => {
+            crate::engine::comm::release_deferred();
+            if inject::armed() {
+                inject::trace::exit();
+            }
+            0
+        }
+        Ok(None) => guarded(name, f),
+        Ok(Some(Err(failure))) => handled(name, || Err(failure)),
+        Err(_) => {
+            crate::say!("MPIFT: internal error in {name}");
+            handled(name, || Err(Failure::on_world(err::intern())))
+        }
+    }
+}
+
 /// Runs an MPI call that is valid outside `MPI_Init`..`MPI_Finalize` too.
 pub fn run_any(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
     if crate::engine::process::is_active() {

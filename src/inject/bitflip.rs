@@ -209,6 +209,12 @@ impl Outgoing {
     }
 }
 
+/// No bit-flip policy is on: [`outgoing`] leaves every message untouched.
+#[inline]
+pub fn idle() -> bool {
+    !POLICY_ON.load(Ordering::Relaxed)
+}
+
 /// Before a send: if `MPIFT_BITFLIP` selects it and at least one bit is drawn to
 /// flip, a corrupted copy to send instead. Without a policy: one atomic load.
 #[inline]
