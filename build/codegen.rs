@@ -149,6 +149,9 @@ pub struct Function {
     /// `coll`/`comm_new` whose describer also describes intercommunicators
     /// (`MPI_Intercomm_merge`): the generated code does not make it opaque there.
     pub inter: bool,
+    /// A `custom` line's calm lane (`lane crate::engine::lane::x`): called with
+    /// the C arguments first, by `boundary::run_lane` (src/engine/lane.rs).
+    pub lane: Option<String>,
 }
 
 pub fn parse_table(text: &str) -> Result<Vec<Function>, String> {
@@ -190,9 +193,11 @@ fn parse_line(line: &str) -> Result<Function, String> {
     let mut preinit = false;
     let mut objerr = false;
     let mut inter = false;
+    let mut lane = None;
     while let Some(w) = words.next() {
         match w {
             "=>" => {}
+            "lane" => lane = Some(words.next().ok_or("`lane` needs a Rust path")?.to_string()),
             "alias" => aliases.push(words.next().ok_or("`alias` needs a name")?.to_string()),
             "preinit" => preinit = true,
             "objerr" => objerr = true,
@@ -219,7 +224,10 @@ fn parse_line(line: &str) -> Result<Function, String> {
     if inter && !matches!(kind, Kind::Coll | Kind::CommNew) {
         return Err("`inter` applies to `coll` and `comm_new` lines only".into());
     }
-    Ok(Function { kind, ret, name, params, rust_path, aliases, preinit, objerr, inter })
+    if lane.is_some() && (kind != Kind::Custom || preinit || ret != "int") {
+        return Err("`lane` applies to `custom` lines returning int, not `preinit`".into());
+    }
+    Ok(Function { kind, ret, name, params, rust_path, aliases, preinit, objerr, inter, lane })
 }
 
 /// Rust source of every wrapper, `include!`d by `src/ffi/generated.rs` and read
@@ -278,6 +286,10 @@ pub fn rust_wrappers(funcs: &[Function]) -> String {
 /// communicator. A send takes it only while no bit-flip policy is on (the
 /// general body may send a corrupted copy).
 fn lane_closure(f: &Function) -> Option<String> {
+    if let Some(lane) = &f.lane {
+        let args: Vec<&str> = f.params.iter().map(|p| p.name.as_str()).collect();
+        return Some(format!("|| {lane}({})", args.join(", ")));
+    }
     let peer = f.params.iter().find(|p| p.name == "dest" || p.name == "source")?.name.clone();
     let request = f.params.iter().find(|p| p.is_request_out())?.name.clone();
     let comms: Vec<&Param> = f.params.iter().filter(|p| p.is_comm_in()).collect();

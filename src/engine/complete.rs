@@ -352,7 +352,7 @@ pub(crate) fn host_completes(st: &ReqState) -> bool {
 }
 
 /// Tests `real` once: the outcome if it completed.
-fn done_already(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status) -> Option<c_int> {
+pub(crate) fn done_already(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status) -> Option<c_int> {
     let mut flag = 0;
     let rc = transport::request::test(real, &mut flag, Some(&mut *status));
     (flag != 0).then(|| finish(st, status, rc))

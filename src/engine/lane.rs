@@ -9,16 +9,22 @@
 //! the other branches use. "Nothing known" is what the general body checks
 //! first: no failure or revoke known here, no news unread (`hooks::p2p_calm`).
 //!
-//! Starts of non-blocking point-to-point operations (`MPI_Isend`, `MPI_Irecv`
-//! & co.): one registry lookup (which also counts a send for the dead-rank
-//! protocol), the host's start, the request adopted.
+//! - Starts of non-blocking point-to-point operations (`MPI_Isend`, `MPI_Irecv`
+//!   & co.): one registry lookup (which also counts a send for the dead-rank
+//!   protocol), the host's start, the request adopted.
+//! - `MPI_Wait` and `MPI_Test` of a request the host completes by itself, when
+//!   no wait would act on anything either ([`service::quiet`]): one table read,
+//!   the host's test, and if that completed it the bookkeeping of
+//!   [`complete::finish`]. A wait the test did not complete goes on as the
+//!   general path's does after its own first test ([`complete::wait_one`]).
 
-use crate::engine::comm;
+use crate::engine::complete::{self, copy_status};
+use crate::engine::{comm, service};
 use crate::engine::errors::{Failure, Outcome};
 use crate::engine::handles::{Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::engine::hooks::{self, Kind};
 use crate::engine::request::{self, ReqState};
-use crate::transport::{self, MPI_Comm, MPI_Request};
+use crate::transport::{self, zero_status, MPI_Comm, MPI_Request, MPI_Status};
 use std::os::raw::c_int;
 
 /// Starts a point-to-point operation with `peer` on `comm` (`send`: a send,
@@ -49,4 +55,57 @@ pub fn p2p_start(
     // requires valid for writing.
     unsafe { *request = request::adopt_started(real, st) };
     Some(Ok(()))
+}
+
+/// `MPI_Wait` on the calm lane (module docs); None: nothing done.
+#[inline(always)]
+pub fn wait(request: *mut Sim_FT_MPI_Request, status: *mut MPI_Status) -> Option<Outcome> {
+    if request.is_null() || !service::quiet() {
+        return None;
+    }
+    // SAFETY: checked non-null above: the program's request argument, which MPI
+    // requires valid for reading and writing.
+    let h = unsafe { *request };
+    let st = request::calm_state(h)?;
+    let mut real = st.real.0;
+    let mut s = zero_status();
+    let code = match complete::done_already(&st, &mut real, &mut s) {
+        Some(code) => code,
+        None => complete::wait_one(&st, &mut real, &mut s, false),
+    };
+    // SAFETY: as above; the program's request.
+    unsafe { *request = request::settle_after(h, real, complete::completed(code)) };
+    copy_status(status, &s);
+    Some(request::fail_on(Some(&st), code))
+}
+
+/// `MPI_Test` on the calm lane (module docs); None: nothing done.
+#[inline(always)]
+pub fn test(request: *mut Sim_FT_MPI_Request, flag: *mut c_int, status: *mut MPI_Status) -> Option<Outcome> {
+    if request.is_null() || flag.is_null() || !service::quiet() {
+        return None;
+    }
+    // SAFETY: checked non-null above: the program's request argument, which MPI
+    // requires valid for reading and writing.
+    let h = unsafe { *request };
+    let st = request::calm_state(h)?;
+    let mut real = st.real.0;
+    let mut s = zero_status();
+    match complete::done_already(&st, &mut real, &mut s) {
+        Some(code) => {
+            // SAFETY: `request` and `flag` were checked non-null above: the
+            // program's arguments, which MPI requires valid for writing.
+            unsafe {
+                *request = request::settle_after(h, real, true);
+                *flag = 1;
+            }
+            copy_status(status, &s);
+            Some(request::fail_on(Some(&st), code))
+        }
+        None => {
+            // SAFETY: checked non-null above: the program's flag.
+            unsafe { *flag = 0 };
+            Some(Ok(()))
+        }
+    }
 }

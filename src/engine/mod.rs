@@ -2,9 +2,9 @@
 //! the semantics of any one call.
 //!
 //! - Registries and types: communicators ([`comm`], [`comm_state`]), requests
-//!   ([`request`]), handles ([`handles`]), idups not yet usable ([`pending`]), the
-//!   process's state in the job ([`process`]), the error and outcome types of
-//!   every layer ([`errors`]).
+//!   ([`request`], [`req_state`]), handles ([`handles`]), idups not yet usable
+//!   ([`pending`]), the process's state in the job ([`process`]), the error and
+//!   outcome types of every layer ([`errors`]).
 //! - Knowledge: failure and revoke news over the RMA window ([`news`]), the wake
 //!   receive that interrupts blocked calls ([`wake`]), revoke jobs and catch-ups
 //!   ([`revoke`]), the collective logs ([`describe`], [`logs`]).
@@ -54,6 +54,7 @@ pub mod observer;
 pub mod orphans;
 pub mod pending;
 pub mod process;
+pub mod req_state;
 pub mod request;
 pub mod revoke;
 pub mod service;

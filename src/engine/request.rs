@@ -15,55 +15,7 @@ use crate::transport::{self, err, MPI_Request, MPI_Status};
 use std::os::raw::c_int;
 use crate::transport::serial::Serial;
 
-/// What MPIFT keeps per request.
-#[derive(Clone, Copy, Debug)]
-pub struct ReqState {
-    pub real: Real<MPI_Request>,
-    /// The communicator whose error handler sees this request's errors.
-    pub comm: Real<Sim_FT_MPI_Comm>,
-    pub kind: Kind,
-    /// Point-to-point: the peer (rank in `comm`, or `MPI_ANY_SOURCE`), and whether
-    /// this is a receive. Collectives: -1.
-    pub peer: c_int,
-    pub recv: bool,
-    /// A buffer the real request reads from (0: none): the corrupted copy of a
-    /// send under `MPIFT_BITFLIP`, in [`KEPT`] until the real request is done.
-    pub keep: u64,
-    /// A persistent request (`MPI_*_init`), and whether it is active (started and
-    /// not yet completed). Completion calls treat an inactive one like
-    /// `MPI_REQUEST_NULL` (MPI-3.1 §3.7.3), without releasing it.
-    pub persistent: bool,
-    pub active: bool,
-    /// A persistent request given up on for the program (a send to a dead rank, an
-    /// operation on a revoked communicator): inactive for the program, but the real
-    /// request may still run; `MPI_Start` completes it first.
-    pub draining: bool,
-    /// An iagree/ishrink (engine::ft): the operation's key. Its real request is a
-    /// generalized request MPIFT completes; completion calls poll it instead of
-    /// blocking in MPI, and take the operation's error when it completed.
-    pub ft: u64,
-    /// A non-blocking collective with buffers (not `MPI_Ibarrier`): on a revoked
-    /// communicator it is waited for until it completes (the other members'
-    /// catch-up completes it), so MPI writes nothing into its buffers after the
-    /// request was handed back (engine::complete).
-    pub buffers: bool,
-    /// A send: its number among the messages this process started towards `peer`
-    /// on `comm` (1-based; 0: not counted). If `peer` dies, the send succeeded
-    /// only if `peer` had received that many from here while alive
-    /// (engine::complete, engine::zombie::received_alive).
-    pub nth: u32,
-    /// A non-blocking collective: its number on `comm` (0: unknown). It succeeds
-    /// although a member died if every dead member had entered it for real
-    /// (engine::hooks::all_dead_entered_seq).
-    pub seq: u64,
-}
-
-impl ReqState {
-    /// A request of a blocking call or a non-persistent start: active.
-    pub fn started(comm: Sim_FT_MPI_Comm, kind: Kind, peer: c_int, recv: bool) -> ReqState {
-        ReqState { real: Real(transport::request_null()), comm: Real(comm), kind, peer, recv, keep: 0, persistent: false, active: true, draining: false, ft: 0, buffers: false, nth: 0, seq: 0 }
-    }
-}
+pub use crate::engine::req_state::ReqState;
 
 struct Slot {
     generation: u32,
@@ -414,6 +366,24 @@ pub(crate) fn plain_many(reqs: *const Sim_FT_MPI_Request, states: &mut [Option<R
         states[i] = st;
     }
     true
+}
+
+/// The calm lane's read of one request handle (engine::lane): its state if `h`
+/// is a valid handle of an active, non-persistent request the host completes by
+/// itself; None for anything else (null, stale, inactive, persistent, an
+/// iagree/ishrink, a request to `MPI_PROC_NULL`), which the general path handles.
+#[inline]
+pub(crate) fn calm_state(h: Sim_FT_MPI_Request) -> Option<ReqState> {
+    let (index, generation) = decode(h);
+    let t = TABLE.lock();
+    match t.slots.get(index) {
+        Some(Slot { generation: g, state: Some(st) })
+            if *g == generation && st.active && !st.persistent && crate::engine::complete::host_completes(st) =>
+        {
+            Some(*st)
+        }
+        _ => None,
+    }
 }
 
 /// One request argument: (state, real handle); a null handle is `MPI_REQUEST_NULL`.
