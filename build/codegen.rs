@@ -420,6 +420,22 @@ fn has_buffers(f: &Function) -> bool {
     f.params.iter().any(|p| p.depth > 0 && !p.is_comm_in() && !p.is_comm_out() && !p.is_request_out())
 }
 
+/// Converts the handle parameters of a generic call (comm in, comm out, request out).
+fn convert_params(s: &mut String, f: &Function, first_comm: &str) {
+    for p in &f.params {
+        if p.is_comm_in() {
+            let conv = if p.name == first_comm { "comm_arg" } else { "comm_arg_or_null" };
+            let _ = writeln!(s, "        let {0}_r = handles::{conv}({0})?;", p.name);
+        } else if p.is_comm_out() {
+            let _ = writeln!(s, "        handles::check_out_ptr({0}, &{1}_r)?;", p.name, first_comm);
+            let _ = writeln!(s, "        let mut {}_r = transport::comm_null();", p.name);
+        } else if p.is_request_out() {
+            let _ = writeln!(s, "        handles::check_out_ptr({0}, &{1}_r)?;", p.name, first_comm);
+            let _ = writeln!(s, "        let mut {}_r = transport::request_null();", p.name);
+        }
+    }
+}
+
 fn generic_body(s: &mut String, f: &Function) {
     let first_comm = f.params.iter().find(|p| p.is_comm_in()).unwrap().name.clone();
     let peer = f.params.iter().find(|p| p.name == "dest" || p.name == "source").map(|p| p.name.clone());
@@ -435,21 +451,8 @@ fn generic_body(s: &mut String, f: &Function) {
         let req = request_out.as_deref().unwrap_or_default();
         let _ = writeln!(s, "        let ({first_comm}_r, nth) = handles::send_arg({first_comm}, dest, {req})?;");
         let _ = writeln!(s, "        let mut {req}_r = transport::request_null();");
-    }
-    for p in &f.params {
-        if fused_send {
-            break;
-        }
-        if p.is_comm_in() {
-            let conv = if p.name == first_comm { "comm_arg" } else { "comm_arg_or_null" };
-            let _ = writeln!(s, "        let {0}_r = handles::{conv}({0})?;", p.name);
-        } else if p.is_comm_out() {
-            let _ = writeln!(s, "        handles::check_out_ptr({0}, &{1}_r)?;", p.name, first_comm);
-            let _ = writeln!(s, "        let mut {}_r = transport::comm_null();", p.name);
-        } else if p.is_request_out() {
-            let _ = writeln!(s, "        handles::check_out_ptr({0}, &{1}_r)?;", p.name, first_comm);
-            let _ = writeln!(s, "        let mut {}_r = transport::request_null();", p.name);
-        }
+    } else {
+        convert_params(s, f, &first_comm);
     }
     let collective = matches!(f.kind, Kind::Coll | Kind::CollStart | Kind::CommNew);
     if collective {

@@ -190,13 +190,7 @@ pub fn lookup_send(h: Sim_FT_MPI_Comm, dest: std::os::raw::c_int) -> Option<(Com
 pub fn lookup_real(h: Sim_FT_MPI_Comm, dest: std::os::raw::c_int) -> Option<(MPI_Comm, u32)> {
     let mut guard = COMMS.lock();
     let st = guard.as_mut()?.get(key(h))?;
-    let nth = match st.sent.get_mut(dest.max(0) as usize) {
-        Some(x) if dest >= 0 => {
-            *x += 1;
-            *x
-        }
-        _ => 0,
-    };
+    let nth = if dest >= 0 { bump_sent(st, dest as usize) } else { 0 };
     Some((st.real.0, nth))
 }
 
