@@ -14,7 +14,7 @@ use crate::engine::complete::{
 use crate::engine::errors::{Failure, Outcome};
 use crate::engine::handles::Sim_FT_MPI_Request;
 use crate::engine::request::{self, arg_error, ReqState};
-use crate::engine::batch_fast::{self, SomeOut};
+use crate::engine::batch_fast::{self, outcome, some_out, undefined, Calmly, Interrupted, SomeOut};
 use crate::engine::{news, service};
 use crate::transport::serial::Serial;
 use crate::transport::{self, err, zero_status, MPI_Request, MPI_Status};
@@ -93,6 +93,15 @@ impl Batch {
             }
         }
         Ok(b)
+    }
+
+    /// The requests of a calm `MPI_Waitall` that news interrupted (engine::batch_fast).
+    fn resume(from: Interrupted) -> Batch {
+        let mut b = Batch::default();
+        (b.states, b.reals, b.statuses, b.codes, b.done) = (from.states, from.reals, from.statuses, from.codes, from.done);
+        // No special request (the calm path takes none), and the host tested them.
+        (b.special, b.first) = (false, false);
+        b
     }
 
     /// Whether a request is still pending.
@@ -337,10 +346,11 @@ impl Batch {
 
 /// `MPI_Waitall`.
 pub fn waitall(count: c_int, reqs: *mut Sim_FT_MPI_Request, statuses: *mut MPI_Status) -> Outcome {
-    if let Some(out) = batch_fast::waitall(count, reqs, statuses) {
-        return out;
-    }
-    let mut b = Batch::new(count, reqs)?;
+    let mut b = match batch_fast::waitall(count, reqs, statuses) {
+        Calmly::Ended(out) => return out,
+        Calmly::NotCalm => Batch::new(count, reqs)?,
+        Calmly::Interrupted(from) => Batch::resume(from),
+    };
     let mut got = std::mem::take(&mut b.got);
     loop {
         let _ = service::run_in_wait();
@@ -398,28 +408,6 @@ pub fn testall(count: c_int, reqs: *mut Sim_FT_MPI_Request, flag: *mut c_int, st
         b.copy_statuses(statuses);
     }
     outcome(&b.states, &b.codes, statuses, None)
-}
-
-/// The outcome of an array call whose requests have `states` and ended with
-/// `codes` (`only`: the indices it completed, if not all): `MPI_ERR_IN_STATUS`
-/// (or the one error when the program ignores statuses), reported on the first
-/// failing request's communicator.
-pub(crate) fn outcome(states: &[Option<ReqState>], codes: &[c_int], statuses: *mut MPI_Status, only: Option<&[usize]>) -> Outcome {
-    let failed = |i: &usize| codes[*i] != 0 && codes[*i] != err::pending();
-    let first = match only {
-        Some(set) => set.iter().copied().find(failed),
-        None => (0..codes.len()).find(failed),
-    };
-    let Some(i) = first else { return Ok(()) };
-    if !user_status(statuses) {
-        return request::fail_on(states[i].as_ref(), codes[i]);
-    }
-    let in_status = err::in_status();
-    request::fail_on(states[i].as_ref(), in_status).map_err(|f| f.raising(codes[i]))
-}
-
-pub(crate) fn undefined() -> c_int {
-    transport::undefined()
 }
 
 /// `MPI_Waitany`.
@@ -504,22 +492,6 @@ pub fn testany(
     let Some(i) = got else { return Ok(()) };
     copy_status(status, &b.statuses[i]);
     request::fail_on(b.states[i].as_ref(), b.codes[i])
-}
-
-pub(crate) fn some_out(sts: &[MPI_Status], got: &[usize], outcount: *mut c_int, indices: *mut c_int, statuses: *mut MPI_Status, none_active: bool) {
-    // SAFETY: the program's outcount, checked non-null by some_args (MPI requires it valid for
-    // writing).
-    unsafe { *outcount = if none_active { undefined() } else { got.len() as c_int } };
-    for (k, i) in got.iter().enumerate() {
-        // SAFETY: k < got.len() <= incount, and `indices` is the program's array of
-        // `incount` ints (checked non-null for incount > 0 by some_args).
-        unsafe { *indices.add(k) = *i as c_int };
-        if user_status(statuses) {
-            // SAFETY: `statuses` is neither null nor MPI_STATUSES_IGNORE (user_status): the
-            // program's array of `incount` statuses, and k < got.len() <= incount.
-            unsafe { *statuses.add(k) = sts[*i] };
-        }
-    }
 }
 
 /// Arguments of `MPI_Waitsome` / `MPI_Testsome` besides the requests.

@@ -23,15 +23,25 @@
 //! 4.1: 2,024 of MPIFT's own instructions per Irecv + Isend + Waitall, MPICH
 //! 1,395). A wait that must block pays one more host test.
 //!
+//! `MPI_Waitall` also blocks here while nothing is going on: the host's
+//! `MPI_Waitsome` over its requests and the wake request, as the general path's
+//! blocking round does (news wakes it). When news comes, or the service has
+//! something to do, the requests completed so far go to the general path
+//! ([`Interrupted`]), which goes on from there. A halo exchange's `MPI_Waitall`
+//! usually finds some message not there yet; before this it paid a second
+//! read of the array and the general path's bookkeeping every time.
+//!
+//! The outputs of the array calls ([`outcome`], [`some_out`]) live here; the
+//! general path ([`Batch`]) uses them too.
+//!
 //! [`Batch`]: crate::engine::batch
 
-use crate::engine::batch::{outcome, some_out, undefined};
 use crate::engine::complete::{copy_status, empty_status, finish, user_status};
 use crate::engine::errors::Outcome;
 use crate::engine::handles::Sim_FT_MPI_Request;
 use crate::engine::request::{self, ReqState};
-use crate::engine::service;
-use crate::transport::{self, zero_status, MPI_Request, MPI_Status};
+use crate::engine::{news, service};
+use crate::transport::{self, err, zero_status, MPI_Request, MPI_Status};
 use std::os::raw::c_int;
 
 /// Longer arrays take the general path.
@@ -89,10 +99,15 @@ impl Calm {
 
     /// The whole array completed: bookkeeping, handles, statuses, outcome.
     fn all_done(&mut self, rc: c_int, reqs: *mut Sim_FT_MPI_Request, statuses: *mut MPI_Status) -> Outcome {
-        let n = self.n;
-        for i in 0..n {
+        for i in 0..self.n {
             self.complete(i, rc);
         }
+        self.all_settled(reqs, statuses)
+    }
+
+    /// Every request completed and [`Calm::complete`]d: handles, statuses, outcome.
+    fn all_settled(&mut self, reqs: *mut Sim_FT_MPI_Request, statuses: *mut MPI_Status) -> Outcome {
+        let n = self.n;
         self.settle(reqs, 0..n);
         if user_status(statuses) {
             // SAFETY: `statuses` is neither null nor MPI_STATUSES_IGNORE
@@ -138,11 +153,12 @@ pub(crate) struct SomeOut {
     pub statuses: *mut MPI_Status,
 }
 
-/// `MPI_Waitall` when the host's `MPI_Testall` completes every request.
-pub(crate) fn waitall(count: c_int, reqs: *mut Sim_FT_MPI_Request, statuses: *mut MPI_Status) -> Option<Outcome> {
+/// `MPI_Waitall` while nothing is going on: the host's `MPI_Testall` (twice),
+/// then if need be [`Calm::block_all`].
+pub(crate) fn waitall(count: c_int, reqs: *mut Sim_FT_MPI_Request, statuses: *mut MPI_Status) -> Calmly {
     let mut c = Calm::new();
     if !c.read(count, reqs) {
-        return None;
+        return Calmly::NotCalm;
     }
     let mut flag = 0;
     let mut rc = transport::request::testall(&mut c.reals[..c.n], &mut flag, &mut c.sts[..c.n]);
@@ -150,8 +166,88 @@ pub(crate) fn waitall(count: c_int, reqs: *mut Sim_FT_MPI_Request, statuses: *mu
         // A second look (module docs).
         rc = transport::request::testall(&mut c.reals[..c.n], &mut flag, &mut c.sts[..c.n]);
     }
+    if flag != 0 {
+        return Calmly::Ended(c.all_done(rc, reqs, statuses));
+    }
     // Not all complete: the host changed no request (MPI-3.1 §3.7.5).
-    (flag != 0).then(|| c.all_done(rc, reqs, statuses))
+    c.block_all(reqs, statuses)
+}
+
+/// What a calm `MPI_Waitall` that news interrupted hands the general path
+/// (engine::batch): per request its state (None: null or inactive), real request,
+/// status, code, and whether it is done.
+pub(crate) struct Interrupted {
+    pub states: Vec<Option<ReqState>>,
+    pub reals: Vec<MPI_Request>,
+    pub statuses: Vec<MPI_Status>,
+    pub codes: Vec<c_int>,
+    pub done: Vec<bool>,
+}
+
+/// How a calm path's `MPI_Waitall` went.
+pub(crate) enum Calmly {
+    /// It ended the call.
+    Ended(Outcome),
+    /// It did not apply; nothing changed.
+    NotCalm,
+    /// News came while it blocked: the general path goes on from here.
+    Interrupted(Interrupted),
+}
+
+impl Calm {
+    /// `MPI_Waitall` after the host's tests found some request not complete:
+    /// rounds of the host's `MPI_Waitsome` over the requests and the wake request
+    /// (null and completed ones are ignored by the host) while nothing is going
+    /// on, as `Batch::block` would run them; on news, the general path.
+    fn block_all(&mut self, reqs: *mut Sim_FT_MPI_Request, statuses: *mut MPI_Status) -> Calmly {
+        let n = self.n;
+        let mut done = [false; MAX];
+        for i in 0..n {
+            if self.states[i].is_none() {
+                done[i] = true;
+                self.sts[i] = empty_status();
+            }
+        }
+        let mut left = done[..n].iter().filter(|d| !**d).count();
+        let mut reals = [transport::request_null(); MAX + 1];
+        let mut which = [0 as c_int; MAX + 1];
+        let mut wsts = [zero_status(); MAX + 1];
+        while left > 0 {
+            if !service::quiet() {
+                return Calmly::Interrupted(self.interrupted(&done[..n]));
+            }
+            reals[..n].copy_from_slice(&self.reals[..n]);
+            reals[n] = news::wake_request();
+            let mut k: c_int = 0;
+            let rc = transport::request::waitsome(&mut reals[..=n], &mut k, &mut which[..=n], &mut wsts[..=n]);
+            self.reals[..n].copy_from_slice(&reals[..n]);
+            for j in 0..k.max(0) as usize {
+                let w = which[j] as usize;
+                if w == n {
+                    news::rearm_wake(reals[n]);
+                    continue;
+                }
+                // Statuses follow `which`, not the requests (MPI-3.1 §3.7.5).
+                self.sts[w] = wsts[j];
+                self.complete(w, rc);
+                done[w] = true;
+                left -= 1;
+            }
+        }
+        Calmly::Ended(self.all_settled(reqs, statuses))
+    }
+
+    /// The requests as the general path takes them over.
+    fn interrupted(&self, done: &[bool]) -> Interrupted {
+        let n = self.n;
+        Interrupted {
+            states: self.states[..n].to_vec(),
+            reals: self.reals[..n].to_vec(),
+            statuses: self.sts[..n].to_vec(),
+            codes: self.codes[..n].to_vec(),
+            done: done.to_vec(),
+        }
+    }
 }
 
 /// `MPI_Testall` (statuses are written only if all completed).
@@ -219,4 +315,45 @@ pub(crate) fn some(count: c_int, reqs: *mut Sim_FT_MPI_Request, out: SomeOut, te
         return None;
     }
     Some(c.some_done(k as usize, &which, rc, reqs, out))
+}
+
+/// The outcome of an array call whose requests have `states` and ended with
+/// `codes` (`only`: the indices it completed, if not all): `MPI_ERR_IN_STATUS`
+/// (or the one error when the program ignores statuses), reported on the first
+/// failing request's communicator.
+pub(crate) fn outcome(states: &[Option<ReqState>], codes: &[c_int], statuses: *mut MPI_Status, only: Option<&[usize]>) -> Outcome {
+    let failed = |i: &usize| codes[*i] != 0 && codes[*i] != err::pending();
+    let first = match only {
+        Some(set) => set.iter().copied().find(failed),
+        None => (0..codes.len()).find(failed),
+    };
+    let Some(i) = first else { return Ok(()) };
+    if !user_status(statuses) {
+        return request::fail_on(states[i].as_ref(), codes[i]);
+    }
+    let in_status = err::in_status();
+    request::fail_on(states[i].as_ref(), in_status).map_err(|f| f.raising(codes[i]))
+}
+
+/// `MPI_UNDEFINED`.
+pub(crate) fn undefined() -> c_int {
+    transport::undefined()
+}
+
+/// Writes the outputs of `MPI_Waitsome` / `MPI_Testsome` (the requests `got`
+/// completed, statuses by request index in `sts`).
+pub(crate) fn some_out(sts: &[MPI_Status], got: &[usize], outcount: *mut c_int, indices: *mut c_int, statuses: *mut MPI_Status, none_active: bool) {
+    // SAFETY: the program's outcount, checked non-null by some_args (MPI requires it valid for
+    // writing).
+    unsafe { *outcount = if none_active { undefined() } else { got.len() as c_int } };
+    for (k, i) in got.iter().enumerate() {
+        // SAFETY: k < got.len() <= incount, and `indices` is the program's array of
+        // `incount` ints (checked non-null for incount > 0 by some_args).
+        unsafe { *indices.add(k) = *i as c_int };
+        if user_status(statuses) {
+            // SAFETY: `statuses` is neither null nor MPI_STATUSES_IGNORE (user_status): the
+            // program's array of `incount` statuses, and k < got.len() <= incount.
+            unsafe { *statuses.add(k) = sts[*i] };
+        }
+    }
 }
