@@ -365,7 +365,7 @@ pub fn waitall(count: c_int, reqs: *mut Sim_FT_MPI_Request, statuses: *mut MPI_S
     b.got = got;
     b.settle(reqs);
     b.copy_statuses(statuses);
-    outcome(&b.states, &b.codes, statuses, None)
+    outcome(|i| b.states[i].map(|s| s.comm.0), &b.codes, statuses, None)
 }
 
 /// `MPI_Testall`: completes all or none (MPI-3.1 §3.7.5), unless news fails one.
@@ -407,7 +407,7 @@ pub fn testall(count: c_int, reqs: *mut Sim_FT_MPI_Request, flag: *mut c_int, st
     if unsafe { *flag } != 0 {
         b.copy_statuses(statuses);
     }
-    outcome(&b.states, &b.codes, statuses, None)
+    outcome(|i| b.states[i].map(|s| s.comm.0), &b.codes, statuses, None)
 }
 
 /// `MPI_Waitany`.
@@ -527,7 +527,7 @@ pub fn waitsome(
     }
     b.settle(reqs);
     some_out(&b.statuses, &got, outcount, indices, statuses, none_active);
-    let out = outcome(&b.states, &b.codes, statuses, Some(&got));
+    let out = outcome(|i| b.states[i].map(|s| s.comm.0), &b.codes, statuses, Some(&got));
     b.got = got;
     out
 }
@@ -562,7 +562,7 @@ pub fn testsome(
     b.idx = idx;
     b.settle(reqs);
     some_out(&b.statuses, &got, outcount, indices, statuses, none_active);
-    let out = outcome(&b.states, &b.codes, statuses, Some(&got));
+    let out = outcome(|i| b.states[i].map(|s| s.comm.0), &b.codes, statuses, Some(&got));
     b.got = got;
     out
 }

@@ -36,10 +36,10 @@
 //!
 //! [`Batch`]: crate::engine::batch
 
-use crate::engine::complete::{copy_status, empty_status, finish, user_status};
+use crate::engine::complete::{copy_status, empty_status, finish, finish_brief, user_status};
 use crate::engine::errors::Outcome;
-use crate::engine::handles::Sim_FT_MPI_Request;
-use crate::engine::request::{self, ReqState};
+use crate::engine::handles::{Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
+use crate::engine::request::{self, Brief, ReqState};
 use crate::engine::{news, service};
 use crate::transport::{self, err, zero_status, MPI_Request, MPI_Status};
 use std::os::raw::c_int;
@@ -47,10 +47,12 @@ use std::os::raw::c_int;
 /// Longer arrays take the general path.
 const MAX: usize = 16;
 
-/// A short array's requests on the stack.
+/// A short array's requests on the stack: what the calm path needs of each
+/// ([`Brief`]; None: null or inactive), and the program's array they came from.
 struct Calm {
     n: usize,
-    states: [Option<ReqState>; MAX],
+    reqs: *mut Sim_FT_MPI_Request,
+    briefs: [Option<Brief>; MAX],
     reals: [MPI_Request; MAX],
     sts: [MPI_Status; MAX],
     codes: [c_int; MAX],
@@ -61,7 +63,8 @@ impl Calm {
     fn new() -> Calm {
         Calm {
             n: 0,
-            states: [None; MAX],
+            reqs: std::ptr::null_mut(),
+            briefs: [None; MAX],
             reals: [transport::request_null(); MAX],
             sts: [zero_status(); MAX],
             codes: [0; MAX],
@@ -76,25 +79,53 @@ impl Calm {
             return false;
         }
         self.n = count as usize;
-        request::plain_many(reqs, &mut self.states[..self.n], &mut self.reals[..self.n])
+        self.reqs = reqs;
+        request::plain_many(reqs, &mut self.briefs[..self.n], &mut self.reals[..self.n])
     }
 
     /// The host completed request `i` (its status in `sts[i]`; `rc`: the host
     /// call's return code): MPIFT's bookkeeping and its code, as
     /// `Batch::complete`. A null or inactive request gets the empty status.
     fn complete(&mut self, i: usize, rc: c_int) {
-        let Some(st) = self.states[i] else {
+        let Some(b) = self.briefs[i] else {
             self.sts[i] = empty_status();
             return;
         };
-        let code = finish(&st, &self.sts[i], if rc != 0 { self.sts[i].MPI_ERROR } else { 0 });
+        let rc = if rc != 0 { self.sts[i].MPI_ERROR } else { 0 };
+        let code = match finish_brief(&b, &self.sts[i], rc) {
+            Some(code) => code,
+            None => self.finish_whole(i, rc),
+        };
         self.codes[i] = code;
         self.sts[i].MPI_ERROR = code;
     }
 
+    /// [`finish`] from request `i`'s whole state, read again (still in the table:
+    /// the handles are settled last).
+    #[inline(never)]
+    fn finish_whole(&self, i: usize, rc: c_int) -> c_int {
+        match self.state(i) {
+            Some(st) => finish(&st, &self.sts[i], rc),
+            None => rc,
+        }
+    }
+
+    /// Request `i`'s whole state (None: null or inactive).
+    fn state(&self, i: usize) -> Option<ReqState> {
+        self.briefs[i]?;
+        // SAFETY: i < n, the program's count; `reqs` is its array (read by Calm::read).
+        let h = unsafe { *self.reqs.add(i) };
+        request::lookup(h).ok().filter(|s| s.active)
+    }
+
+    /// The communicator of request `i` (None: null or inactive).
+    fn comm(&self, i: usize) -> Option<Sim_FT_MPI_Comm> {
+        self.briefs[i].map(|b| b.comm)
+    }
+
     /// Releases (or, if persistent, deactivates) the completed requests `done`.
     fn settle(&self, reqs: *mut Sim_FT_MPI_Request, done: impl Iterator<Item = usize>) {
-        request::settle_many(reqs, done.filter(|i| self.states[*i].is_some()).map(|i| (i, self.reals[i], true)));
+        request::settle_many(reqs, done.filter(|i| self.briefs[*i].is_some()).map(|i| (i, self.reals[i], true)));
     }
 
     /// The whole array completed: bookkeeping, handles, statuses, outcome.
@@ -114,7 +145,7 @@ impl Calm {
             // (user_status): the program's array of `count` = n statuses.
             unsafe { std::ptr::copy_nonoverlapping(self.sts.as_ptr(), statuses, n) };
         }
-        outcome(&self.states[..n], &self.codes[..n], statuses, None)
+        outcome(|i| self.comm(i), &self.codes[..n], statuses, None)
     }
 
     /// The one request `i` the host completed (Waitany, Testany).
@@ -122,7 +153,7 @@ impl Calm {
         self.complete(i, rc);
         self.settle(reqs, std::iter::once(i));
         copy_status(status, &self.sts[i]);
-        request::fail_on(self.states[i].as_ref(), self.codes[i])
+        request::fail_on_comm(self.comm(i), self.codes[i])
     }
 
     /// The requests `which[..k]` the host completed (Waitsome, Testsome), their
@@ -141,7 +172,7 @@ impl Calm {
         }
         self.settle(reqs, got[..k].iter().copied());
         some_out(&self.sts, &got[..k], out.outcount, out.indices, out.statuses, false);
-        outcome(&self.states[..self.n], &self.codes[..self.n], out.statuses, Some(&got[..k]))
+        outcome(|i| self.comm(i), &self.codes[..self.n], out.statuses, Some(&got[..k]))
     }
 }
 
@@ -203,7 +234,7 @@ impl Calm {
         let n = self.n;
         let mut done = [false; MAX];
         for i in 0..n {
-            if self.states[i].is_none() {
+            if self.briefs[i].is_none() {
                 done[i] = true;
                 self.sts[i] = empty_status();
             }
@@ -241,7 +272,7 @@ impl Calm {
     fn interrupted(&self, done: &[bool]) -> Interrupted {
         let n = self.n;
         Interrupted {
-            states: self.states[..n].to_vec(),
+            states: (0..n).map(|i| self.state(i)).collect(),
             reals: self.reals[..n].to_vec(),
             statuses: self.sts[..n].to_vec(),
             codes: self.codes[..n].to_vec(),
@@ -317,11 +348,16 @@ pub(crate) fn some(count: c_int, reqs: *mut Sim_FT_MPI_Request, out: SomeOut, te
     Some(c.some_done(k as usize, &which, rc, reqs, out))
 }
 
-/// The outcome of an array call whose requests have `states` and ended with
-/// `codes` (`only`: the indices it completed, if not all): `MPI_ERR_IN_STATUS`
-/// (or the one error when the program ignores statuses), reported on the first
-/// failing request's communicator.
-pub(crate) fn outcome(states: &[Option<ReqState>], codes: &[c_int], statuses: *mut MPI_Status, only: Option<&[usize]>) -> Outcome {
+/// The outcome of an array call whose requests ended with `codes` (`only`: the
+/// indices it completed, if not all): `MPI_ERR_IN_STATUS` (or the one error when
+/// the program ignores statuses), reported on the communicator of the first
+/// failing request (`comm_of(i)`; None: a null request, reported on the world).
+pub(crate) fn outcome(
+    comm_of: impl Fn(usize) -> Option<Sim_FT_MPI_Comm>,
+    codes: &[c_int],
+    statuses: *mut MPI_Status,
+    only: Option<&[usize]>,
+) -> Outcome {
     let failed = |i: &usize| codes[*i] != 0 && codes[*i] != err::pending();
     let first = match only {
         Some(set) => set.iter().copied().find(failed),
@@ -329,10 +365,10 @@ pub(crate) fn outcome(states: &[Option<ReqState>], codes: &[c_int], statuses: *m
     };
     let Some(i) = first else { return Ok(()) };
     if !user_status(statuses) {
-        return request::fail_on(states[i].as_ref(), codes[i]);
+        return request::fail_on_comm(comm_of(i), codes[i]);
     }
     let in_status = err::in_status();
-    request::fail_on(states[i].as_ref(), in_status).map_err(|f| f.raising(codes[i]))
+    request::fail_on_comm(comm_of(i), in_status).map_err(|f| f.raising(codes[i]))
 }
 
 /// `MPI_UNDEFINED`.

@@ -27,9 +27,9 @@
 //! [`crate::engine::batch`] and give the same verdicts with the functions here.
 
 use crate::engine::errors::{Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_PROC_FAILED_PENDING, SIM_FT_ERR_REVOKED};
-use crate::engine::handles::Sim_FT_MPI_Request;
+use crate::engine::handles::{Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::engine::hooks::Kind;
-use crate::engine::request::{self, arg_error, one_active, ReqState};
+use crate::engine::request::{self, arg_error, one_active, Brief, ReqState};
 use crate::engine::revoke::Idle;
 use crate::engine::{comm, ft, news, orphans, revoke, service, zombie};
 use crate::transport::{self, err, p2p, zero_status, MPI_Request, MPI_Status};
@@ -138,24 +138,36 @@ fn awaits_dead_troubled(st: &ReqState) -> bool {
 /// is done; the rest, and any doubt, goes to [`finish_general`].)
 #[inline(always)]
 pub(crate) fn finish(st: &ReqState, status: &MPI_Status, rc: c_int) -> c_int {
-    if st.ft == 0 && rc == 0 && st.kind == Kind::P2pStart {
-        if st.recv {
-            count_received(st, status);
-            return 0;
-        }
-        if st.nth == 0 || (!news::pending() && comm::calm()) {
-            return 0;
+    if st.ft == 0 {
+        if let Some(code) = finish_brief(&st.brief(), status, rc) {
+            return code;
         }
     }
     finish_general(st, status, rc)
 }
 
+/// [`finish`]'s answer from a request's [`Brief`] when that decides it: a
+/// point-to-point request the host completed without error, a receive (counted)
+/// or a send while nothing is known. None: [`finish`] must see the whole state.
+/// (Not for an iagree/ishrink: the calm paths take none.)
+#[inline]
+pub(crate) fn finish_brief(b: &Brief, status: &MPI_Status, rc: c_int) -> Option<c_int> {
+    if rc != 0 || !b.p2p {
+        return None;
+    }
+    if b.recv {
+        count_received(b.comm, status);
+        return Some(0);
+    }
+    (b.nth == 0 || (!news::pending() && comm::calm())).then_some(0)
+}
+
 /// A receive completed: one more message from its source (the counts a dying
 /// rank reports, engine::zombie).
-fn count_received(st: &ReqState, status: &MPI_Status) {
+fn count_received(comm: Sim_FT_MPI_Comm, status: &MPI_Status) {
     let src = status.MPI_SOURCE;
     if src >= 0 {
-        comm::update(st.comm.0, |c| {
+        comm::update(comm, |c| {
             if let Some(x) = c.recvd.get_mut(src as usize) {
                 *x += 1;
             }
@@ -194,7 +206,7 @@ fn finish_general(st: &ReqState, status: &MPI_Status, rc: c_int) -> c_int {
         return 0;
     }
     if st.kind == Kind::P2pStart && st.recv {
-        count_received(st, status);
+        count_received(st.comm.0, status);
         return 0;
     }
     if st.kind == Kind::CollStart {

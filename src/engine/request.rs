@@ -15,7 +15,7 @@ use crate::transport::{self, err, MPI_Request, MPI_Status};
 use std::os::raw::c_int;
 use crate::transport::serial::Serial;
 
-pub use crate::engine::req_state::ReqState;
+pub use crate::engine::req_state::{Brief, ReqState};
 
 struct Slot {
     generation: u32,
@@ -291,11 +291,16 @@ pub(crate) fn arg_error() -> Failure {
 }
 
 pub(crate) fn fail_on(st: Option<&ReqState>, rc: c_int) -> Outcome {
+    fail_on_comm(st.map(|s| s.comm.0), rc)
+}
+
+/// [`fail_on`] a request of communicator `comm` (None: a null request).
+pub(crate) fn fail_on_comm(comm: Option<Sim_FT_MPI_Comm>, rc: c_int) -> Outcome {
     if rc == 0 {
         return Ok(());
     }
-    Err(match st {
-        Some(st) => Failure::on(st.comm.0, rc),
+    Err(match comm {
+        Some(c) => Failure::on(c, rc),
         None => Failure::on_world(rc),
     })
 }
@@ -343,27 +348,27 @@ pub(crate) fn active_many(
 }
 
 /// The calm path's read of the program's array `reqs` (engine::batch_fast), under
-/// one lock: for each of `states.len()` handles its state (None: null or an
+/// one lock: for each of `briefs.len()` handles its [`Brief`] (None: null or an
 /// inactive persistent request, whose real request is then `MPI_REQUEST_NULL`)
 /// and real request. False, with nothing to undo, if a handle is not valid or
 /// needs the general path: an iagree/ishrink, or a request to `MPI_PROC_NULL`.
-pub(crate) fn plain_many(reqs: *const Sim_FT_MPI_Request, states: &mut [Option<ReqState>], reals: &mut [MPI_Request]) -> bool {
+pub(crate) fn plain_many(reqs: *const Sim_FT_MPI_Request, briefs: &mut [Option<Brief>], reals: &mut [MPI_Request]) -> bool {
     let t = TABLE.lock();
-    for i in 0..states.len() {
-        // SAFETY: i < states.len(), the length of the program's array (the
+    for i in 0..briefs.len() {
+        // SAFETY: i < briefs.len(), the length of the program's array (the
         // caller's count), which MPI requires valid for reading.
         let h = unsafe { *reqs.add(i) };
         let (index, generation) = decode(h);
         let st = match t.slots.get(index) {
             _ if h.is_null() => None,
-            Some(Slot { generation: g, state: Some(st) }) if *g == generation => Some(*st).filter(|s| s.active),
+            Some(Slot { generation: g, state: Some(st) }) if *g == generation => Some(st).filter(|s| s.active),
             _ => return false,
         };
-        if st.is_some_and(|s| !crate::engine::complete::host_completes(&s)) {
+        if st.is_some_and(|s| !crate::engine::complete::host_completes(s)) {
             return false;
         }
         reals[i] = st.map_or(transport::request_null(), |s| s.real.0);
-        states[i] = st;
+        briefs[i] = st.map(ReqState::brief);
     }
     true
 }
