@@ -23,13 +23,15 @@
 //! 4.1: 2,024 of MPIFT's own instructions per Irecv + Isend + Waitall, MPICH
 //! 1,395). A wait that must block pays one more host test.
 //!
-//! `MPI_Waitall` also blocks here while nothing is going on: the host's
-//! `MPI_Waitsome` over its requests and the wake request, as the general path's
-//! blocking round does (news wakes it). When news comes, or the service has
-//! something to do, the requests completed so far go to the general path
-//! ([`Interrupted`]), which goes on from there. A halo exchange's `MPI_Waitall`
-//! usually finds some message not there yet; before this it paid a second
-//! read of the array and the general path's bookkeeping every time.
+//! The waits also block here while nothing is going on: the host's
+//! `MPI_Waitsome` (`MPI_Waitany`) over the requests and the wake request, as the
+//! general path's blocking round does (news wakes it). When news comes, or the
+//! service has something to do, `MPI_Waitall` hands the requests completed so
+//! far to the general path ([`Interrupted`]), which goes on from there; the
+//! others have completed nothing then, and the general path starts over. A halo
+//! exchange's `MPI_Waitall` usually finds some message not there yet; before
+//! this it paid a second read of the array and the general path's bookkeeping
+//! every time.
 //!
 //! The outputs of the array calls ([`outcome`], [`some_out`]) live here; the
 //! general path ([`Batch`]) uses them too.
@@ -53,7 +55,8 @@ struct Calm {
     n: usize,
     reqs: *mut Sim_FT_MPI_Request,
     briefs: [Option<Brief>; MAX],
-    reals: [MPI_Request; MAX],
+    /// The real requests, and room for the wake request while a wait blocks.
+    reals: [MPI_Request; MAX + 1],
     sts: [MPI_Status; MAX],
     codes: [c_int; MAX],
 }
@@ -65,7 +68,7 @@ impl Calm {
             n: 0,
             reqs: std::ptr::null_mut(),
             briefs: [None; MAX],
-            reals: [transport::request_null(); MAX],
+            reals: [transport::request_null(); MAX + 1],
             sts: [zero_status(); MAX],
             codes: [0; MAX],
         }
@@ -240,24 +243,14 @@ impl Calm {
             }
         }
         let mut left = done[..n].iter().filter(|d| !**d).count();
-        let mut reals = [transport::request_null(); MAX + 1];
         let mut which = [0 as c_int; MAX + 1];
         let mut wsts = [zero_status(); MAX + 1];
         while left > 0 {
-            if !service::quiet() {
+            let Some((k, rc)) = self.block_some(&mut which, &mut wsts) else {
                 return Calmly::Interrupted(self.interrupted(&done[..n]));
-            }
-            reals[..n].copy_from_slice(&self.reals[..n]);
-            reals[n] = news::wake_request();
-            let mut k: c_int = 0;
-            let rc = transport::request::waitsome(&mut reals[..=n], &mut k, &mut which[..=n], &mut wsts[..=n]);
-            self.reals[..n].copy_from_slice(&reals[..n]);
-            for j in 0..k.max(0) as usize {
+            };
+            for j in 0..k {
                 let w = which[j] as usize;
-                if w == n {
-                    news::rearm_wake(reals[n]);
-                    continue;
-                }
                 // Statuses follow `which`, not the requests (MPI-3.1 §3.7.5).
                 self.sts[w] = wsts[j];
                 self.complete(w, rc);
@@ -266,6 +259,59 @@ impl Calm {
             }
         }
         Calmly::Ended(self.all_settled(reqs, statuses))
+    }
+
+    /// A blocking round of a wait, while nothing is going on: the host's
+    /// `MPI_Waitsome` over the requests and the wake request (null, inactive and
+    /// completed ones are ignored by the host), again after a wake-up that brought
+    /// nothing to act on. Some((k, rc)): k >= 1 requests completed, their indices
+    /// in `which[..k]` and statuses in `wsts[..k]`; rc: the host's code. None:
+    /// something is going on now; nothing completed.
+    fn block_some(&mut self, which: &mut [c_int; MAX + 1], wsts: &mut [MPI_Status; MAX + 1]) -> Option<(usize, c_int)> {
+        let n = self.n;
+        loop {
+            if !service::quiet() {
+                return None;
+            }
+            self.reals[n] = news::wake_request();
+            let mut k: c_int = 0;
+            let rc = transport::request::waitsome(&mut self.reals[..=n], &mut k, &mut which[..=n], &mut wsts[..=n]);
+            let mut got = 0;
+            for j in 0..k.max(0) as usize {
+                if which[j] as usize == n {
+                    news::rearm_wake(self.reals[n]);
+                    continue;
+                }
+                (which[got], wsts[got]) = (which[j], wsts[j]);
+                got += 1;
+            }
+            if got > 0 {
+                return Some((got, rc));
+            }
+        }
+    }
+
+    /// [`Calm::block_some`] for a wait that may complete one request only
+    /// (`MPI_Waitany`): Some((i, rc)): request i completed, its status in `sts[i]`.
+    fn block_one(&mut self) -> Option<(usize, c_int)> {
+        let n = self.n;
+        loop {
+            if !service::quiet() {
+                return None;
+            }
+            self.reals[n] = news::wake_request();
+            let mut w: c_int = -1;
+            let mut st = zero_status();
+            let rc = transport::request::waitany(&mut self.reals[..=n], &mut w, Some(&mut st));
+            match usize::try_from(w) {
+                Ok(i) if i < n => {
+                    self.sts[i] = st;
+                    return Some((i, rc));
+                }
+                Ok(i) if i == n => news::rearm_wake(self.reals[n]),
+                _ => return None,
+            }
+        }
     }
 
     /// The requests as the general path takes them over.
@@ -313,16 +359,19 @@ pub(crate) fn any(
         rc = transport::request::testany(&mut c.reals[..c.n], &mut which, flag, Some(&mut st));
     }
     let hit = *flag != 0 && which >= 0 && (which as usize) < c.n;
-    if !hit {
+    if hit {
+        c.sts[which as usize] = st;
+    } else if *flag == 0 && !test {
+        // A wait that must block (None: news came first; nothing completed).
+        (which, rc) = c.block_one().map(|(i, rc)| (i as c_int, rc))?;
+    } else {
         // Nothing completed (Testany's answer as it is), or no request active
         // (the general path's answer).
         *index = undefined();
         return (test && *flag == 0).then_some(Ok(()));
     }
-    let i = which as usize;
-    c.sts[i] = st;
     *index = which;
-    Some(c.one_done(i, rc, reqs, status))
+    Some(c.one_done(which as usize, rc, reqs, status))
 }
 
 /// `MPI_Waitsome` (`test`: false) when the host's `MPI_Testsome` completes some
@@ -333,16 +382,22 @@ pub(crate) fn some(count: c_int, reqs: *mut Sim_FT_MPI_Request, out: SomeOut, te
         return None;
     }
     let mut k: c_int = 0;
-    let mut which = [0 as c_int; MAX];
+    let mut which = [0 as c_int; MAX + 1];
     let n = c.n;
     let mut rc = transport::request::testsome(&mut c.reals[..n], &mut k, &mut which[..n], &mut c.sts[..n]);
     if k == 0 && !test {
         // A wait's second look (module docs).
         rc = transport::request::testsome(&mut c.reals[..n], &mut k, &mut which[..n], &mut c.sts[..n]);
     }
-    if k < 0 || k as usize > n || (k == 0 && !test) {
-        // No request active (the general path's answer), or nothing completed
-        // for a wait.
+    if k == 0 && !test {
+        // A wait that must block (None: news came first; nothing completed).
+        let mut wsts = [zero_status(); MAX + 1];
+        let (got, brc) = c.block_some(&mut which, &mut wsts)?;
+        c.sts[..got].copy_from_slice(&wsts[..got]);
+        (k, rc) = (got as c_int, brc);
+    }
+    if k < 0 || k as usize > n {
+        // No request active (the general path's answer).
         return None;
     }
     Some(c.some_done(k as usize, &which, rc, reqs, out))
