@@ -1,5 +1,5 @@
 //! The semantics of the MPI calls that are more than "check, log, call the host":
-//! point-to-point ([`p2p`], [`mprobe`]), communicator constructors
+//! point-to-point ([`p2p`], its calm lane [`p2p_lane`], [`mprobe`]), communicator constructors
 //! ([`comm_ctor`]), error handlers ([`errhandler`]), attributes ([`keyval`]),
 //! dynamic processes ([`dynamic`], [`spares`]), generalized requests
 //! ([`grequest`]), Fortran handles ([`fortran`]), the ULFM failure queries
@@ -17,6 +17,7 @@ pub mod keyval;
 pub mod lifecycle;
 pub mod mprobe;
 pub mod p2p;
+pub mod p2p_lane;
 pub mod spare;
 pub mod spares;
 pub mod ulfm;

@@ -17,6 +17,10 @@
 //!   the host's test, and if that completed it the bookkeeping of
 //!   [`complete::finish`]. A wait the test did not complete goes on as the
 //!   general path's does after its own first test ([`complete::wait_one`]).
+//! - Blocking point-to-point calls (`MPI_Send` & co., `MPI_Recv`, `MPI_Sendrecv`,
+//!   through calls::p2p_lane, which checks what engine cannot see): the lookup
+//!   and count of a start, the host's non-blocking start, and the general path's
+//!   wait ([`complete::wait_one`]), with no MPIFT request and no table entry.
 
 use crate::engine::complete::{self, copy_status};
 use crate::engine::{comm, service};
@@ -55,6 +59,49 @@ pub fn p2p_start(
     // requires valid for writing.
     unsafe { *request = request::adopt_started(real, st) };
     Some(Ok(()))
+}
+
+/// The calm lane's start of a blocking point-to-point call's half (module docs):
+/// as [`p2p_start`], but the request stays the host's; its state for the wait.
+/// None: the lane does not apply, nothing done.
+#[inline(always)]
+pub fn blocking_start(
+    comm: Sim_FT_MPI_Comm,
+    peer: c_int,
+    send: bool,
+    real: &mut MPI_Request,
+    host: impl FnOnce(MPI_Comm, &mut MPI_Request) -> c_int,
+) -> Option<Result<ReqState, Failure>> {
+    if !hooks::p2p_calm() {
+        return None;
+    }
+    let (real_comm, nth) = comm::lookup_real(comm, if send { peer } else { -1 })?;
+    let rc = host(real_comm, real);
+    if rc != 0 {
+        return Some(Err(Failure::on(comm, rc)));
+    }
+    Some(Ok(ReqState { nth, ..ReqState::started(comm, Kind::P2pStart, peer, !send) }))
+}
+
+/// A blocking point-to-point call with one half on the calm lane: the start
+/// ([`blocking_start`]), then the wait of the general path, status to `status`.
+#[inline(always)]
+pub fn blocking(
+    comm: Sim_FT_MPI_Comm,
+    peer: c_int,
+    send: bool,
+    status: *mut MPI_Status,
+    host: impl FnOnce(MPI_Comm, &mut MPI_Request) -> c_int,
+) -> Option<Outcome> {
+    let mut real = transport::request_null();
+    let st = match blocking_start(comm, peer, send, &mut real, host)? {
+        Ok(st) => st,
+        Err(f) => return Some(Err(f)),
+    };
+    let mut s = zero_status();
+    let code = complete::wait_one(&st, &mut real, &mut s, true);
+    copy_status(status, &s);
+    Some(request::fail_on_comm(Some(comm), code))
 }
 
 /// `MPI_Wait` on the calm lane (module docs); None: nothing done.
