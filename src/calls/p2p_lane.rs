@@ -93,7 +93,7 @@ pub fn sendrecv(
     if rc != 0 {
         return Some(Err(Failure::on(comm, rc)));
     }
-    // SAFETY: as above.
+    // SAFETY: the program's send buffer, valid for this blocking call; waited for below.
     let rc = unsafe { p2p::isend(sendbuf, sendcount, sendtype, dest, sendtag, real_comm, &mut sreq) };
     if rc != 0 {
         return Some(Err(Failure::on(comm, rc)));
