@@ -59,7 +59,7 @@ fn result(c: &CommRef, code: c_int) -> Outcome {
 
 /// The host's non-blocking start of a send mode (`transport::p2p::isend`,
 /// `issend`, `ibsend`, `irsend`).
-type Isend = unsafe fn(*const c_void, c_int, MPI_Datatype, c_int, c_int, MPI_Comm, &mut MPI_Request) -> c_int;
+pub(crate) type Isend = unsafe fn(*const c_void, c_int, MPI_Datatype, c_int, c_int, MPI_Comm, &mut MPI_Request) -> c_int;
 
 #[allow(clippy::too_many_arguments)]
 fn send_with(

@@ -13,13 +13,12 @@ use crate::engine::errors::{Failure, Outcome};
 use crate::engine::handles::Sim_FT_MPI_Comm;
 use crate::engine::hooks::{self, Kind};
 use crate::engine::request::{self, ReqState};
+use crate::calls::p2p::Isend;
 use crate::engine::{comm, lane};
 use crate::inject::bitflip;
 use crate::transport::{self, p2p, zero_status, MPI_Datatype, MPI_Status};
 use std::os::raw::{c_int, c_void};
 
-/// The host's non-blocking start of a send mode (as calls::p2p's `Isend`).
-type Isend = unsafe fn(*const c_void, c_int, MPI_Datatype, c_int, c_int, transport::MPI_Comm, &mut transport::MPI_Request) -> c_int;
 
 #[inline(always)]
 fn send_with(start: Isend, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: Sim_FT_MPI_Comm) -> Option<Outcome> {

@@ -45,27 +45,25 @@ pub fn p2p_start(
     request: *mut Sim_FT_MPI_Request,
     host: impl FnOnce(MPI_Comm, &mut MPI_Request) -> c_int,
 ) -> Option<Outcome> {
-    if request.is_null() || !hooks::p2p_calm() {
+    if request.is_null() {
         return None;
     }
-    let (real_comm, nth) = comm::lookup_real(comm, if send { peer } else { -1 })?;
     let mut real = transport::request_null();
-    let rc = host(real_comm, &mut real);
-    if rc != 0 {
-        return Some(Err(Failure::on(comm, rc)));
-    }
-    let st = ReqState { nth, ..ReqState::started(comm, Kind::P2pStart, peer, !send) };
+    let st = match host_start(comm, peer, send, &mut real, host)? {
+        Ok(st) => st,
+        Err(f) => return Some(Err(f)),
+    };
     // SAFETY: checked non-null above: the program's request argument, which MPI
     // requires valid for writing.
     unsafe { *request = request::adopt_started(real, st) };
     Some(Ok(()))
 }
 
-/// The calm lane's start of a blocking point-to-point call's half (module docs):
-/// as [`p2p_start`], but the request stays the host's; its state for the wait.
-/// None: the lane does not apply, nothing done.
+/// The calm lane's start of a point-to-point operation, shared by [`p2p_start`]
+/// and [`blocking`]: the lookup (a send counted) and the host's start into
+/// `real`; the request's state. None: the lane does not apply, nothing done.
 #[inline(always)]
-pub fn blocking_start(
+fn host_start(
     comm: Sim_FT_MPI_Comm,
     peer: c_int,
     send: bool,
@@ -84,7 +82,7 @@ pub fn blocking_start(
 }
 
 /// A blocking point-to-point call with one half on the calm lane: the start
-/// ([`blocking_start`]), then the wait of the general path, status to `status`.
+/// ([`host_start`]; the request stays the host's), then the wait of the general path, status to `status`.
 #[inline(always)]
 pub fn blocking(
     comm: Sim_FT_MPI_Comm,
@@ -94,7 +92,7 @@ pub fn blocking(
     host: impl FnOnce(MPI_Comm, &mut MPI_Request) -> c_int,
 ) -> Option<Outcome> {
     let mut real = transport::request_null();
-    let st = match blocking_start(comm, peer, send, &mut real, host)? {
+    let st = match host_start(comm, peer, send, &mut real, host)? {
         Ok(st) => st,
         Err(f) => return Some(Err(f)),
     };
