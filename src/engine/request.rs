@@ -112,12 +112,19 @@ pub fn adopt_p2p(real: MPI_Request, kind: Kind, comm: &CommRef, peer: c_int, rec
 }
 
 /// Wraps the request of a start made on the calm lane (engine::lane): `st` as
-/// [`ReqState::started`] made it.
-#[inline]
+/// [`ReqState::started`] made it. Inlined, so the state goes from registers
+/// straight into its slot: passed by reference, it was built on the stack with
+/// narrow stores right after the host's start and read back with wide loads,
+/// which cannot be forwarded from the store buffer and wait until the host's
+/// stores (to the shared-memory queues the other rank reads) have drained. That
+/// stall cost more time than all the rest of a calm start (perf, bench/calls.c
+/// waitall and halo on MPICH).
+#[inline(always)]
 pub(crate) fn adopt_started(real: MPI_Request, st: ReqState) -> Sim_FT_MPI_Request {
     adopt_state(real, st)
 }
 
+#[inline(always)]
 fn adopt_state(real: MPI_Request, st: ReqState) -> Sim_FT_MPI_Request {
     if real == transport::request_null() {
         return std::ptr::null_mut();
