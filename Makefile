@@ -71,8 +71,11 @@ deps:
 
 lib: $(LIB)
 
+# The static library alone: with the rlib beside it (Cargo.toml's crate-type, for
+# the Rust tests) cargo leaves `lto = true` off; built alone it is on, and the
+# failure-free path runs 5-10 % fewer instructions (bench/callgrind.sh).
 $(LIB): $(SOURCES)
-	MPICC=$(MPICC) CARGO_TARGET_DIR=$(TARGET_DIR) cargo build --release --quiet
+	MPICC=$(MPICC) CARGO_TARGET_DIR=$(TARGET_DIR) cargo rustc --release --quiet --lib --crate-type staticlib
 	@touch $@
 
 $(OUT):
