@@ -19,7 +19,6 @@ use crate::inject::bitflip;
 use crate::transport::{self, p2p, zero_status, MPI_Datatype, MPI_Request, MPI_Status};
 use std::os::raw::{c_int, c_void};
 
-
 #[inline(always)]
 fn send_with(start: Isend, buf: *const c_void, count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: Sim_FT_MPI_Comm) -> Option<Outcome> {
     if !bitflip::idle() {
