@@ -49,13 +49,14 @@
 # timeout, missing dump) or a head that does not build fails that MPI (exit 1 at
 # the end; the other MPI still runs). --ops LIST: a subset of
 # allreduce,sendrecv,isend,bcast,mixed,waitall,waitany,waitsome,testall,testany,
-# testsome,startall,sendrecv1,iallreduce,halo (bench/calls.c names each).
+# testsome,startall,sendrecv1,iallreduce,halo,barrier (bench/calls.c names each;
+# its allreduce64k, the large-message row, is bench/time.sh's only).
 # Takes about 1.5 minutes per MPI on a quiet 2-core machine (3 on a loaded one),
 # plus the base library's first build (about 1 minute per MPI).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 mpis="mpich openmpi" base=015567b reps=3 iters=2000 max_ratio= head_tree= gap=50 budget=
-ops=allreduce,sendrecv,isend,bcast,mixed,waitall,waitany,waitsome,testall,testany,testsome,startall,sendrecv1,iallreduce,halo
+ops=allreduce,sendrecv,isend,bcast,mixed,waitall,waitany,waitsome,testall,testany,testsome,startall,sendrecv1,iallreduce,halo,barrier
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in

@@ -30,6 +30,9 @@
  *   iallreduce MPI_Iallreduce (MPI_SUM) + MPI_Wait
  *   halo       a halo exchange with 4 neighbours (at 2 ranks all are the other
  *              rank, tags 0-3): 4 MPI_Irecv + 4 MPI_Isend, MPI_Waitall of the 8
+ *   barrier    MPI_Barrier
+ *   allreduce64k  MPI_Allreduce (MPI_SUM) of 65536 ints (256 KiB; issue 36's
+ *              large-message row: bench/time.sh, not bench/callgrind.sh's default)
  *
  * Per OP: 50 warm-up iterations, MPI_Barrier, then
  *   CALLGRIND_ZERO_STATS; CALLGRIND_TOGGLE_COLLECT; K iterations;
@@ -188,6 +191,28 @@ static void allreduce(const char *op, long i)
     check(op, i, s, rank_sum(i));
 }
 
+/* allreduce64k: element j of rank r's vector is r + j, set once; the first
+ * and last elements change per iteration (r + iteration), so a stale result
+ * is caught without a pass over the vector in the timed loop. */
+#define BIG 65536
+static int big_in[BIG], big_out[BIG], big_ready;
+
+static void allreduce_big(const char *op, long it)
+{
+    if (!big_ready) {
+        for (int j = 0; j < BIG; j++) big_in[j] = rank + j;
+        big_ready = 1;
+    }
+    big_in[0] = big_in[BIG - 1] = rank + (int)it;
+    big_out[0] = big_out[BIG / 2] = big_out[BIG - 1] = -1;
+    sent();
+    await();
+    MPI_Allreduce(big_in, big_out, BIG, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    check(op, it, big_out[0], rank_sum(it));
+    check(op, it, big_out[BIG / 2], rank_sum(BIG / 2));
+    check(op, it, big_out[BIG - 1], rank_sum(it));
+}
+
 /* Completes r[0..n) by the completion call `how` (an index into ops[]: waitall,
  * waitany, waitsome, testall, testany, testsome). */
 static void complete_all(int how, int n, MPI_Request *r)
@@ -311,6 +336,14 @@ static void step(int op, const char *name, long i)
     case 14:
         exchange(5, name, i, 4);
         break;
+    case 15:
+        sent();
+        await();
+        MPI_Barrier(MPI_COMM_WORLD);
+        break;
+    case 16:
+        allreduce_big(name, i);
+        break;
     default:
         exchange(op, name, i, 1);
         break;
@@ -319,7 +352,8 @@ static void step(int op, const char *name, long i)
 
 static const char *ops[] = {"allreduce", "sendrecv", "isend",    "bcast",    "mixed",
                             "waitall",   "waitany",  "waitsome", "testall",  "testany",
-                            "testsome",  "startall", "sendrecv1", "iallreduce", "halo"};
+                            "testsome",  "startall", "sendrecv1", "iallreduce", "halo",
+                            "barrier",   "allreduce64k"};
 #define NOPS ((int)(sizeof ops / sizeof ops[0]))
 
 int main(int argc, char **argv)
@@ -334,7 +368,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "usage: mpiexec -n 2 calls OP[,OP...] K [GAP_US]  (an even number of ranks, 2 under\n"
                             "  valgrind; see the header)\n"
                             "  (OP: allreduce sendrecv isend bcast mixed waitall waitany waitsome testall\n"
-                            "   testany testsome startall sendrecv1 iallreduce halo)\n");
+                            "   testany testsome startall sendrecv1 iallreduce halo barrier\n"
+                            "   allreduce64k)\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     if (argc == 4) gap_ns = 1000L * atol(argv[3]);

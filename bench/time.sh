@@ -25,7 +25,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 mpi=openmpi nps="2 4" reps=7 iters=2000 oracle=0
-ops=allreduce,sendrecv,isend,bcast,mixed,waitall,waitany,waitsome,testall,testany,testsome,startall,sendrecv1,iallreduce,halo
+ops=allreduce,sendrecv,isend,bcast,mixed,waitall,waitany,waitsome,testall,testany,testsome,startall,sendrecv1,iallreduce,halo,barrier,allreduce64k
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in
