@@ -526,7 +526,7 @@ pub fn waitsome(
         }
     }
     b.settle(reqs);
-    some_out(&b.statuses, &got, outcount, indices, statuses, none_active);
+    some_out(|k| b.statuses[got[k]], &got, outcount, indices, statuses, none_active);
     let out = outcome(|i| b.states[i].map(|s| s.comm.0), &b.codes, statuses, Some(&got));
     b.got = got;
     out
@@ -561,7 +561,7 @@ pub fn testsome(
     let none_active = idx.is_empty();
     b.idx = idx;
     b.settle(reqs);
-    some_out(&b.statuses, &got, outcount, indices, statuses, none_active);
+    some_out(|k| b.statuses[got[k]], &got, outcount, indices, statuses, none_active);
     let out = outcome(|i| b.states[i].map(|s| s.comm.0), &b.codes, statuses, Some(&got));
     b.got = got;
     out

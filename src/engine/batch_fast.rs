@@ -90,25 +90,31 @@ impl Calm {
     /// call's return code): MPIFT's bookkeeping and its code, as
     /// `Batch::complete`. A null or inactive request gets the empty status.
     fn complete(&mut self, i: usize, rc: c_int) {
+        self.complete_at(i, i, rc);
+    }
+
+    /// [`Calm::complete`] with request `i`'s status in `sts[j]` (`MPI_Waitsome`
+    /// and `MPI_Testsome` keep the host's order: the j-th completed).
+    fn complete_at(&mut self, i: usize, j: usize, rc: c_int) {
         let Some(b) = self.briefs[i] else {
-            self.sts[i] = empty_status();
+            self.sts[j] = empty_status();
             return;
         };
-        let rc = if rc != 0 { self.sts[i].MPI_ERROR } else { 0 };
-        let code = match finish_brief(&b, &self.sts[i], rc) {
+        let rc = if rc != 0 { self.sts[j].MPI_ERROR } else { 0 };
+        let code = match finish_brief(&b, &self.sts[j], rc) {
             Some(code) => code,
-            None => self.finish_whole(i, rc),
+            None => self.finish_whole(i, j, rc),
         };
         self.codes[i] = code;
-        self.sts[i].MPI_ERROR = code;
+        self.sts[j].MPI_ERROR = code;
     }
 
     /// [`finish`] from request `i`'s whole state, read again (still in the table:
-    /// the handles are settled last).
+    /// the handles are settled last); its status in `sts[j]`.
     #[inline(never)]
-    fn finish_whole(&self, i: usize, rc: c_int) -> c_int {
+    fn finish_whole(&self, i: usize, j: usize, rc: c_int) -> c_int {
         match self.state(i) {
-            Some(st) => finish(&st, &self.sts[i], rc),
+            Some(st) => finish(&st, &self.sts[j], rc),
             None => rc,
         }
     }
@@ -160,21 +166,17 @@ impl Calm {
     }
 
     /// The requests `which[..k]` the host completed (Waitsome, Testsome), their
-    /// statuses in `sts[..k]` (in the order of `which`).
+    /// statuses in `sts[..k]` (in the order of `which`, which is also the order
+    /// the program gets them in: they stay there).
     fn some_done(&mut self, k: usize, which: &[c_int], rc: c_int, reqs: *mut Sim_FT_MPI_Request, out: SomeOut) -> Outcome {
         let mut got = [0usize; MAX];
-        let mut by_index = [zero_status(); MAX];
         for j in 0..k {
             let i = which[j] as usize;
             got[j] = i;
-            by_index[i] = self.sts[j];
-        }
-        self.sts = by_index;
-        for &i in &got[..k] {
-            self.complete(i, rc);
+            self.complete_at(i, j, rc);
         }
         self.settle(reqs, got[..k].iter().copied());
-        some_out(&self.sts, &got[..k], out.outcount, out.indices, out.statuses, false);
+        some_out(|j| self.sts[j], &got[..k], out.outcount, out.indices, out.statuses, false);
         outcome(|i| self.comm(i), &self.codes[..self.n], out.statuses, Some(&got[..k]))
     }
 }
@@ -431,9 +433,16 @@ pub(crate) fn undefined() -> c_int {
     transport::undefined()
 }
 
-/// Writes the outputs of `MPI_Waitsome` / `MPI_Testsome` (the requests `got`
-/// completed, statuses by request index in `sts`).
-pub(crate) fn some_out(sts: &[MPI_Status], got: &[usize], outcount: *mut c_int, indices: *mut c_int, statuses: *mut MPI_Status, none_active: bool) {
+/// Writes the outputs of `MPI_Waitsome` / `MPI_Testsome`: the requests `got`
+/// completed, the k-th one's status `status_of(k)`.
+pub(crate) fn some_out(
+    status_of: impl Fn(usize) -> MPI_Status,
+    got: &[usize],
+    outcount: *mut c_int,
+    indices: *mut c_int,
+    statuses: *mut MPI_Status,
+    none_active: bool,
+) {
     // SAFETY: the program's outcount, checked non-null by some_args (MPI requires it valid for
     // writing).
     unsafe { *outcount = if none_active { undefined() } else { got.len() as c_int } };
@@ -444,7 +453,7 @@ pub(crate) fn some_out(sts: &[MPI_Status], got: &[usize], outcount: *mut c_int, 
         if user_status(statuses) {
             // SAFETY: `statuses` is neither null nor MPI_STATUSES_IGNORE (user_status): the
             // program's array of `incount` statuses, and k < got.len() <= incount.
-            unsafe { *statuses.add(k) = sts[*i] };
+            unsafe { *statuses.add(k) = status_of(k) };
         }
     }
 }
