@@ -167,7 +167,9 @@ pub(crate) fn clear() {
     }
 }
 
-/// The checked lookup behind every communicator argument.
+/// The checked lookup behind every communicator argument (inlined: see
+/// [`crate::engine::handles::comm_arg`]).
+#[inline(always)]
 pub fn lookup(h: Sim_FT_MPI_Comm) -> Option<CommRef> {
     let mut guard = COMMS.lock();
     let st = guard.as_mut()?.get(key(h))?;

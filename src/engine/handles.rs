@@ -88,10 +88,29 @@ fn err_comm() -> i32 {
 
 /// Converts the communicator an operation works on: null or unknown handles give
 /// `MPI_ERR_COMM` (reported on `MPI_COMM_WORLD`).
+///
+/// Inlined with the registry's lookup, so that the fields go from the registry
+/// into the caller's `CommRef` directly. Out of line, the lookup built its
+/// result with narrow stores (the flags are bytes) and this function copied it
+/// with wide loads, which the store buffer cannot forward: they waited until
+/// every older store had reached the cache, among them the host's stores into
+/// the shared-memory queue of the call before, whose lines the other rank polls
+/// (perf, bench/calls.c bcast at the root on Open MPI 4.1: a quarter of the
+/// call's time on that one load).
+#[inline(always)]
 pub fn comm_arg(h: Sim_FT_MPI_Comm) -> Result<CommRef, Failure> {
-    comm::lookup(h)
-        .or_else(|| crate::engine::pending::adopt(h))
-        .ok_or_else(|| Failure::on_world(err_comm()))
+    match comm::lookup(h) {
+        Some(c) => Ok(c),
+        None => comm_arg_pending(h),
+    }
+}
+
+/// [`comm_arg`] of a handle the registry does not hold (yet): a communicator of
+/// a pending non-blocking constructor is adopted now; anything else is
+/// `MPI_ERR_COMM`.
+#[inline(never)]
+fn comm_arg_pending(h: Sim_FT_MPI_Comm) -> Result<CommRef, Failure> {
+    crate::engine::pending::adopt(h).ok_or_else(|| Failure::on_world(err_comm()))
 }
 
 /// The communicator of a started send (`MPI_Isend` & co.) with its checks, in the
