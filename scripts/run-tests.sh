@@ -241,7 +241,7 @@ for mpi in "${mpis[@]}"; do
   for np2 in $np2s; do
     t "$mpi: examples/ulfm revoke release, iagree, ishrink -n $np2" env ULFM_CFLAGS="$FT" \
       ULFM_TIMEOUT="${MPIFT_TEST_TIMEOUT:-180}" ULFM_LIBS="$lib -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc" \
-      ULFM_ONLY="revoke_release_barrier revoke_release_recv revoke_release_inside revoke_release_inside_ibarrier revoke_release_inside_allreduce revoke_release_ibarrier revoke_release_computing revoke_release_computing_ibarrier revoke_icoll_buffer iagree_overlap iagree_dead
+      ULFM_ONLY="revoke_release_barrier revoke_release_recv revoke_pending_recv revoke_release_inside revoke_release_inside_ibarrier revoke_release_inside_allreduce revoke_release_ibarrier revoke_release_computing revoke_release_computing_ibarrier revoke_icoll_buffer iagree_overlap iagree_dead
                  iagree_wait_p2p iagree_wait_coll ishrink_overlap" \
       tests/ulfm/run.sh "$MPICC" "$MPIEXEC" "$np2"
   done

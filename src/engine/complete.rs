@@ -5,8 +5,9 @@
 //! requests plus the layer's always-posted wake receive, so failure or revoke news
 //! interrupts it; failure-free that is the only difference from the real call. After
 //! a wake, each pending request gets a verdict:
-//! - revoked communicator: `MPI_ERR_REVOKED` (receives cancelled; collectives with
-//!   buffers: see below);
+//! - revoked communicator: `MPI_ERR_REVOKED` (receives cancelled, by the revoke
+//!   itself as soon as it is known here: engine::revoke::end_receives; collectives
+//!   with buffers: see below);
 //! - receive from a dead rank that has received everything the dead rank sent
 //!   before dying (its count is in this process's window): `MPI_ERR_PROC_FAILED`;
 //! - wildcard receive while the communicator has an unacknowledged failure:
@@ -156,16 +157,26 @@ pub(crate) fn finish_brief(b: &Brief, status: &MPI_Status, rc: c_int) -> Option<
         return None;
     }
     if b.recv {
-        count_received(b.comm, status);
-        return Some(0);
+        return Some(count_received(b.comm, status));
     }
     (b.nth == 0 || (!news::pending() && comm::calm())).then_some(0)
 }
 
 /// A receive completed: one more message from its source (the counts a dying
-/// rank reports, engine::zombie).
-fn count_received(comm: Sim_FT_MPI_Comm, status: &MPI_Status) {
-    let src = status.MPI_SOURCE;
+/// rank reports, engine::zombie); its code: 0, or `MPI_ERR_REVOKED` for a
+/// receive the revoke of its communicator cancelled ([`received_troubled`]).
+/// (Not inlined: the calm paths' finish stays small enough for LLVM to inline
+/// its callers, such as `done_already` into `wait_one`.)
+#[inline(never)]
+fn count_received(comm: Sim_FT_MPI_Comm, status: &MPI_Status) -> c_int {
+    if !comm::calm() {
+        return received_troubled(comm, status);
+    }
+    count_from(comm, status.MPI_SOURCE);
+    0
+}
+
+fn count_from(comm: Sim_FT_MPI_Comm, src: c_int) {
     if src >= 0 {
         comm::update(comm, |c| {
             if let Some(x) = c.recvd.get_mut(src as usize) {
@@ -173,6 +184,23 @@ fn count_received(comm: Sim_FT_MPI_Comm, status: &MPI_Status) {
             }
         });
     }
+}
+
+/// [`count_received`] once something is known: a receive on a revoked
+/// communicator that its revoke cancelled (engine::revoke::end_receives) ends
+/// with `MPI_ERR_REVOKED`; any other is counted and succeeds.
+#[cold]
+#[inline(never)]
+fn received_troubled(comm: Sim_FT_MPI_Comm, status: &MPI_Status) -> c_int {
+    if comm::read(comm, |c| c.revoked).unwrap_or(false) {
+        let mut cancelled = 0;
+        p2p::test_cancelled(status, &mut cancelled);
+        if cancelled != 0 {
+            return SIM_FT_ERR_REVOKED;
+        }
+    }
+    count_from(comm, status.MPI_SOURCE);
+    0
 }
 
 /// [`finish`] for any request and any return code.
@@ -206,8 +234,7 @@ fn finish_general(st: &ReqState, status: &MPI_Status, rc: c_int) -> c_int {
         return 0;
     }
     if st.kind == Kind::P2pStart && st.recv {
-        count_received(st.comm.0, status);
-        return 0;
+        return count_received(st.comm.0, status);
     }
     if st.kind == Kind::CollStart {
         news::refresh();

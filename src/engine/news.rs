@@ -205,6 +205,7 @@ fn apply_news() -> bool {
     if !revokes.is_empty() {
         crate::engine::revoke::note_owed();
     }
+    let mut newly_revoked = Vec::new();
     comm::for_each(|st| {
         for w in &newly_dead {
             if let Some(r) = st.rank_of(*w) {
@@ -216,6 +217,9 @@ fn apply_news() -> bool {
         }
         for (id, h) in &revokes {
             if st.id == *id {
+                if !st.revoked {
+                    newly_revoked.push(*id);
+                }
                 st.revoked = true;
                 if h.is_some() {
                     st.horizon = (*h).max(st.horizon);
@@ -223,6 +227,9 @@ fn apply_news() -> bool {
             }
         }
     });
+    for id in newly_revoked {
+        crate::engine::revoke::end_receives(id);
+    }
     true
 }
 

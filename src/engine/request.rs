@@ -271,6 +271,15 @@ pub(crate) fn on_comm(h: Sim_FT_MPI_Comm) -> bool {
     TABLE.lock().slots.iter().any(|s| matches!(s.state, Some(st) if st.comm.0 == h))
 }
 
+/// The communicator and real request of every outstanding point-to-point
+/// receive the host still runs for the program (engine::revoke ends those on a
+/// communicator revoked here).
+pub(crate) fn receives_running() -> Vec<(Sim_FT_MPI_Comm, MPI_Request)> {
+    let t = TABLE.lock();
+    let running = |st: &ReqState| st.recv && st.kind == Kind::P2pStart && st.ft == 0 && st.active && !st.draining;
+    t.slots.iter().filter_map(|s| s.state.filter(running).map(|st| (st.comm.0, st.real.0))).collect()
+}
+
 /// Hands every outstanding real request over (a rank that dies keeps
 /// progressing them) and forgets the handles.
 pub(crate) fn take_all() -> Vec<MPI_Request> {

@@ -92,15 +92,21 @@ pub fn may_owe() -> bool {
 /// step and returns; the next MPI call of this process finishes it.
 pub fn revoke(c: Sim_FT_MPI_Comm) -> Outcome {
     let cr = handles::comm_arg(c)?;
+    // Revoked here before any host call: the host's progress may deliver into
+    // the program's pending receives ([`end_receives`]).
+    comm::troubled();
+    let mut newly = false;
+    comm::update(c, |s| newly = !std::mem::replace(&mut s.revoked, true));
+    if newly {
+        end_receives(cr.id);
+    }
+    note_owed();
     news::refresh();
     let me = news::world_rank() as u32;
     // Both groups of an intercommunicator (its id is the same at each member:
     // engine::ctor_join::inter_id); no news reaches another job's processes.
     let (members, seq, already) =
         comm::read(c, |s| (s.union(), s.seq, s.horizon.is_some())).expect("looked up above");
-    comm::troubled();
-    comm::update(c, |s| s.revoked = true);
-    note_owed();
     if already || JOBS.lock().iter().any(|j| j.id == cr.id) {
         return Ok(());
     }
@@ -124,6 +130,22 @@ pub fn revoke(c: Sim_FT_MPI_Comm) -> Outcome {
     JOBS.lock().push(job);
     ACTIVE.store(true, Ordering::Release);
     Ok(())
+}
+
+/// Communicator `id` became revoked here (this rank's revoke, news or a hint):
+/// ends the program's receives on it that the host still runs, as ULFM does at
+/// the revoke. The host's receive is cancelled now, so a message that arrives
+/// later is not written into a buffer the program may no longer own (a function
+/// that returned with receives pending into its stack frame, counting on the
+/// revoke to end them: examples/ulfm/revoke_pending_recv.c); the request, when
+/// the program completes it, reports `MPI_ERR_REVOKED` (engine::complete).
+/// Called once per communicator, on the change to revoked.
+pub fn end_receives(id: u64) {
+    for (c, mut real) in crate::engine::request::receives_running() {
+        if comm::read(c, |s| s.id == id).unwrap_or(false) {
+            transport::p2p::cancel(&mut real);
+        }
+    }
 }
 
 /// Advances every job without waiting; true if any made a step.
