@@ -7,14 +7,17 @@
  * "done", and MPI_Wait on the request returns REVOKED with x untouched. (A
  * program that returns from a function with receives pending into its stack
  * frame, counting on the revoke to end them, relies on exactly this:
- * examples/inter_loop.c.) Needs np >= 2. */
+ * examples/inter_loop.c.) A second receive on A, which the program cancelled
+ * itself before the revoke, completes as its own cancel: MPI_Wait SUCCESS and
+ * MPI_Test_cancelled true, also on the revoked communicator. Needs np >= 2. */
 #include "ulfm_common.h"
 
 int main(int argc, char **argv)
 {
-    int rc, p, x = -1, done = 0, v = 42, sent_ok = 0, sent_revoked = 0;
+    int rc, p, x = -1, y = -1, done = 0, v = 42, sent_ok = 0, sent_revoked = 0, cancelled = 0;
     MPI_Comm a, b;
-    MPI_Request r;
+    MPI_Request r, ry;
+    MPI_Status st;
 
     u_init(&argc, &argv, 1);
     MPI_Comm_dup(MPI_COMM_WORLD, &a);
@@ -24,6 +27,10 @@ int main(int argc, char **argv)
     if (u_rank != 0) {
         rc = MPI_Irecv(&x, 1, MPI_INT, 0, 5, a, &r);
         CHECK_RC("Irecv(A)", rc, MPI_SUCCESS);
+        rc = MPI_Irecv(&y, 1, MPI_INT, 0, 6, a, &ry); /* never sent: cancelled below */
+        CHECK_RC("Irecv(A, tag 6)", rc, MPI_SUCCESS);
+        rc = MPI_Cancel(&ry);
+        CHECK_RC("Cancel", rc, MPI_SUCCESS);
     }
     MPI_Barrier(b); /* every receive is posted before anybody revokes */
     if (u_rank == 0) {
@@ -50,6 +57,10 @@ int main(int argc, char **argv)
         rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
         CHECK_RC("Wait(Irecv(A))", rc, MPIX_ERR_REVOKED);
         CHECK(x == -1, "x=%d after Wait", x);
+        rc = MPI_Wait(&ry, &st);
+        CHECK_RC("Wait(cancelled Irecv(A))", rc, MPI_SUCCESS);
+        MPI_Test_cancelled(&st, &cancelled);
+        CHECK(cancelled == 1 && y == -1, "own cancel: cancelled=%d y=%d", cancelled, y);
         u_note("learned by %s", u_rank == u_size - 1 ? "own revoke" : "news");
     }
     MPI_Barrier(b);

@@ -228,7 +228,7 @@ fn apply_news() -> bool {
         }
     });
     for id in newly_revoked {
-        crate::engine::revoke::end_receives(id);
+        crate::engine::revoke::owe_end_receives(id);
     }
     true
 }

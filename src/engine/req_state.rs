@@ -6,6 +6,7 @@ use crate::engine::hooks::Kind;
 use crate::engine::Real;
 use crate::transport::{self, MPI_Request};
 use std::os::raw::c_int;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What MPIFT keeps per request.
 #[derive(Clone, Copy, Debug)]
@@ -48,6 +49,9 @@ pub struct ReqState {
     /// although a member died if every dead member had entered it for real
     /// (engine::hooks::all_dead_entered_seq).
     pub seq: u64,
+    /// The program called `MPI_Cancel` on it: a receive that completes cancelled
+    /// is the program's cancel (success), not a revoke's (engine::complete).
+    pub cancelled: bool,
 }
 
 /// What the calm paths of the completion calls read of a request instead of its
@@ -73,6 +77,32 @@ impl ReqState {
 
     /// A request of a blocking call or a non-persistent start: active.
     pub fn started(comm: Sim_FT_MPI_Comm, kind: Kind, peer: c_int, recv: bool) -> ReqState {
-        ReqState { real: Real(transport::request_null()), comm: Real(comm), kind, peer, recv, keep: 0, persistent: false, active: true, draining: false, ft: 0, buffers: false, nth: 0, seq: 0 }
+        ReqState { real: Real(transport::request_null()), comm: Real(comm), kind, peer, recv, keep: 0, persistent: false, active: true, draining: false, ft: 0, buffers: false, nth: 0, seq: 0, cancelled: false }
     }
+}
+
+/// A completion call is under way: from the read of its requests (engine::request's
+/// `one_active`, `active_many`, `plain_many`, `calm_state`) until it settles them,
+/// the request table may hold real requests the host has completed and freed, so
+/// nothing may act on the table's real requests meanwhile
+/// (engine::revoke::end_receives defers to the call's end). A call that returns
+/// early leaves it set: that only defers, and the C boundary's end of the call
+/// (engine::revoke::end_receives_owed) clears it when anything was deferred.
+static COMPLETING: AtomicBool = AtomicBool::new(false);
+
+/// Is a completion call under way (see `COMPLETING`)?
+pub fn completing() -> bool {
+    COMPLETING.load(Ordering::Relaxed)
+}
+
+/// The completion call settled its requests, or the MPI call returned.
+#[inline(always)]
+pub(crate) fn completion_over() {
+    COMPLETING.store(false, Ordering::Relaxed);
+}
+
+/// A completion call reads its requests.
+#[inline(always)]
+pub(crate) fn completion_starts() {
+    COMPLETING.store(true, Ordering::Relaxed);
 }

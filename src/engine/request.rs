@@ -15,7 +15,8 @@ use crate::transport::{self, err, MPI_Request, MPI_Status};
 use std::os::raw::c_int;
 use crate::transport::serial::Serial;
 
-pub use crate::engine::req_state::{Brief, ReqState};
+pub use crate::engine::req_state::{completing, Brief, ReqState};
+use crate::engine::req_state::{completion_over, completion_starts};
 
 struct Slot {
     generation: u32,
@@ -28,6 +29,7 @@ struct Table {
 }
 
 static TABLE: Serial<Table> = Serial::new(Table { slots: Vec::new(), free: Vec::new() });
+
 
 /// Buffers real requests read from, by id (see [`ReqState::keep`]). Freed when
 /// the request completes ([`settle`]), moved along when it becomes an orphan
@@ -193,6 +195,7 @@ pub fn lookup(h: Sim_FT_MPI_Request) -> Result<ReqState, Failure> {
 /// After a real completion call: release the handle if the real request is gone,
 /// else remember its (possibly changed) real value. Returns the user's new handle.
 pub(crate) fn settle(h: Sim_FT_MPI_Request, real: MPI_Request) -> Sim_FT_MPI_Request {
+    completion_over();
     let (index, _) = decode(h);
     let mut t = TABLE.lock();
     if real == transport::request_null() {
@@ -220,6 +223,7 @@ pub(crate) fn settle(h: Sim_FT_MPI_Request, real: MPI_Request) -> Sim_FT_MPI_Req
 /// [`settle_after`] for each `(i, real, completed)` of the program's array
 /// `reqs`, under one lock of the table (the completion calls on arrays).
 pub(crate) fn settle_many(reqs: *mut Sim_FT_MPI_Request, items: impl Iterator<Item = (usize, MPI_Request, bool)>) {
+    completion_over();
     let mut gone = Vec::new();
     let watch = crate::engine::comm::ever_free_pending();
     let mut t = TABLE.lock();
@@ -276,7 +280,7 @@ pub(crate) fn on_comm(h: Sim_FT_MPI_Comm) -> bool {
 /// communicator revoked here).
 pub(crate) fn receives_running() -> Vec<(Sim_FT_MPI_Comm, MPI_Request)> {
     let t = TABLE.lock();
-    let running = |st: &ReqState| st.recv && st.kind == Kind::P2pStart && st.ft == 0 && st.active && !st.draining;
+    let running = |st: &ReqState| st.recv && st.kind == Kind::P2pStart && st.ft == 0 && st.active && !st.draining && !st.cancelled;
     t.slots.iter().filter_map(|s| s.state.filter(running).map(|st| (st.comm.0, st.real.0))).collect()
 }
 
@@ -325,6 +329,7 @@ pub(crate) fn fail_on_comm(comm: Option<Sim_FT_MPI_Comm>, rc: c_int) -> Outcome 
 /// persistent request has no state (it completes at once with an empty status,
 /// as `MPI_REQUEST_NULL` does, and stays allocated).
 pub(crate) fn one_active(request: *mut Sim_FT_MPI_Request) -> Result<(Option<ReqState>, MPI_Request), Failure> {
+    completion_starts();
     let (st, real) = one(request)?;
     Ok((st.filter(|s| s.active), real))
 }
@@ -338,6 +343,7 @@ pub(crate) fn active_many(
     states: &mut Vec<Option<ReqState>>,
     reals: &mut Vec<MPI_Request>,
 ) -> Result<(), Failure> {
+    completion_starts();
     let t = TABLE.lock();
     for i in 0..n {
         // SAFETY: i < n, the length of the program's array, which MPI requires
@@ -369,6 +375,7 @@ pub(crate) fn active_many(
 /// and real request. False, with nothing to undo, if a handle is not valid or
 /// needs the general path: an iagree/ishrink, or a request to `MPI_PROC_NULL`.
 pub(crate) fn plain_many(reqs: *const Sim_FT_MPI_Request, briefs: &mut [Option<Brief>], reals: &mut [MPI_Request]) -> bool {
+    completion_starts();
     let t = TABLE.lock();
     for i in 0..briefs.len() {
         // SAFETY: i < briefs.len(), the length of the program's array (the
@@ -395,6 +402,7 @@ pub(crate) fn plain_many(reqs: *const Sim_FT_MPI_Request, briefs: &mut [Option<B
 /// iagree/ishrink, a request to `MPI_PROC_NULL`), which the general path handles.
 #[inline]
 pub(crate) fn calm_state(h: Sim_FT_MPI_Request) -> Option<ReqState> {
+    completion_starts();
     let (index, generation) = decode(h);
     let t = TABLE.lock();
     match t.slots.get(index) {
@@ -462,6 +470,8 @@ pub fn cancel(request: *mut Sim_FT_MPI_Request) -> Outcome {
     let (st, mut real) = one(request)?;
     let Some(st) = st else { return Err(Failure::on_world(err::request())) };
     let rc = transport::p2p::cancel(&mut real);
+    // SAFETY: `one` checked the pointer non-null and read the program's handle from it.
+    update(unsafe { *request }, |s| s.cancelled = true);
     fail_on(Some(&st), rc)
 }
 
@@ -504,6 +514,7 @@ pub fn start(request: *mut Sim_FT_MPI_Request) -> Outcome {
             s.real = Real(real);
             if rc == 0 {
                 s.active = true;
+                s.cancelled = false;
                 s.nth = nth;
             }
         });

@@ -132,6 +132,44 @@ pub fn revoke(c: Sim_FT_MPI_Comm) -> Outcome {
     Ok(())
 }
 
+/// Revoked communicators whose receives [`end_receives_owed`] still has to end.
+static OWED_ENDS: Serial<Vec<u64>> = Serial::new(Vec::new());
+static ANY_OWED_END: AtomicBool = AtomicBool::new(false);
+
+/// Communicator `id` became revoked here through news or a hint: its receives
+/// end at once, unless this comes in the middle of a completion call
+/// (request::completing: the table may then hold real requests the host has
+/// completed and freed, which must not be cancelled); then at the call's end
+/// ([`end_receives_owed`]), the call's own requests having had their verdicts.
+pub fn owe_end_receives(id: u64) {
+    if !crate::engine::request::completing() {
+        end_receives(id);
+        return;
+    }
+    OWED_ENDS.lock().push(id);
+    ANY_OWED_END.store(true, Ordering::Release);
+}
+
+/// Ends the receives owed by [`owe_end_receives`]. Called by the C boundary
+/// where no completion is under way: after the entry's service and when an MPI
+/// call returns. (Inlined: one load when nothing is owed.)
+#[inline]
+pub fn end_receives_owed() {
+    if ANY_OWED_END.load(Ordering::Acquire) {
+        end_owed_slow();
+    }
+}
+
+#[cold]
+fn end_owed_slow() {
+    crate::engine::req_state::completion_over();
+    let ids = std::mem::take(&mut *OWED_ENDS.lock());
+    ANY_OWED_END.store(false, Ordering::Release);
+    for id in ids {
+        end_receives(id);
+    }
+}
+
 /// Communicator `id` became revoked here (this rank's revoke, news or a hint):
 /// ends the program's receives on it that the host still runs, as ULFM does at
 /// the revoke. The host's receive is cancelled now, so a message that arrives
@@ -139,8 +177,15 @@ pub fn revoke(c: Sim_FT_MPI_Comm) -> Outcome {
 /// that returned with receives pending into its stack frame, counting on the
 /// revoke to end them: examples/ulfm/revoke_pending_recv.c); the request, when
 /// the program completes it, reports `MPI_ERR_REVOKED` (engine::complete).
-/// Called once per communicator, on the change to revoked.
+/// Called once per communicator, on the change to revoked, where no completion
+/// call is under way: this rank's own revoke at its start, news and hints at
+/// the call's edge ([`owe_end_receives`]).
 pub fn end_receives(id: u64) {
+    if transport::serial::multithreaded() {
+        // Another thread may be inside a completion call (request::completing
+        // is per process): left to the verdicts, as before.
+        return;
+    }
     for (c, mut real) in crate::engine::request::receives_running() {
         if comm::read(c, |s| s.id == id).unwrap_or(false) {
             transport::p2p::cancel(&mut real);

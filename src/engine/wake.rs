@@ -122,7 +122,7 @@ fn apply_hint(id: u64) {
             st.revoked = true;
         }
     });
-    crate::engine::revoke::end_receives(id);
+    crate::engine::revoke::owe_end_receives(id);
 }
 
 /// Tells world rank `p` at once that communicator `id` is revoked: a wake

@@ -12,7 +12,7 @@
 use crate::engine::errors::{Failure, Outcome};
 use crate::inject;
 use crate::calls::errhandler;
-use crate::engine::service;
+use crate::engine::{revoke, service};
 use crate::transport::err;
 use std::os::raw::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -31,6 +31,7 @@ pub fn run(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
         // Something went wrong somewhere: news, revokes, agreements and catch-up
         // joins go first (engine::service), whatever this call is.
         let _ = service::run();
+        revoke::end_receives_owed();
     }
     guarded(name, f)
 }
@@ -46,11 +47,13 @@ pub fn run_lane(name: &'static str, lane: impl FnOnce() -> Option<Outcome>, f: i
     inject::decide_kill(name);
     if service::needed() {
         let _ = service::run();
+        revoke::end_receives_owed();
         return guarded(name, f);
     }
     match catch_unwind(AssertUnwindSafe(lane)) {
         Ok(Some(Ok(()))) => {
             crate::engine::comm::release_deferred();
+            revoke::end_receives_owed();
             if inject::armed() {
                 inject::trace::exit();
             }
@@ -90,6 +93,7 @@ fn guarded(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
 fn handled(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
     let code = handled_inner(name, f);
     crate::engine::comm::release_deferred();
+    revoke::end_receives_owed();
     if inject::armed() {
         inject::trace::exit();
     }
