@@ -30,7 +30,6 @@ struct Table {
 
 static TABLE: Serial<Table> = Serial::new(Table { slots: Vec::new(), free: Vec::new() });
 
-
 /// Buffers real requests read from, by id (see [`ReqState::keep`]). Freed when
 /// the request completes ([`settle`]), moved along when it becomes an orphan
 /// (engine::complete), and leaked when nobody can know when MPI is done with it
