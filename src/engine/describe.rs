@@ -18,6 +18,7 @@
 use crate::engine::handles::CommRef;
 use crate::transport::{self, MPI_Aint, MPI_Datatype, MPI_Group, MPI_Info, MPI_Op};
 use std::os::raw::c_int;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Which collective (`NB` marks the non-blocking twin).
 pub mod fcode {
@@ -121,8 +122,27 @@ fn predef_ops() -> &'static [MPI_Op] {
     unsafe { std::slice::from_raw_parts(MPIFT_PREDEF_OPS.as_ptr(), MPIFT_PREDEF_OPS_N as usize) }
 }
 
+/// The index in `table` of `h`, trying first the index found last (`last`): a
+/// program's collectives mostly repeat one type and one operation, and the scan
+/// of the 38 predefined types cost up to 40 instructions per collective (issue
+/// 36). The guess is checked against the immutable table, so a stale or raced
+/// `last` only costs the scan.
+#[inline(always)]
+fn predef_index<T: PartialEq + Copy>(table: &[T], h: T, last: &AtomicUsize) -> Option<usize> {
+    let guess = last.load(Ordering::Relaxed);
+    if table.get(guess) == Some(&h) {
+        return Some(guess);
+    }
+    let i = table.iter().position(|t| *t == h)?;
+    last.store(i, Ordering::Relaxed);
+    Some(i)
+}
+
+static LAST_TYPE: AtomicUsize = AtomicUsize::new(0);
+static LAST_OP: AtomicUsize = AtomicUsize::new(0);
+
 pub fn type_code(dt: MPI_Datatype) -> u32 {
-    if let Some(i) = predef_types().iter().position(|t| *t == dt) {
+    if let Some(i) = predef_index(predef_types(), dt, &LAST_TYPE) {
         return i as u32;
     }
     let mut size: c_int = 0;
@@ -149,7 +169,7 @@ pub fn bytes_for(count: i32, code: u32) -> usize {
 }
 
 pub fn op_code(op: MPI_Op) -> u32 {
-    if let Some(i) = predef_ops().iter().position(|o| *o == op) {
+    if let Some(i) = predef_index(predef_ops(), op, &LAST_OP) {
         return i as u32;
     }
     let mut commute: c_int = 1;
