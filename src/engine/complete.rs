@@ -405,7 +405,7 @@ pub(crate) fn host_completes(st: &ReqState) -> bool {
 #[inline(always)]
 pub(crate) fn done_already(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status) -> Option<c_int> {
     let mut flag = 0;
-    let rc = transport::request::test(real, &mut flag, Some(&mut *status));
+    let rc = transport::request::test_looking_first(real, &mut flag, Some(&mut *status));
     (flag != 0).then(|| finish(st, status, rc))
 }
 

@@ -50,6 +50,34 @@ pub fn test(req: &mut MPI_Request, flag: &mut c_int, status: Option<&mut MPI_Sta
     unsafe { mpi::MPI_Test(req, flag, status_ptr(status)) }
 }
 
+/// `MPI_Test`, asking first whether the request is complete where that is
+/// cheaper: MPICH's `MPI_Test` runs its progress engine before it looks, also
+/// for a request complete already (a small send: 665 of the host's instructions
+/// against 209 for `MPI_Wait`, bench/looks.sh), while its
+/// `MPI_Request_get_status` looks first and drives progress only for a request
+/// not complete, and an `MPI_Wait` of a complete request only frees it (335 for
+/// both). Open MPI's `MPI_Test` looks first by itself (103 against 152), so it
+/// stays one call there (bench/README.md, "A test that looks first"). The same outcome either way: the request
+/// completed (freed, or made inactive if persistent) with its status and
+/// `*flag` = 1, or not, `*flag` = 0 and nothing changed.
+#[inline]
+pub fn test_looking_first(req: &mut MPI_Request, flag: &mut c_int, status: Option<&mut MPI_Status>) -> c_int {
+    if !crate::transport::host_is_mpich() {
+        return test(req, flag, status);
+    }
+    let status = status_ptr(status);
+    // SAFETY: a request handle by value, an out-int and a status MPIFT owns (or
+    // MPI_STATUS_IGNORE).
+    let rc = unsafe { mpi::MPI_Request_get_status(*req, flag, status) };
+    if *flag == 0 {
+        return rc;
+    }
+    // SAFETY: as above; the request is complete, so this wait does not block.
+    // It frees the request (and returns its error, if it failed) as the test
+    // would have.
+    unsafe { mpi::MPI_Wait(req, status) }
+}
+
 /// `MPI_Test` with the program's own status argument passed through as it is
 /// (also a null one, which the host judges as for the program's own call).
 ///
