@@ -19,12 +19,16 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Runs an MPI call that needs an initialised library. (Always inlined, with
 /// [`guarded`]: the call's name is then a constant, and the checks on it fold.)
+///
+/// The name stays a value here: formatted in this inlined body, it lived in a
+/// stack slot that every store to a global (the call counter) made LLVM read
+/// again, and `is_recovery` was tested at run time on every call (13
+/// instructions per `MPI_Waitall`); the notices are in out-of-line functions.
 #[inline(always)]
 pub fn run(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
+    let recovery = inject::report::is_recovery(name);
     if !crate::engine::process::is_active() {
-        inject::count_call();
-        crate::say!("MPIFT: {name} called before MPI_Init or after MPI_Finalize");
-        return err::other();
+        return not_active(name);
     }
     inject::decide_kill(name);
     if service::needed() {
@@ -33,7 +37,16 @@ pub fn run(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
         let _ = service::run();
         revoke::end_receives_owed();
     }
-    guarded(name, f)
+    guarded(name, recovery, f)
+}
+
+/// A call before `MPI_Init` or after `MPI_Finalize`: counted, reported, refused.
+#[cold]
+#[inline(never)]
+fn not_active(name: &'static str) -> c_int {
+    inject::count_call();
+    crate::say!("MPIFT: {name} called before MPI_Init or after MPI_Finalize");
+    err::other()
 }
 
 /// [`run`] with the calm lane (engine::lane) first: once the call is counted and
@@ -48,7 +61,7 @@ pub fn run_lane(name: &'static str, lane: impl FnOnce() -> Option<Outcome>, f: i
     if service::needed() {
         let _ = service::run();
         revoke::end_receives_owed();
-        return guarded(name, f);
+        return guarded(name, false, f);
     }
     match catch_unwind(AssertUnwindSafe(lane)) {
         Ok(Some(Ok(()))) => {
@@ -59,29 +72,36 @@ pub fn run_lane(name: &'static str, lane: impl FnOnce() -> Option<Outcome>, f: i
             }
             0
         }
-        Ok(None) => guarded(name, f),
+        Ok(None) => guarded(name, false, f),
         Ok(Some(Err(failure))) => handled(name, || Err(failure)),
-        Err(_) => {
-            crate::say!("MPIFT: internal error in {name}");
-            handled(name, || Err(Failure::on_world(err::intern())))
-        }
+        Err(_) => lane_panicked(name),
     }
+}
+
+/// A lane panicked: reported, and `MPI_ERR_INTERN` through the error handler.
+#[cold]
+#[inline(never)]
+fn lane_panicked(name: &'static str) -> c_int {
+    crate::say!("MPIFT: internal error in {name}");
+    handled(name, || Err(Failure::on_world(err::intern())))
 }
 
 /// Runs an MPI call that is valid outside `MPI_Init`..`MPI_Finalize` too.
 pub fn run_any(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
+    let recovery = inject::report::is_recovery(name);
     if crate::engine::process::is_active() {
         inject::decide_kill(name);
     } else {
         inject::count_call();
     }
-    guarded(name, f)
+    guarded(name, recovery, f)
 }
 
 /// The body of every call; errors go through the communicator's error handler.
+/// `recovery`: [`inject::report::is_recovery`] of `name` (timed for the report).
 #[inline(always)]
-fn guarded(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
-    if inject::report::is_recovery(name) {
+fn guarded(name: &'static str, recovery: bool, f: impl FnOnce() -> Outcome) -> c_int {
+    if recovery {
         let started = std::time::Instant::now();
         let code = handled(name, f);
         inject::report::recovery(name, started, code);
