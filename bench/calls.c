@@ -68,70 +68,7 @@
 #include <valgrind/valgrind.h>
 
 static int rank, size, peer, errors;
-static int collecting;             /* callgrind counts now (between the two toggles) */
-static int handshake;              /* rank 0 is under valgrind: sent()/await() active */
-static long gap_ns = 50000;        /* after await(): for sends inside rank 1's call */
-static volatile long *sent_count;  /* shared: how many sent() rank 1 has done */
-static long awaited;               /* rank 0: how many await() it has done */
-
-static void pause_ns(long ns)
-{
-    struct timespec t = {ns / 1000000000L, ns % 1000000000L};
-    nanosleep(&t, NULL);
-}
-
-/* Rank 1: the data rank 0 waits for next has been sent (or, before a collective
- * or MPI_Waitall, is being sent). */
-static void sent(void)
-{
-    if (handshake && rank == 1) __atomic_add_fetch(sent_count, 1, __ATOMIC_RELEASE);
-}
-
-/* Rank 0: wait, not counted, for rank 1's matching sent() and then GAP_US. */
-static void await(void)
-{
-    if (!handshake || rank != 0) return;
-    if (collecting) CALLGRIND_TOGGLE_COLLECT;
-    awaited++;
-    while (__atomic_load_n(sent_count, __ATOMIC_ACQUIRE) < awaited) pause_ns(5000);
-    pause_ns(gap_ns);
-    if (collecting) CALLGRIND_TOGGLE_COLLECT;
-}
-
-/* Sets up the shared counter (rank 0 decides whether it is needed). */
-static void setup_handshake(void)
-{
-    char path[64] = "";
-    handshake = rank == 0 && RUNNING_ON_VALGRIND;
-    MPI_Bcast(&handshake, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (!handshake) return;
-    int fd = -1;
-    if (rank == 0) {
-        snprintf(path, sizeof path, "/dev/shm/mpift-calls-XXXXXX");
-        if ((fd = mkstemp(path)) < 0) {
-            snprintf(path, sizeof path, "/tmp/mpift-calls-XXXXXX");
-            fd = mkstemp(path);
-        }
-        if (fd < 0 || ftruncate(fd, 4096) != 0) {
-            perror("calls: handshake file");
-            MPI_Abort(MPI_COMM_WORLD, 2);
-        }
-    }
-    MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (rank == 1 && (fd = open(path, O_RDWR)) < 0) {
-        perror(path);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (p == MAP_FAILED) {
-        perror("calls: mmap");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    close(fd);
-    sent_count = p;
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0) unlink(path);
-}
+#include "handshake.h"
 
 static void check(const char *op, long i, int got, int want)
 {
@@ -373,7 +310,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     if (argc == 4) gap_ns = 1000L * atol(argv[3]);
-    setup_handshake();
+    setup_handshake("calls");
     if (handshake && size != 2) {
         if (rank == 0) fprintf(stderr, "calls: under valgrind, exactly 2 ranks\n");
         MPI_Abort(MPI_COMM_WORLD, 2);

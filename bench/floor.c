@@ -28,23 +28,21 @@
  *
  *   mpicc -O2 bench/floor.c -o floor
  *   mpiexec -n 1 valgrind --tool=callgrind --collect-atstart=no ./floor V : -n 1 ./floor V
- *   (bench/floor.sh runs both variants on both MPIs and prints a table)
+ *   (`bench/probe.sh floor` runs both variants on both MPIs and prints a table)
  *
  * V = 0: plain; 1: through the floor layer. Rank 0 counts 2,000 iterations of
  * each row (CALLGRIND_TOGGLE_COLLECT around the row's calls, one dump per row).
- * As in bench/calls.c, rank 0 (under valgrind) waits, not counted, before a call
- * that needs rank 1's data until rank 1 has sent it (a counter in a shared file)
- * and 50 us more, so a wait finds its data at its first look and the counts do
- * not depend on the machine's load. */
-#include <fcntl.h>
+ * As in bench/calls.c (bench/handshake.h), rank 0 under valgrind waits, not
+ * counted, before a call that needs rank 1's data until rank 1 has sent it and
+ * 50 us more, so a wait finds its data at its first look and the counts do not
+ * depend on the machine's load. */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, ftruncate, nanosleep (handshake.h) */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
-#include <time.h>
-#include <unistd.h>
 #include <valgrind/callgrind.h>
+#include <valgrind/valgrind.h>
 
 #define NOINLINE __attribute__((noinline))
 
@@ -194,53 +192,10 @@ NOINLINE int fl_Bcast(void *buf, int n, MPI_Datatype t, int root, MPI_Comm comm)
     return rc;
 }
 
-/* ---- the handshake and the rows ---- */
+/* ---- the rows ---- */
 
-static int rank, peer, collecting;
-static volatile long *sent_count; /* shared: how many sent() rank 1 has done */
-static long awaited;
-
-/* Rank 1: the data rank 0 waits for next is sent. */
-static void sent(void)
-{
-    if (rank == 1) __atomic_add_fetch(sent_count, 1, __ATOMIC_RELEASE);
-}
-
-/* Rank 0: wait, not counted, for rank 1's matching sent() and 50 us more. */
-static void await(void)
-{
-    if (rank != 0) return;
-    if (collecting) CALLGRIND_TOGGLE_COLLECT;
-    awaited++;
-    struct timespec t = {0, 5000}, gap = {0, 50000};
-    while (__atomic_load_n(sent_count, __ATOMIC_ACQUIRE) < awaited) nanosleep(&t, NULL);
-    nanosleep(&gap, NULL);
-    if (collecting) CALLGRIND_TOGGLE_COLLECT;
-}
-
-static void setup_handshake(void)
-{
-    char path[64] = "/dev/shm/mpift-floor-XXXXXX";
-    int fd = -1;
-    if (rank == 0 && ((fd = mkstemp(path)) < 0 || ftruncate(fd, 4096) != 0)) {
-        perror("floor: handshake file");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (rank == 1 && (fd = open(path, O_RDWR)) < 0) {
-        perror(path);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (p == MAP_FAILED) {
-        perror("floor: mmap");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    close(fd);
-    sent_count = p;
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0) unlink(path);
-}
+static int rank, peer;
+#include "handshake.h"
 
 #define ROW(name, body)                                                         \
     for (int it = 0; it < 2050; it++) {                                         \
@@ -309,7 +264,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     peer = 1 - rank;
     world.real = MPI_COMM_WORLD;
-    setup_handshake();
+    setup_handshake("floor");
     for (uint32_t i = 0; i < 1024; i++) slots[i].next_free = i + 2 <= 1024 ? i + 2 : 0;
     free_head = 1;
     ROW("waitall", exchange(layer, 1));

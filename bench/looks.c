@@ -9,7 +9,7 @@
  *
  *   mpicc -O2 bench/looks.c -o looks
  *   mpiexec -n 1 valgrind --tool=callgrind --collect-atstart=no ./looks V : -n 1 ./looks V
- *   (bench/looks.sh runs the three variants on both MPIs and prints a table)
+ *   (`bench/probe.sh looks` runs the three variants on both MPIs and prints a table)
  *
  * V = 0: MPI_Wait; 1: MPI_Test (MPI_Wait if it was not complete, which is
  * reported); 2: MPI_Request_get_status, then MPI_Wait. 1,000 counted

@@ -53,7 +53,7 @@ pub fn test(req: &mut MPI_Request, flag: &mut c_int, status: Option<&mut MPI_Sta
 /// `MPI_Test`, asking first whether the request is complete where that is
 /// cheaper: MPICH's `MPI_Test` runs its progress engine before it looks, also
 /// for a request complete already (a small send: 665 of the host's instructions
-/// against 209 for `MPI_Wait`, bench/looks.sh), while its
+/// against 209 for `MPI_Wait`, `bench/probe.sh looks`), while its
 /// `MPI_Request_get_status` looks first and drives progress only for a request
 /// not complete, and an `MPI_Wait` of a complete request only frees it (335 for
 /// both). Open MPI's `MPI_Test` looks first by itself (103 against 152), so it

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# bench/probe.sh looks|floor: the plain-MPI probes of issue 36, in instructions
+# counted by callgrind on rank 0 (rank 1 native), on MPICH and Open MPI; prints a
+# markdown table. Run by hand (bench/README.md, "A test that looks first, names
+# that fold, and the floor").
+#   looks  bench/looks.c: the host's instructions to complete a send that is
+#          complete already, by MPI_Wait, MPI_Test, MPI_Request_get_status +
+#          MPI_Wait (per completion).
+#   floor  bench/floor.c: calls.c's waitall, halo, isend and bcast rows plain
+#          and through a minimal layer with MPIFT's failure-free obligations
+#          (per iteration), the layer's own and its share of plain.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+probe=${1:-}
+case $probe in looks|floor) ;; *) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;; esac
+out=$root/build-out/probe
+mkdir -p "$out"
+
+# run MPI VARIANT DIR: the probe under callgrind into DIR (one file per dump,
+# main thread only).
+run() {
+  local mpi=$1 v=$2 dir=$3 rv ex
+  case $mpi in
+    mpich) rv=PMI_RANK; ex=(mpiexec.mpich) ;;
+    openmpi) rv=OMPI_COMM_WORLD_RANK; ex=(mpiexec.openmpi --allow-run-as-root --oversubscribe) ;;
+  esac
+  rm -rf "$dir" && mkdir -p "$dir"
+  timeout -k 10 300 "${ex[@]}" -n 1 valgrind -q --tool=callgrind --collect-atstart=no --separate-threads=yes \
+    --callgrind-out-file="$dir/cg.%q{$rv}.%p" "$out/${probe}_$mpi" "$v" : -n 1 "$out/${probe}_$mpi" "$v" \
+    >"$dir/stdout" 2>"$dir/stderr" || { echo "probe.sh: $probe $mpi $v failed; $dir/stderr" >&2; exit 1; }
+}
+
+# total FILE: the instructions a callgrind file counted.
+total() { awk '/^(summary|totals):/ {print $2; exit}' "$1"; }
+
+if [ "$probe" = looks ]; then
+  echo "| host | MPI_Wait | MPI_Test | get_status + MPI_Wait |"
+  echo "|---|---:|---:|---:|"
+else
+  echo "| host | row | plain | floor layer | own | own / plain |"
+  echo "|---|---|---:|---:|---:|---:|"
+fi
+for mpi in mpich openmpi; do
+  mpicc.$mpi -O2 "$root/bench/$probe.c" -o "$out/${probe}_$mpi"
+  if [ "$probe" = looks ]; then
+    row="| $mpi |"
+    for v in 0 1 2; do
+      run $mpi $v "$out/$mpi.$v"
+      late=$(grep -c "not complete" "$out/$mpi.$v/stdout" || true)
+      row="$row $(( $(total "$out/$mpi.$v"/cg.0.*-01) / 1000 ))$([ "$late" = 0 ] || echo ' (late)') |"
+    done
+    echo "$row"
+    continue
+  fi
+  declare -A ir=()
+  for v in 0 1; do
+    run $mpi $v "$out/$mpi.$v"
+    for f in "$out/$mpi.$v"/cg.0.*-01; do
+      r=$(sed -n 's/^desc: Trigger: Client Request: //p' "$f")
+      [ -n "$r" ] && ir[$v.$r]=$(total "$f")
+    done
+  done
+  for r in waitall halo isend bcast; do
+    awk -v m=$mpi -v r=$r -v p="${ir[0.$r]}" -v l="${ir[1.$r]}" \
+      'BEGIN { printf "| %s | %s | %.0f | %.0f | %.0f | %.3f |\n", m, r, p/2000, l/2000, (l-p)/2000, (l-p)/p }'
+  done
+  unset ir
+done
