@@ -57,9 +57,10 @@ pub fn test(req: &mut MPI_Request, flag: &mut c_int, status: Option<&mut MPI_Sta
 /// `MPI_Request_get_status` looks first and drives progress only for a request
 /// not complete, and an `MPI_Wait` of a complete request only frees it (335 for
 /// both). Open MPI's `MPI_Test` looks first by itself (103 against 152), so it
-/// stays one call there (bench/README.md, "A test that looks first"). The same outcome either way: the request
-/// completed (freed, or made inactive if persistent) with its status and
-/// `*flag` = 1, or not, `*flag` = 0 and nothing changed.
+/// stays one call there (bench/README.md, "A test that looks first, names that
+/// fold, and the floor"). The same outcome either way: the request completed
+/// (freed, or made inactive if persistent) with its status and `*flag` = 1, or
+/// not, `*flag` = 0 and nothing changed.
 #[inline]
 pub fn test_looking_first(req: &mut MPI_Request, flag: &mut c_int, status: Option<&mut MPI_Status>) -> c_int {
     if !crate::transport::host_is_mpich() {
