@@ -57,12 +57,9 @@
  * Rank 0 prints "calls: pid P ok" at the end. */
 #define _POSIX_C_SOURCE 200809L /* strdup, getpid, mkstemp, ftruncate, nanosleep */
 #include <mpi.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 #include <valgrind/callgrind.h>
 #include <valgrind/valgrind.h>

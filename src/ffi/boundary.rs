@@ -58,6 +58,7 @@ pub fn run_lane(name: &'static str, lane: impl FnOnce() -> Option<Outcome>, f: i
         return run(name, f);
     }
     inject::decide_kill(name);
+    // (`false` below: a recovery call went to `run` at the top.)
     if service::needed() {
         let _ = service::run();
         revoke::end_receives_owed();
