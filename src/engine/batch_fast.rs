@@ -51,34 +51,63 @@ const MAX: usize = 16;
 
 /// A short array's requests on the stack: what the calm path needs of each
 /// ([`Brief`]; None: null or inactive), and the program's array they came from.
-struct Calm {
+/// Room for `N - 1` requests: every array has `N` entries, so that `reals` has
+/// room for the wake request while a wait blocks (the others waste one).
+///
+/// Sized by the call ([`sized`]: up to 4, 8 or [`MAX`] requests): a `Calm` is
+/// zeroed on every call, and at one size of 16 that was about 40 stores and a
+/// 320-byte memset per `MPI_Waitall` of 2 (bench/callgrind.sh, waitall row).
+struct Calm<const N: usize> {
     n: usize,
     reqs: *mut Sim_FT_MPI_Request,
-    briefs: [Option<Brief>; MAX],
-    /// The real requests, and room for the wake request while a wait blocks.
-    reals: [MPI_Request; MAX + 1],
-    sts: [MPI_Status; MAX],
-    codes: [c_int; MAX],
+    briefs: [Option<Brief>; N],
+    reals: [MPI_Request; N],
+    sts: [MPI_Status; N],
+    codes: [c_int; N],
 }
 
-impl Calm {
+/// Runs `$body` with `$c` bound to a new [`Calm`] of the least size that holds
+/// `$count` requests (larger counts get the largest, whose `read` refuses them).
+macro_rules! sized {
+    ($count:expr, |$c:ident| $body:expr) => {
+        match $count {
+            ..=4 => {
+                let mut $c = Calm::<5>::new();
+                $body
+            }
+            5..=8 => {
+                let mut $c = Calm::<9>::new();
+                $body
+            }
+            _ => {
+                let mut $c = Calm::<{ MAX + 1 }>::new();
+                $body
+            }
+        }
+    };
+}
+
+impl<const N: usize> Calm<N> {
     /// Room for a short array's requests (filled by [`Calm::read`]).
-    fn new() -> Calm {
+    #[inline(always)]
+    fn new() -> Calm<N> {
         Calm {
             n: 0,
             reqs: std::ptr::null_mut(),
-            briefs: [None; MAX],
-            reals: [transport::request_null(); MAX + 1],
-            sts: [zero_status(); MAX],
-            codes: [0; MAX],
+            briefs: [None; N],
+            reals: [transport::request_null(); N],
+            sts: [zero_status(); N],
+            codes: [0; N],
         }
     }
 
     /// Reads the program's `count` requests; false if the calm path does not
     /// apply to them now. (Filled in place: a `Calm` is 1.7 KB, and returning it
-    /// by value cost a copy per call.)
+    /// by value cost a copy per call. Out of line, with the table's read inlined
+    /// in it: inlined in the waits, that read became a call of its own.)
+    #[inline(never)]
     fn read(&mut self, count: c_int, reqs: *mut Sim_FT_MPI_Request) -> bool {
-        if count <= 0 || count as usize > MAX || reqs.is_null() || !service::quiet() {
+        if count <= 0 || count as usize >= N || reqs.is_null() || !service::quiet() {
             return false;
         }
         self.n = count as usize;
@@ -169,7 +198,7 @@ impl Calm {
     /// statuses in `sts[..k]` (in the order of `which`, which is also the order
     /// the program gets them in: they stay there).
     fn some_done(&mut self, k: usize, which: &[c_int], rc: c_int, reqs: *mut Sim_FT_MPI_Request, out: SomeOut) -> Outcome {
-        let mut got = [0usize; MAX];
+        let mut got = [0usize; N];
         for j in 0..k {
             let i = which[j] as usize;
             got[j] = i;
@@ -192,7 +221,11 @@ pub(crate) struct SomeOut {
 /// `MPI_Waitall` while nothing is going on: the host's `MPI_Testall` (twice),
 /// then if need be [`Calm::block_all`].
 pub(crate) fn waitall(count: c_int, reqs: *mut Sim_FT_MPI_Request, statuses: *mut MPI_Status) -> Calmly {
-    let mut c = Calm::new();
+    sized!(count, |c| waitall_in(&mut c, count, reqs, statuses))
+}
+
+#[inline(always)]
+fn waitall_in<const N: usize>(c: &mut Calm<N>, count: c_int, reqs: *mut Sim_FT_MPI_Request, statuses: *mut MPI_Status) -> Calmly {
     if !c.read(count, reqs) {
         return Calmly::NotCalm;
     }
@@ -230,14 +263,14 @@ pub(crate) enum Calmly {
     Interrupted(Interrupted),
 }
 
-impl Calm {
+impl<const N: usize> Calm<N> {
     /// `MPI_Waitall` after the host's tests found some request not complete:
     /// rounds of the host's `MPI_Waitsome` over the requests and the wake request
     /// (null and completed ones are ignored by the host) while nothing is going
     /// on, as `Batch::block` would run them; on news, the general path.
     fn block_all(&mut self, reqs: *mut Sim_FT_MPI_Request, statuses: *mut MPI_Status) -> Calmly {
         let n = self.n;
-        let mut done = [false; MAX];
+        let mut done = [false; N];
         for i in 0..n {
             if self.briefs[i].is_none() {
                 done[i] = true;
@@ -245,8 +278,8 @@ impl Calm {
             }
         }
         let mut left = done[..n].iter().filter(|d| !**d).count();
-        let mut which = [0 as c_int; MAX + 1];
-        let mut wsts = [zero_status(); MAX + 1];
+        let mut which = [0 as c_int; N];
+        let mut wsts = [zero_status(); N];
         while left > 0 {
             let Some((k, rc)) = self.block_some(&mut which, &mut wsts) else {
                 return Calmly::Interrupted(self.interrupted(&done[..n]));
@@ -269,7 +302,7 @@ impl Calm {
     /// nothing to act on. Some((k, rc)): k >= 1 requests completed, their indices
     /// in `which[..k]` and statuses in `wsts[..k]`; rc: the host's code. None:
     /// something is going on now; nothing completed.
-    fn block_some(&mut self, which: &mut [c_int; MAX + 1], wsts: &mut [MPI_Status; MAX + 1]) -> Option<(usize, c_int)> {
+    fn block_some(&mut self, which: &mut [c_int; N], wsts: &mut [MPI_Status; N]) -> Option<(usize, c_int)> {
         let n = self.n;
         loop {
             if !service::quiet() {
@@ -331,7 +364,17 @@ impl Calm {
 
 /// `MPI_Testall` (statuses are written only if all completed).
 pub(crate) fn testall(count: c_int, reqs: *mut Sim_FT_MPI_Request, flag: &mut c_int, statuses: *mut MPI_Status) -> Option<Outcome> {
-    let mut c = Calm::new();
+    sized!(count, |c| testall_in(&mut c, count, reqs, flag, statuses))
+}
+
+#[inline(always)]
+fn testall_in<const N: usize>(
+    c: &mut Calm<N>,
+    count: c_int,
+    reqs: *mut Sim_FT_MPI_Request,
+    flag: &mut c_int,
+    statuses: *mut MPI_Status,
+) -> Option<Outcome> {
     if !c.read(count, reqs) {
         return None;
     }
@@ -349,7 +392,19 @@ pub(crate) fn any(
     status: *mut MPI_Status,
     test: bool,
 ) -> Option<Outcome> {
-    let mut c = Calm::new();
+    sized!(count, |c| any_in(&mut c, count, reqs, index, flag, status, test))
+}
+
+#[inline(always)]
+fn any_in<const N: usize>(
+    c: &mut Calm<N>,
+    count: c_int,
+    reqs: *mut Sim_FT_MPI_Request,
+    index: &mut c_int,
+    flag: &mut c_int,
+    status: *mut MPI_Status,
+    test: bool,
+) -> Option<Outcome> {
     if !c.read(count, reqs) {
         return None;
     }
@@ -379,12 +434,16 @@ pub(crate) fn any(
 /// `MPI_Waitsome` (`test`: false) when the host's `MPI_Testsome` completes some
 /// request, and `MPI_Testsome` (`test`: true) unless no request is active.
 pub(crate) fn some(count: c_int, reqs: *mut Sim_FT_MPI_Request, out: SomeOut, test: bool) -> Option<Outcome> {
-    let mut c = Calm::new();
+    sized!(count, |c| some_in(&mut c, count, reqs, out, test))
+}
+
+#[inline(always)]
+fn some_in<const N: usize>(c: &mut Calm<N>, count: c_int, reqs: *mut Sim_FT_MPI_Request, out: SomeOut, test: bool) -> Option<Outcome> {
     if !c.read(count, reqs) {
         return None;
     }
     let mut k: c_int = 0;
-    let mut which = [0 as c_int; MAX + 1];
+    let mut which = [0 as c_int; N];
     let n = c.n;
     let mut rc = transport::request::testsome(&mut c.reals[..n], &mut k, &mut which[..n], &mut c.sts[..n]);
     if k == 0 && !test {
@@ -393,7 +452,7 @@ pub(crate) fn some(count: c_int, reqs: *mut Sim_FT_MPI_Request, out: SomeOut, te
     }
     if k == 0 && !test {
         // A wait that must block (None: news came first; nothing completed).
-        let mut wsts = [zero_status(); MAX + 1];
+        let mut wsts = [zero_status(); N];
         let (got, brc) = c.block_some(&mut which, &mut wsts)?;
         c.sts[..got].copy_from_slice(&wsts[..got]);
         (k, rc) = (got as c_int, brc);
