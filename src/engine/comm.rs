@@ -6,6 +6,7 @@
 use crate::engine::errors::{Failure, Outcome};
 use crate::engine::handles::{self, CommRef, Sim_FT_Comm_struct, Sim_FT_MPI_Comm};
 use crate::engine::comm_state::new_state;
+use crate::engine::edges;
 use crate::engine::Real;
 use crate::transport::serial::Serial;
 use crate::transport::{self, err, MPI_Comm, MPI_Errhandler, MPI_Message, MPI_Status};
@@ -20,18 +21,16 @@ pub use crate::engine::comm_state::CommState;
 /// Nothing has gone wrong in this process yet: no failure and no revoke known on
 /// any communicator. While this holds, the failure checks around every call are
 /// answered without looking a communicator up (the failure-free fast path,
-/// bench/README.md); the first news, revoke or failure learned clears it for good.
-static TROUBLE: AtomicBool = AtomicBool::new(false);
-
-/// No failure and no revoke known here (see `TROUBLE`).
+/// bench/README.md); the first news, revoke or failure learned ends it for good
+/// ([`troubled`]). The flag is [`edges::TROUBLE`], clear while calm.
 #[inline]
 pub fn calm() -> bool {
-    !TROUBLE.load(Ordering::Acquire)
+    !edges::has(edges::TROUBLE)
 }
 
 /// Called before a failure or revoke is recorded on any communicator.
 pub fn troubled() {
-    TROUBLE.store(true, Ordering::SeqCst);
+    edges::set(edges::TROUBLE, true);
 }
 
 /// Hashes a handle (an anchor's address) with one multiply: the registry's keys
@@ -316,7 +315,6 @@ fn release(h: Sim_FT_MPI_Comm) -> Result<(), std::os::raw::c_int> {
 /// if any, went through the handler the program set on them (MPI-3.1 §8.3: a
 /// request's error goes to its communicator's handler, also a freed one's).
 static DEFERRED: Mutex<Vec<usize>> = Mutex::new(Vec::new());
-static ANY_DEFERRED: AtomicBool = AtomicBool::new(false);
 /// Some communicator was freed with requests still on it (set before its
 /// `free_pending`): until then a request's end has nothing to look up.
 static EVER_FREE_PENDING: AtomicBool = AtomicBool::new(false);
@@ -340,7 +338,7 @@ fn request_gone_watched(h: Sim_FT_MPI_Comm) {
     if read(h, |st| st.free_pending).unwrap_or(false) {
         if let Ok(mut d) = DEFERRED.lock() {
             d.push(h as usize);
-            ANY_DEFERRED.store(true, Ordering::Release);
+            edges::set(edges::DEFERRED, true);
         }
     }
 }
@@ -349,7 +347,7 @@ fn request_gone_watched(h: Sim_FT_MPI_Comm) {
 /// [`request_gone`] that still have no request or orphan. One load when none.
 #[inline]
 pub fn release_deferred() {
-    if ANY_DEFERRED.load(Ordering::Acquire) {
+    if edges::has(edges::DEFERRED) {
         release_deferred_slow();
     }
 }
@@ -357,7 +355,7 @@ pub fn release_deferred() {
 fn release_deferred_slow() {
     let hs: Vec<usize> = match DEFERRED.lock() {
         Ok(mut d) => {
-            ANY_DEFERRED.store(false, Ordering::Release);
+            edges::set(edges::DEFERRED, false);
             std::mem::take(&mut *d)
         }
         Err(_) => return,

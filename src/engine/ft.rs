@@ -27,7 +27,7 @@ use crate::engine::errors::SIM_FT_ERR_PROC_FAILED;
 use crate::engine::ft_slots::{self, claim, parse, probe_start, store_field};
 use crate::engine::handles::{CommRef, Sim_FT_MPI_Comm};
 use crate::engine::inter::Sides;
-use crate::engine::{comm, inter, news, service};
+use crate::engine::{comm, edges, inter, news, service};
 use crate::protocol::agree;
 use crate::protocol::ftagree::{Agreement, Published, Step, View};
 use crate::protocol::Rank;
@@ -42,8 +42,15 @@ pub use crate::engine::ft_calls::{agree, iagree, ishrink, shrink};
 
 /// Fan-out of the agreement tree (`TREE_SUCCESSOR_COUNT`, agreed at `MPI_Init`).
 static FANOUT: AtomicU32 = AtomicU32::new(DEFAULT_FANOUT);
-/// Operations not done yet (engine::service runs while any is).
+/// Operations not done yet (engine::service runs while any is). Each change is
+/// followed by [`running_changed`].
 static RUNNING: AtomicUsize = AtomicUsize::new(0);
+
+/// Resynchronises [`edges::AGREEING`] with `RUNNING` (exact below
+/// `MPI_THREAD_MULTIPLE`; above, the entry does not trust it: engine::edges).
+fn running_changed() {
+    edges::set(edges::AGREEING, RUNNING.load(Ordering::Acquire) != 0);
+}
 
 /// The fan-out this process asks for (`Sim_FT_set_tree_fanout`, the
 /// `TREE_SUCCESSOR_COUNT` macro); 0: none. Rank 0's wins at `MPI_Init`.
@@ -229,6 +236,7 @@ pub(super) fn start(cr: &CommRef, what: What, flag: c_int, greq: MPI_Request) ->
     };
     OPS.lock().push(op);
     RUNNING.fetch_add(1, Ordering::AcqRel);
+    running_changed();
     progress_all();
     key
 }
@@ -380,6 +388,7 @@ fn decided(op: &mut Op, r: Vec<u64>) {
 fn finish(op: &mut Op, code: c_int) {
     op.state = State::Done(code);
     RUNNING.fetch_sub(1, Ordering::AcqRel);
+    running_changed();
 }
 
 /// Makes a shrink's communicator: the live members of the result, in the old
@@ -514,6 +523,7 @@ pub fn on_death() {
     }
     ops.retain(|o| matches!(o.what, What::Shrink { .. }) && !matches!(o.state, State::Done(_)));
     RUNNING.store(ops.len(), Ordering::Release);
+    running_changed();
 }
 
 /// For the dead rank's serve loop: advances its pending shrinks.
@@ -533,4 +543,5 @@ pub fn clear() {
     OPS.lock().clear();
     ft_slots::clear();
     RUNNING.store(0, Ordering::Release);
+    running_changed();
 }

@@ -4,7 +4,8 @@
 //! - Registries and types: communicators ([`comm`], [`comm_state`]), requests
 //!   ([`request`], [`req_state`]), handles ([`handles`]), idups not yet usable
 //!   ([`pending`]), the process's state in the job ([`process`]), the error and
-//!   outcome types of every layer ([`errors`]).
+//!   outcome types of every layer ([`errors`]); the one word of flags every
+//!   call's entry and exit read ([`edges`]).
 //! - Knowledge: failure and revoke news over the RMA window ([`news`]), the wake
 //!   receive that interrupts blocked calls ([`wake`]), revoke jobs and catch-ups
 //!   ([`revoke`]), the collective logs ([`describe`], [`logs`]).
@@ -37,6 +38,7 @@ pub mod comm_state;
 pub mod complete;
 pub mod ctor_join;
 pub mod describe;
+pub mod edges;
 pub mod errors;
 pub mod fillin;
 pub mod ft;

@@ -2,21 +2,23 @@
 //! between them, and how many launched processes are spares (`MPIFT_SPARES`,
 //! `calls::spares`). Read by every layer, so it lives at the bottom of the engine.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use crate::engine::edges;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-static ACTIVE: AtomicBool = AtomicBool::new(false);
 /// Spares of this job (0: off, `MPI_Comm_spawn` is the host's).
 static SPARES: AtomicUsize = AtomicUsize::new(0);
 /// Processes the launcher started (the host's world size).
 static LAUNCHED: AtomicUsize = AtomicUsize::new(0);
 
-/// Between a successful `MPI_Init` and `MPI_Finalize`.
+/// Between a successful `MPI_Init` and `MPI_Finalize` (the flag is
+/// [`edges::INACTIVE`], clear while active).
+#[inline]
 pub fn is_active() -> bool {
-    ACTIVE.load(Ordering::Acquire)
+    !edges::has(edges::INACTIVE)
 }
 
 pub fn set_active(on: bool) {
-    ACTIVE.store(on, Ordering::Release);
+    edges::set(edges::INACTIVE, !on);
 }
 
 /// Set by `MPI_Init` from the agreed `MPIFT_SPARES` (src/inject).

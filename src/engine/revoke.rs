@@ -32,7 +32,7 @@ use crate::engine::handles::{self, CommRef, Sim_FT_MPI_Comm};
 use crate::engine::describe::Desc;
 use crate::engine::join::{self, Joined, Who};
 use crate::engine::request::ReqState;
-use crate::engine::{comm, logs, news};
+use crate::engine::{comm, edges, logs, news};
 use crate::transport::script::Scripts;
 use crate::transport::serial::Serial;
 use crate::transport::{self, window, MPI_Request, MPI_Status};
@@ -134,7 +134,6 @@ pub fn revoke(c: Sim_FT_MPI_Comm) -> Outcome {
 
 /// Revoked communicators whose receives [`end_receives_owed`] still has to end.
 static OWED_ENDS: Serial<Vec<u64>> = Serial::new(Vec::new());
-static ANY_OWED_END: AtomicBool = AtomicBool::new(false);
 
 /// Communicator `id` became revoked here through news or a hint: its receives
 /// end at once, unless this comes in the middle of a completion call
@@ -147,7 +146,7 @@ pub fn owe_end_receives(id: u64) {
         return;
     }
     OWED_ENDS.lock().push(id);
-    ANY_OWED_END.store(true, Ordering::Release);
+    edges::set(edges::OWED_END, true);
 }
 
 /// Ends the receives owed by [`owe_end_receives`]. Called by the C boundary
@@ -155,7 +154,7 @@ pub fn owe_end_receives(id: u64) {
 /// call returns. (Inlined: one load when nothing is owed.)
 #[inline]
 pub fn end_receives_owed() {
-    if ANY_OWED_END.load(Ordering::Acquire) {
+    if edges::has(edges::OWED_END) {
         end_owed_slow();
     }
 }
@@ -164,7 +163,7 @@ pub fn end_receives_owed() {
 fn end_owed_slow() {
     crate::engine::req_state::completion_over();
     let ids = std::mem::take(&mut *OWED_ENDS.lock());
-    ANY_OWED_END.store(false, Ordering::Release);
+    edges::set(edges::OWED_END, false);
     for id in ids {
         end_receives(id);
     }

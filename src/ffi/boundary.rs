@@ -12,7 +12,7 @@
 use crate::engine::errors::{Failure, Outcome};
 use crate::inject;
 use crate::calls::errhandler;
-use crate::engine::{revoke, service};
+use crate::engine::{edges, revoke, service};
 use crate::transport::err;
 use std::os::raw::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -24,20 +24,39 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 /// stack slot that every store to a global (the call counter) made LLVM read
 /// again, and `is_recovery` was tested at run time on every call (13
 /// instructions per `MPI_Waitall`); the notices are in out-of-line functions.
+///
+/// The entry reads one word (engine::edges): clear, the call is counted and its
+/// body runs; else [`entry_marked`] looks at each flag.
 #[inline(always)]
 pub fn run(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
     let recovery = inject::report::is_recovery(name);
-    if !crate::engine::process::is_active() {
-        return not_active(name);
-    }
-    inject::decide_kill(name);
-    if service::needed() {
-        // Something went wrong somewhere: news, revokes, agreements and catch-up
-        // joins go first (engine::service), whatever this call is.
-        let _ = service::run();
-        revoke::end_receives_owed();
+    if recovery || edges::any(edges::ENTRY) {
+        if let Err(code) = entry_marked(name) {
+            return code;
+        }
+    } else {
+        inject::count_call();
     }
     guarded(name, recovery, f)
+}
+
+/// The entry of a call when some flag of [`edges::ENTRY`] is set (or the call
+/// is timed for the report): refused before `MPI_Init` or after `MPI_Finalize`
+/// (Err: its code); else counted (`decide_kill`: the call may be where the
+/// process dies) and, if something went wrong somewhere, the service first
+/// (Ok(true): news, revokes, agreements and catch-up joins, engine::service).
+#[inline(never)]
+fn entry_marked(name: &'static str) -> Result<bool, c_int> {
+    if !crate::engine::process::is_active() {
+        return Err(not_active(name));
+    }
+    inject::decide_kill(name);
+    if !service::needed() {
+        return Ok(false);
+    }
+    let _ = service::run();
+    revoke::end_receives_owed();
+    Ok(true)
 }
 
 /// A call before `MPI_Init` or after `MPI_Finalize`: counted, reported, refused.
@@ -54,23 +73,22 @@ fn not_active(name: &'static str) -> c_int {
 /// takes the same way out as [`run`]'s); None, and `f`, the general body, runs.
 #[inline(always)]
 pub fn run_lane(name: &'static str, lane: impl FnOnce() -> Option<Outcome>, f: impl FnOnce() -> Outcome) -> c_int {
-    if !crate::engine::process::is_active() || inject::report::is_recovery(name) {
+    if inject::report::is_recovery(name) {
         return run(name, f);
     }
-    inject::decide_kill(name);
-    // (`false` below: a recovery call went to `run` at the top.)
-    if service::needed() {
-        let _ = service::run();
-        revoke::end_receives_owed();
-        return guarded(name, false, f);
+    if edges::any(edges::ENTRY) {
+        match entry_marked(name) {
+            Err(code) => return code,
+            // (`false` below: a recovery call went to `run` at the top.)
+            Ok(true) => return guarded(name, false, f),
+            Ok(false) => {}
+        }
+    } else {
+        inject::count_call();
     }
     match catch_unwind(AssertUnwindSafe(lane)) {
         Ok(Some(Ok(()))) => {
-            crate::engine::comm::release_deferred();
-            revoke::end_receives_owed();
-            if inject::armed() {
-                inject::trace::exit();
-            }
+            call_end();
             0
         }
         Ok(None) => guarded(name, false, f),
@@ -113,12 +131,27 @@ fn guarded(name: &'static str, recovery: bool, f: impl FnOnce() -> Outcome) -> c
 
 fn handled(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
     let code = handled_inner(name, f);
+    call_end();
+    code
+}
+
+/// The end of every call: one load while no flag of [`edges::EXIT`] is set.
+#[inline(always)]
+fn call_end() {
+    if edges::any(edges::EXIT) {
+        exit_marked();
+    }
+}
+
+/// [`call_end`] with some flag set: communicators freed during the call are
+/// released, receives of communicators revoked during it end, the trace sees it.
+#[inline(never)]
+fn exit_marked() {
     crate::engine::comm::release_deferred();
     revoke::end_receives_owed();
     if inject::armed() {
         inject::trace::exit();
     }
-    code
 }
 
 fn handled_inner(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {

@@ -43,7 +43,7 @@ use crate::inject::plan::{Cause, Plan};
 use crate::inject::policy::{KillPolicy, Node};
 use crate::inject::report::Death;
 use crate::inject::settings::{Agreed, RuleVars};
-use crate::engine::news;
+use crate::engine::{edges, news};
 use crate::transport::{self, window, MPI_Comm};
 use std::cell::Cell;
 use std::ffi::CString;
@@ -57,8 +57,8 @@ pub type Callback = unsafe extern "C" fn(c_int, c_long, *const c_char, *mut c_vo
 
 /// MPI calls made by this process (see the module docs).
 static CALLS: AtomicU64 = AtomicU64::new(0);
-/// Something can kill this process at its next call: the slow path must look.
-static ARMED: AtomicBool = AtomicBool::new(false);
+// Something can kill this process at its next call, the slow path must look:
+// the flag `engine::edges::ARMED` (one word with the others every call reads).
 /// This process has died (simulated).
 static DEAD: AtomicBool = AtomicBool::new(false);
 /// `MPIFT_VERBOSE`; unset: 1 when the environment asks for injection or a report,
@@ -128,7 +128,7 @@ pub fn is_dead() -> bool {
 /// a call's exit for [`trace`] only behind this, so the fast path stays one load.
 #[inline]
 pub fn armed() -> bool {
-    ARMED.load(Ordering::Relaxed)
+    edges::has(edges::ARMED)
 }
 pub fn seed() -> Option<u64> {
     STATE.lock().unwrap().as_ref().map(|s| s.seed)
@@ -139,7 +139,7 @@ pub fn seed() -> Option<u64> {
 #[inline]
 pub fn decide_kill(name: &'static str) {
     let call = bump_calls();
-    if ARMED.load(Ordering::Relaxed) {
+    if edges::has(edges::ARMED) {
         decide_slow(name, call);
     }
 }
@@ -287,7 +287,7 @@ fn node_of(s: &State) -> Vec<u32> {
 pub fn die(name: &str, call: u64, cause: Cause) -> ! {
     let t = t0().elapsed().as_secs_f64();
     DEAD.store(true, Ordering::Release);
-    ARMED.store(false, Ordering::Release);
+    edges::set(edges::ARMED, false);
     let rank = world_rank() as u32;
     if let Some(s) = STATE.lock().unwrap().as_mut() {
         s.death = Some(Death { rank, call, time_s: t, cause });
@@ -313,7 +313,7 @@ pub fn die_now(cause: Cause) -> ! {
         die("", calls(), cause)
     }
     REQUESTED.store(cause.code(), Ordering::Release);
-    ARMED.store(true, Ordering::Release);
+    edges::set(edges::ARMED, true);
     loop {
         std::thread::park();
     }
@@ -348,7 +348,7 @@ fn rearm() {
     let callback = CALLBACK.lock().unwrap().is_some();
     let requested = REQUESTED.load(Ordering::Acquire) != 0;
     let armed = !is_dead() && (trace::on() || requested || watch || (!s.exhausted && (!s.plan.is_empty() || callback)));
-    ARMED.store(armed, Ordering::Release);
+    edges::set(edges::ARMED, armed);
 }
 
 // --- MPI_Init ------------------------------------------------------------------
@@ -512,7 +512,7 @@ pub fn set_callback(cb: Option<Callback>, ctx: *mut c_void) {
 /// The report's gather, from `MPI_Finalize` (live ranks) or `engine::zombie`
 /// (dead ranks): the same collective at every process (see [`report`]).
 pub fn finalize() {
-    ARMED.store(false, Ordering::Release);
+    edges::set(edges::ARMED, false);
     NODE_WATCH.store(false, Ordering::Release);
     let shadow = news::shadow();
     if shadow == transport::comm_null() {

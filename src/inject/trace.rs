@@ -11,7 +11,7 @@
 //!   `pid <pid> call <n> <function> in|out|dead-serving|finalized|dead-finalized`.
 //!
 //! Cost: nothing when `MPIFT_TRACE` is unset (the call path's one relaxed load of
-//! `ARMED` stays false). When set, every call takes the slow path: a mutex, a
+//! `engine::edges::ARMED` stays clear). When set, every call takes the slow path: a mutex, a
 //! run-length step (a push when the function changes) and a formatted line.
 
 use std::fmt::Write as _;
