@@ -7,10 +7,10 @@
 //! (docs/ARCHITECTURE.md, "Revoke"): a member stuck in a collective on a revoked
 //! communicator is released as soon as every other member has called MPI once,
 //! whatever it called, or is waiting inside MPI. Failure-free none of it runs: the
-//! boundary asks [`needed`] (two atomic loads) and goes straight to the call.
+//! boundary reads one word (engine::edges) and goes straight to the call.
 
 use crate::engine::errors::Failure;
-use crate::engine::{comm, ft, news, orphans, revoke};
+use crate::engine::{comm, edges, ft, news, orphans, revoke};
 
 /// Some failure or revoke is known here, or an agreement is running.
 #[inline]
@@ -29,10 +29,24 @@ pub fn busy() -> bool {
 /// A wait must poll (test its requests, run this service between tries) rather
 /// than block in MPI: something this process owes advances only while it polls
 /// and nothing in MPI would wake it for (an agreement, a fill-in after a wake-up).
+///
+/// False at once while no flag of [`CALM_BITS`] is set (then no agreement runs,
+/// and a fill-in is wanted only once something is known wrong): one load on the
+/// failure-free path of MPIFT's own collectives and waits.
 #[inline]
 pub fn must_poll() -> bool {
+    edges::any(CALM_BITS) && must_poll_marked()
+}
+
+#[inline(never)]
+fn must_poll_marked() -> bool {
     ft::running() || crate::engine::fillin::wanted()
 }
+
+/// The flags of engine::edges that [`must_poll`] and [`quiet`] read first: clear,
+/// nothing is known wrong and no agreement runs (exact below
+/// `MPI_THREAD_MULTIPLE`, hence [`edges::MULTI`]).
+const CALM_BITS: u32 = edges::TROUBLE | edges::AGREEING | edges::MULTI;
 
 /// Nothing is going on that a wait would act on: neither [`busy`] nor
 /// [`must_poll`]. The calm paths of the completion calls (engine::complete,
@@ -42,11 +56,12 @@ pub fn must_poll() -> bool {
 /// is known wrong (`fillin::wanted` starts with `!comm::calm()`), so
 /// `!busy() && !must_poll()` is `calm && !running && !pending`; composed, the
 /// calls read `calm` and `running` twice and left `must_poll` out of line (about
-/// 20 instructions per calm wait, bench/callgrind.sh). Debug builds check the
-/// identity.
+/// 20 instructions per calm wait, bench/callgrind.sh). While no flag of
+/// [`CALM_BITS`] is set, `calm && !running` is known from that one word, and
+/// only the news is read. Debug builds check the identity.
 #[inline]
 pub fn quiet() -> bool {
-    let q = comm::calm() && !ft::running() && !news::pending();
+    let q = if edges::any(CALM_BITS) { comm::calm() && !ft::running() && !news::pending() } else { !news::pending() };
     debug_assert_eq!(q, !busy() && !must_poll());
     q
 }
