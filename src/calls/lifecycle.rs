@@ -30,8 +30,9 @@ fn after_init(init: &'static str, argc: *mut c_int, argv: *mut *mut *mut c_char)
     // several threads at once (transport::serial).
     let mut level: c_int = 0;
     transport::env::query_thread(&mut level);
-    transport::serial::set_multithreaded(level == transport::thread_multiple());
-    crate::engine::edges::set(crate::engine::edges::MULTI, level == transport::thread_multiple());
+    let multi = level == transport::thread_multiple();
+    transport::serial::set_multithreaded(multi);
+    crate::engine::edges::set(crate::engine::edges::MULTI, multi);
     crate::calls::errhandler::reserve_classes();
     check(news::start().err().unwrap_or(0))?;
     if let Err(stop) = crate::inject::start(news::shadow(), news::world_rank() as u32, news::world_size() as u32, init) {

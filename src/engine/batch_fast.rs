@@ -102,9 +102,10 @@ impl<const N: usize> Calm<N> {
     }
 
     /// Reads the program's `count` requests; false if the calm path does not
-    /// apply to them now. (Filled in place: a `Calm` is 1.7 KB, and returning it
-    /// by value cost a copy per call. Out of line, with the table's read inlined
-    /// in it: inlined in the waits, that read became a call of its own.)
+    /// apply to them now. (Filled in place: a `Calm` is up to 1.7 KB, and
+    /// returning it by value cost a copy per call. Out of line, with the table's
+    /// read inlined in it: inlined in the waits, that read became a call of its
+    /// own.)
     #[inline(never)]
     fn read(&mut self, count: c_int, reqs: *mut Sim_FT_MPI_Request) -> bool {
         if count <= 0 || count as usize >= N || reqs.is_null() || !service::quiet() {

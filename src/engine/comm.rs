@@ -25,7 +25,7 @@ pub use crate::engine::comm_state::CommState;
 /// ([`troubled`]). The flag is [`edges::TROUBLE`], clear while calm.
 #[inline]
 pub fn calm() -> bool {
-    !edges::has(edges::TROUBLE)
+    !edges::any(edges::TROUBLE)
 }
 
 /// Called before a failure or revoke is recorded on any communicator.
@@ -347,7 +347,7 @@ fn request_gone_watched(h: Sim_FT_MPI_Comm) {
 /// [`request_gone`] that still have no request or orphan. One load when none.
 #[inline]
 pub fn release_deferred() {
-    if edges::has(edges::DEFERRED) {
+    if edges::any(edges::DEFERRED) {
         release_deferred_slow();
     }
 }

@@ -4,7 +4,7 @@
 //! flags, 21 instructions per call, bench/callgrind.sh).
 //!
 //! Each bit *is* its flag, not a copy of it: the modules that own the flags set
-//! and clear their bits here ([`set`]), and read them here ([`has`]). Only
+//! and clear their bits here ([`set`]), and read them here ([`any`]). Only
 //! [`AGREEING`] is derived (from engine::ft's count of running operations,
 //! resynchronised after every change of the count); under
 //! `MPI_THREAD_MULTIPLE` two threads could interleave that, so there the word
@@ -35,23 +35,17 @@ pub const EXIT: u32 = DEFERRED | OWED_END | ARMED;
 
 static WORD: AtomicU32 = AtomicU32::new(INACTIVE);
 
-/// Whether any of `bits` is set.
+/// Whether any of `bits` is set (one bit: its owner's flag).
 #[inline(always)]
 pub fn any(bits: u32) -> bool {
     WORD.load(Ordering::Acquire) & bits != 0
-}
-
-/// Whether `bit` is set (its owner's flag).
-#[inline(always)]
-pub fn has(bit: u32) -> bool {
-    any(bit)
 }
 
 /// Sets (`on`) or clears `bit` (one bit); a read-modify-write only when it
 /// changes (inject re-arms at every call it watches).
 #[inline]
 pub fn set(bit: u32, on: bool) {
-    if has(bit) == on {
+    if any(bit) == on {
         return;
     }
     if on {

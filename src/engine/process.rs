@@ -14,7 +14,7 @@ static LAUNCHED: AtomicUsize = AtomicUsize::new(0);
 /// [`edges::INACTIVE`], clear while active).
 #[inline]
 pub fn is_active() -> bool {
-    !edges::has(edges::INACTIVE)
+    !edges::any(edges::INACTIVE)
 }
 
 pub fn set_active(on: bool) {

@@ -154,7 +154,7 @@ pub fn owe_end_receives(id: u64) {
 /// call returns. (Inlined: one load when nothing is owed.)
 #[inline]
 pub fn end_receives_owed() {
-    if edges::has(edges::OWED_END) {
+    if edges::any(edges::OWED_END) {
         end_owed_slow();
     }
 }

@@ -128,7 +128,7 @@ pub fn is_dead() -> bool {
 /// a call's exit for [`trace`] only behind this, so the fast path stays one load.
 #[inline]
 pub fn armed() -> bool {
-    edges::has(edges::ARMED)
+    edges::any(edges::ARMED)
 }
 pub fn seed() -> Option<u64> {
     STATE.lock().unwrap().as_ref().map(|s| s.seed)
@@ -139,7 +139,7 @@ pub fn seed() -> Option<u64> {
 #[inline]
 pub fn decide_kill(name: &'static str) {
     let call = bump_calls();
-    if edges::has(edges::ARMED) {
+    if edges::any(edges::ARMED) {
         decide_slow(name, call);
     }
 }
