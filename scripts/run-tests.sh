@@ -22,17 +22,19 @@ passed=0 failed=0 failures=()
 log="$work/log"
 
 t() { # t NAME COMMAND...: one test; its output is shown only when it fails
-  local name=$1
+  local name=$1 start=$SECONDS
   shift
   if "$@" >"$log" 2>&1; then
     passed=$((passed + 1))
-    echo "PASS $name"
+    echo "PASS $name ($((SECONDS - start)) s)"
   else
     failed=$((failed + 1))
     failures+=("$name")
-    echo "FAIL $name"
+    echo "FAIL $name ($((SECONDS - start)) s)"
     tail -n 25 "$log" | sed 's/^/    /'
   fi
+  # Every test's time, for the summary of the slowest at the end (CI has 90 minutes).
+  echo "$((SECONDS - start)) $name" >>"$work/times"
 }
 
 envrun() { # envrun NAME=VALUE... NP BINARY ARGS...: run with extra environment
@@ -349,6 +351,8 @@ for mpi in "${mpis[@]}"; do
 done
 
 echo
+echo "The slowest tests (seconds), of $SECONDS s in all:"
+sort -rn "$work/times" | head -n 12 | sed 's/^/  /'
 for f in "${failures[@]}"; do echo "failed: $f"; done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
