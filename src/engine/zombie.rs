@@ -158,6 +158,7 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<MPI_Request>, mut news_out: Script
     let mut told = vec![false; n];
     told[me] = true;
     let mut confirm = None;
+    let mut stuck = Stuck::default();
     loop {
         let mut busy = false;
         news::refresh();
@@ -168,13 +169,7 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<MPI_Request>, mut news_out: Script
             told[p] = true;
             busy = true;
         }
-        // Own and dummy non-blocking operations.
-        own.retain_mut(|r| !transport::test_done(r));
-        pending.retain_mut(|p| {
-            let done = transport::test_done(&mut p.req);
-            busy |= done;
-            !done
-        });
+        busy |= progress_requests(own, &mut pending);
         // Its parts in MPIFT's own collectives, all at once.
         busy |= crate::engine::standin::progress();
         // Shrinks this rank had started alive, and the communicators they make.
@@ -204,7 +199,12 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<MPI_Request>, mut news_out: Script
         // completes only with this rank's part. With every process dead, a
         // dummy join whose other members are dead ranks that already left can
         // never complete, and nobody needs it.
-        if all_live_finalizing(me, n, &mut confirm)
+        let finalizing = all_live_finalizing(me, n, &mut confirm);
+        stuck.check(finalizing, || {
+            let needed = !nothing_needed(&comms, &pending, me, n);
+            format!("news out done {}, joins owed {owed}, pending {}, needed {needed}; own requests {}", news_out.done(), pending.len(), own.len())
+        });
+        if finalizing
             && news_out.done()
             && !ft::zombie_pending()
             && !crate::engine::revoke::jobs_pending()
@@ -223,6 +223,50 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<MPI_Request>, mut news_out: Script
     }
     // Joins left pending (nobody alive): the host may still write their buffers.
     std::mem::forget(pending);
+}
+
+/// Own and dummy non-blocking operations: tested, the completed ones dropped.
+/// True if a dummy join completed.
+fn progress_requests(own: &mut Vec<MPI_Request>, pending: &mut Vec<Pending>) -> bool {
+    own.retain_mut(|r| !transport::test_done(r));
+    let mut busy = false;
+    pending.retain_mut(|p| {
+        let done = transport::test_done(&mut p.req);
+        busy |= done;
+        !done
+    });
+    busy
+}
+
+/// With `MPIFT_DEBUG`: a dead rank that has not left 5 s after every live rank
+/// began finalizing says once which of [`serve`]'s conditions to leave holds
+/// (a dead rank that never leaves is a hang of the whole job).
+#[derive(Default)]
+struct Stuck {
+    since: Option<std::time::Instant>,
+    said: bool,
+}
+
+impl Stuck {
+    fn check(&mut self, finalizing: bool, state: impl FnOnce() -> String) {
+        if !news::debug() || self.said {
+            return;
+        }
+        if !finalizing {
+            self.since = None;
+            return;
+        }
+        let since = *self.since.get_or_insert_with(std::time::Instant::now);
+        if since.elapsed() > Duration::from_secs(5) {
+            self.said = true;
+            let (ft, jobs) = (ft::zombie_pending(), crate::engine::revoke::jobs_pending());
+            crate::say!(
+                "MPIFT: rank {}: dead, every live rank finalizing for 5 s, not leaving: {}; agreement pending {ft}, revoke jobs {jobs}",
+                news::world_rank(),
+                state()
+            );
+        }
+    }
 }
 
 /// Its joins left pending need not complete: none is left, or every process is
