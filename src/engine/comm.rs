@@ -539,6 +539,20 @@ pub fn forget(h: Sim_FT_MPI_Comm) {
     }
 }
 
+/// Counts one message received per `(communicator, source)` under one lock
+/// (the calm completion of an array, engine::batch_fast; one message is
+/// engine::complete's `count_from`). A negative source (`MPI_PROC_NULL`'s) or
+/// an unknown handle counts nothing.
+pub fn count_received(items: impl Iterator<Item = (Sim_FT_MPI_Comm, std::os::raw::c_int)>) {
+    let mut guard = COMMS.lock();
+    let Some(comms) = guard.as_mut() else { return };
+    for (h, src) in items.filter(|(_, src)| *src >= 0) {
+        if let Some(x) = comms.get(key(h)).and_then(|st| st.recvd.get_mut(src as usize)) {
+            *x += 1;
+        }
+    }
+}
+
 /// Counts a message started towards `dest` (a dead rank reports these counts);
 /// returns its number among them (1-based; 0 for no destination).
 pub fn count_send(c: Sim_FT_MPI_Comm, dest: std::os::raw::c_int) -> u32 {
