@@ -24,17 +24,19 @@ log="$work/log"
 t() { # t NAME COMMAND...: one test; its output is shown only when it fails
   local name=$1 start=$SECONDS
   shift
-  if "$@" >"$log" 2>&1; then
+  local verdict=PASS
+  "$@" >"$log" 2>&1 || verdict=FAIL
+  local secs=$((SECONDS - start))
+  echo "$verdict $name ($secs s)"
+  if [ $verdict = PASS ]; then
     passed=$((passed + 1))
-    echo "PASS $name ($((SECONDS - start)) s)"
   else
     failed=$((failed + 1))
     failures+=("$name")
-    echo "FAIL $name ($((SECONDS - start)) s)"
     tail -n 25 "$log" | sed 's/^/    /'
   fi
   # Every test's time, for the summary of the slowest at the end (CI has 90 minutes).
-  echo "$((SECONDS - start)) $name" >>"$work/times"
+  echo "$secs $name" >>"$work/times"
 }
 
 envrun() { # envrun NAME=VALUE... NP BINARY ARGS...: run with extra environment

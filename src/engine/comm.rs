@@ -540,9 +540,8 @@ pub fn forget(h: Sim_FT_MPI_Comm) {
 }
 
 /// Counts one message received per `(communicator, source)` under one lock
-/// (the calm completion of an array, engine::batch_fast; one message is
-/// engine::complete's `count_from`). A negative source (`MPI_PROC_NULL`'s) or
-/// an unknown handle counts nothing.
+/// (engine::complete for one receive, engine::batch_fast for a calm array's).
+/// A negative source (`MPI_PROC_NULL`'s) or an unknown handle counts nothing.
 pub fn count_received(items: impl Iterator<Item = (Sim_FT_MPI_Comm, std::os::raw::c_int)>) {
     let mut guard = COMMS.lock();
     let Some(comms) = guard.as_mut() else { return };

@@ -179,13 +179,7 @@ fn count_received(comm: Sim_FT_MPI_Comm, status: &MPI_Status) -> c_int {
 }
 
 fn count_from(comm: Sim_FT_MPI_Comm, src: c_int) {
-    if src >= 0 {
-        comm::update(comm, |c| {
-            if let Some(x) = c.recvd.get_mut(src as usize) {
-                *x += 1;
-            }
-        });
-    }
+    comm::count_received(std::iter::once((comm, src)));
 }
 
 /// [`count_received`] once something is known: a receive on a revoked
