@@ -32,6 +32,8 @@
  *
  * V = 0: plain; 1: through the floor layer. Rank 0 counts 2,000 iterations of
  * each row (CALLGRIND_TOGGLE_COLLECT around the row's calls, one dump per row).
+ * `./floor V K` (not under valgrind) times K iterations of each row instead and
+ * prints microseconds per iteration (`bench/probe.sh floor-time`).
  * As in bench/calls.c (bench/handshake.h), rank 0 under valgrind waits, not
  * counted, before a call that needs rank 1's data until rank 1 has sent it and
  * 50 us more, so a wait finds its data at its first look and the counts do not
@@ -197,15 +199,31 @@ NOINLINE int fl_Bcast(void *buf, int n, MPI_Datatype t, int root, MPI_Comm comm)
 static int rank, peer;
 #include "handshake.h"
 
+/* Counted (no K): 2,000 iterations on rank 0 under callgrind, one dump per row.
+ * Timed (K given, not under valgrind): 200 iterations to warm up, a barrier, K
+ * timed ones; rank 0 prints "ROW US" (microseconds per iteration, the slower
+ * rank's). */
+static long timed_iters;
+
 #define ROW(name, body)                                                         \
-    for (int it = 0; it < 2050; it++) {                                         \
-        collecting = rank == 0 && it >= 50;                                     \
-        if (collecting) CALLGRIND_TOGGLE_COLLECT;                               \
-        body;                                                                   \
-        if (collecting) CALLGRIND_TOGGLE_COLLECT;                               \
-    }                                                                           \
-    collecting = 0;                                                             \
-    if (rank == 0) CALLGRIND_DUMP_STATS_AT(name);
+    if (timed_iters > 0) {                                                      \
+        for (int it = 0; it < 200; it++) { body; }                              \
+        MPI_Barrier(MPI_COMM_WORLD);                                            \
+        double t0_ = MPI_Wtime();                                               \
+        for (long it = 0; it < timed_iters; it++) { body; }                     \
+        double us_ = (MPI_Wtime() - t0_) * 1e6 / (double)timed_iters, most_;   \
+        MPI_Reduce(&us_, &most_, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);    \
+        if (rank == 0) printf("%s %.4f\n", name, most_);                       \
+    } else {                                                                    \
+        for (int it = 0; it < 2050; it++) {                                     \
+            collecting = rank == 0 && it >= 50;                                 \
+            if (collecting) CALLGRIND_TOGGLE_COLLECT;                           \
+            body;                                                               \
+            if (collecting) CALLGRIND_TOGGLE_COLLECT;                           \
+        }                                                                       \
+        collecting = 0;                                                         \
+        if (rank == 0) CALLGRIND_DUMP_STATS_AT(name);                           \
+    }
 
 static void exchange(int layer, int nb)
 {
@@ -260,6 +278,7 @@ static void pingpong(int layer)
 int main(int argc, char **argv)
 {
     int layer = argc > 1 ? atoi(argv[1]) : 0, v = 0;
+    timed_iters = argc > 2 ? atol(argv[2]) : 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     peer = 1 - rank;
