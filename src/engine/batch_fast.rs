@@ -199,11 +199,20 @@ impl<const N: usize> Calm<N> {
         }
         let received = self.briefs[..n].iter().zip(&self.sts[..n]);
         comm::count_received(received.filter_map(|(b, s)| b.filter(|b| b.recv).map(|b| (b.comm, s.MPI_SOURCE))));
-        self.all_settled(reqs, statuses)
+        // Every code is 0 (as `Calm::new` left them): no outcome to look for.
+        self.settle_all(reqs, statuses);
+        Ok(())
     }
 
     /// Every request completed and [`Calm::complete`]d: handles, statuses, outcome.
     fn all_settled(&mut self, reqs: *mut Sim_FT_MPI_Request, statuses: *mut MPI_Status) -> Outcome {
+        self.settle_all(reqs, statuses);
+        outcome(|i| self.comm(i), &self.codes[..self.n], statuses, None)
+    }
+
+    /// Every request completed: handles settled, statuses to the program.
+    #[inline(always)]
+    fn settle_all(&mut self, reqs: *mut Sim_FT_MPI_Request, statuses: *mut MPI_Status) {
         let n = self.n;
         self.settle(reqs, 0..n);
         if user_status(statuses) {
@@ -211,7 +220,6 @@ impl<const N: usize> Calm<N> {
             // (user_status): the program's array of `count` = n statuses.
             unsafe { std::ptr::copy_nonoverlapping(self.sts.as_ptr(), statuses, n) };
         }
-        outcome(|i| self.comm(i), &self.codes[..n], statuses, None)
     }
 
     /// The one request `i` the host completed (Waitany, Testany).
