@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # bench/smoke.sh <mpich|openmpi|ompi5>: keeps the benchmarks from rotting (run by
 # scripts/run-tests.sh; measures nothing). Builds bench/ff.c plain and with
-# MPIFT, bench/fail.c with MPIFT and bench/parts.c plain, runs ff with a tiny
+# MPIFT, bench/fail.c with MPIFT, bench/parts.c and bench/floor.c plain, runs ff with a tiny
 # configuration (sizes 1 and 16 ints, 2 repetitions per variant, alternating,
-# -n 2, one block), fail at -n 3 (2 repetitions of each phase) and parts at -n 3,
-# and checks the CSVs: the expected rows, and no control message of MPIFT's in
+# -n 2, one block), fail at -n 3 (2 repetitions of each phase), parts at -n 3 and
+# floor's timed mode through its layer (100 iterations a row), and checks the CSVs: the expected rows, and no control message of MPIFT's in
 # any timed block. Needs libmpift.a built.
 set -u
 cd "$(dirname "$0")/.."
@@ -23,6 +23,7 @@ $MPICC -std=c99 -O2 -Wall -Wextra -Werror bench/ff.c -o "$w/ff_plain"
 $MPICC -std=c99 -O2 -Wall -Wextra -Werror $FT bench/ff.c -o "$w/ff_mpift" $LIBS
 $MPICC -std=c99 -O2 -Wall -Wextra -Werror $FT bench/fail.c -o "$w/fail_mpift" $LIBS
 $MPICC -std=c99 -O2 -Wall -Wextra -Werror bench/parts.c -o "$w/parts"
+$MPICC -std=c99 -O2 -Wall -Wextra -Werror bench/floor.c -o "$w/floor"
 for rep in 1 2; do
   for v in plain mpift; do
     $TO $MPIEXEC -n 2 "$w/ff_$v" --variant $v --rep $rep --exps 0,2 --blocks 1 --csv "$w/ff.csv" --acct "$w/acct.csv"
@@ -30,7 +31,10 @@ for rep in 1 2; do
 done
 $TO $MPIEXEC -n 3 "$w/fail_mpift" --reps 2 --pre 4 --post 2 --csv "$w/fail.csv"
 $TO $MPIEXEC -n 3 "$w/parts" --reps 2 --csv "$w/parts.csv"
+$TO $MPIEXEC -n 2 "$w/floor" 1 100 >"$w/floor.txt"
 set +e
+got=$(awk 'NF == 2 && $2 > 0 { print $1 }' "$w/floor.txt" | tr '\n' ' ')
+[ "$got" = "waitall halo isend bcast " ] || { echo "floor: rows '$got', want 'waitall halo isend bcast '"; cat "$w/floor.txt"; exit 1; }
 # 2 variants x 2 repetitions x 5 tests x 2 sizes, plus the header.
 rows=$(grep -c . "$w/ff.csv")
 [ "$rows" -eq 41 ] || { echo "ff.csv: $rows lines, want 41"; cat "$w/ff.csv"; exit 1; }
