@@ -57,10 +57,24 @@ static NEWS_SEEN: AtomicU64 = AtomicU64::new(0);
 /// Simulated detection delay in microseconds (`SIM_FT_TIMEOUT`).
 static TIMEOUT_US: AtomicU64 = AtomicU64::new(0);
 
-/// `MPIFT_DEBUG` is set: dead ranks report what they read and wait for (read once).
+/// `MPIFT_DEBUG` as read once: None unset, Some(true) `stuck`, Some(false) any
+/// other value.
+fn debug_setting() -> Option<bool> {
+    static ON: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("MPIFT_DEBUG").map(|v| v == "stuck"))
+}
+
+/// `MPIFT_DEBUG` is set, to anything but `stuck`: dead ranks report what they
+/// read and wait for, at every turn of their loop.
 pub fn debug() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("MPIFT_DEBUG").is_some())
+    debug_setting() == Some(false)
+}
+
+/// `MPIFT_DEBUG` is set, `stuck` included: a dead rank that cannot leave says why
+/// (engine::zombie), and nothing else is printed with `stuck`, so a hunt for a
+/// rare hang keeps the timing of a quiet run.
+pub fn debug_stuck() -> bool {
+    debug_setting().is_some()
 }
 
 pub fn with<R>(f: impl FnOnce(&mut Runtime) -> R) -> Option<R> {

@@ -238,9 +238,10 @@ fn progress_requests(own: &mut Vec<MPI_Request>, pending: &mut Vec<Pending>) -> 
     busy
 }
 
-/// With `MPIFT_DEBUG`: a dead rank that has not left 5 s after every live rank
-/// began finalizing says once which of [`serve`]'s conditions to leave holds
-/// (a dead rank that never leaves is a hang of the whole job).
+/// With `MPIFT_DEBUG` (`stuck` included): a dead rank that has not left 5 s
+/// after every live rank began finalizing says once which of [`serve`]'s
+/// conditions to leave holds (a dead rank that never leaves is a hang of the
+/// whole job).
 #[derive(Default)]
 struct Stuck {
     since: Option<std::time::Instant>,
@@ -249,7 +250,7 @@ struct Stuck {
 
 impl Stuck {
     fn check(&mut self, finalizing: bool, state: impl FnOnce() -> String) {
-        if !news::debug() || self.said {
+        if !news::debug_stuck() || self.said {
             return;
         }
         if !finalizing {

@@ -3,8 +3,9 @@
 # hunts a rare hang by hand (not part of make test). Runs <binary> (built with
 # MPIFT) at 4 ranks with a death at every call first..last (default 2..99) of each
 # rank in `ranks` (default "0 2"), rounds times (default 10), while `nproc` busy
-# loops load the cores, with MPIFT_DEBUG=1 (a dead rank that has not left 5 s
-# after every live rank began finalizing says which of its exit conditions hold),
+# loops load the cores, with MPIFT_DEBUG=stuck (a dead rank that has not left 5 s
+# after every live rank began finalizing says which of its exit conditions hold;
+# nothing else is printed, so the runs keep a quiet run's timing),
 # MPIFT_TRACE and MPIFT_REPORT set as the campaign runner sets them.
 # A run still going after HUNT_TIMEOUT seconds (default 20) is a hang: the
 # stacks of every process of the binary (gdb), its stdout and stderr go to
@@ -16,7 +17,7 @@
 #     target/mpich/release/libmpift.a -lpthread -ldl -lm -o /tmp/overlap_b
 #   cd /tmp && /work/main/tests/campaign/hunt.sh mpich ./overlap_b 30
 set -u
-[ $# -ge 2 ] || { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 mpi=$1 bin=$2 rounds=${3:-10} ranks=${4:-0 2} first=${5:-2} last=${6:-99}
 limit=${HUNT_TIMEOUT:-20}
 case $mpi in
@@ -41,7 +42,7 @@ for round in $(seq "$rounds"); do
       # run report, which arm injection on every rank and end each run with the
       # report's gather; without them the runs take other paths.
       rm -rf trace report.json && mkdir trace
-      MPIFT_DEBUG=1 MPIFT_TRACE=$PWD/trace MPIFT_REPORT=$PWD/report.json MPIFT_KILL="rank=$r@call=$c" MPIFT_SEED=7 \
+      MPIFT_DEBUG=stuck MPIFT_TRACE=$PWD/trace MPIFT_REPORT=$PWD/report.json MPIFT_KILL="rank=$r@call=$c" MPIFT_SEED=7 \
         "${launch[@]}" "$bin" >run.out 2>run.err &
       pid=$!
       for _ in $(seq $((limit * 2))); do
