@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # bench/probe.sh looks|floor|floor-time: the plain-MPI probes of issue 36, in
 # instructions counted by callgrind on rank 0 (rank 1 native), or in time, on MPICH
-# and Open MPI; prints a markdown table. Run by hand (bench/README.md, "A test that looks first, names
-# that fold, and the floor").
+# and Open MPI; prints a markdown table. Run by hand (bench/README.md, "A test that
+# looks first, names that fold, and the floor" and "The floor in time").
 #   looks  bench/looks.c: the host's instructions to complete a send that is
 #          complete already, by MPI_Wait, MPI_Test, MPI_Request_get_status +
 #          MPI_Wait (per completion).
@@ -20,14 +20,20 @@ case $probe in looks|floor|floor-time) ;; *) sed -n '2,15p' "$0" | sed 's/^# \{0
 out=$root/build-out/probe
 mkdir -p "$out"
 
+# launcher MPI: sets ex (the mpiexec command line) and rv (the variable naming
+# a process's rank) for MPI.
+launcher() {
+  case $1 in
+    mpich) rv=PMI_RANK; ex=(mpiexec.mpich) ;;
+    openmpi) rv=OMPI_COMM_WORLD_RANK; ex=(mpiexec.openmpi --allow-run-as-root --oversubscribe) ;;
+  esac
+}
+
 # run MPI VARIANT DIR: the probe under callgrind into DIR (one file per dump,
 # main thread only).
 run() {
   local mpi=$1 v=$2 dir=$3 rv ex
-  case $mpi in
-    mpich) rv=PMI_RANK; ex=(mpiexec.mpich) ;;
-    openmpi) rv=OMPI_COMM_WORLD_RANK; ex=(mpiexec.openmpi --allow-run-as-root --oversubscribe) ;;
-  esac
+  launcher "$mpi"
   rm -rf "$dir" && mkdir -p "$dir"
   timeout -k 10 300 "${ex[@]}" -n 1 valgrind -q --tool=callgrind --collect-atstart=no --separate-threads=yes \
     --callgrind-out-file="$dir/cg.%q{$rv}.%p" "$out/${probe}_$mpi" "$v" : -n 1 "$out/${probe}_$mpi" "$v" \
@@ -43,10 +49,7 @@ if [ "$probe" = floor-time ]; then
   echo "|---|---|---:|---:|---:|"
   for mpi in mpich openmpi; do
     mpicc.$mpi -O2 "$root/bench/floor.c" -o "$out/floor_$mpi"
-    case $mpi in
-      mpich) ex=(mpiexec.mpich) ;;
-      openmpi) ex=(mpiexec.openmpi --allow-run-as-root --oversubscribe) ;;
-    esac
+    launcher "$mpi"
     raw=$out/floor-time.$mpi.tsv
     : >"$raw"
     for ((k = 0; k < runs; k++)); do

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # bench/smoke.sh <mpich|openmpi|ompi5>: keeps the benchmarks from rotting (run by
 # scripts/run-tests.sh; measures nothing). Builds bench/ff.c plain and with
-# MPIFT, bench/fail.c with MPIFT, bench/parts.c and bench/floor.c plain, runs ff with a tiny
-# configuration (sizes 1 and 16 ints, 2 repetitions per variant, alternating,
-# -n 2, one block), fail at -n 3 (2 repetitions of each phase), parts at -n 3 and
-# floor's timed mode through its layer (100 iterations a row), and checks the CSVs: the expected rows, and no control message of MPIFT's in
-# any timed block. Needs libmpift.a built.
+# MPIFT, bench/fail.c with MPIFT, bench/parts.c and bench/floor.c plain, runs ff
+# with a tiny configuration (sizes 1 and 16 ints, 2 repetitions per variant,
+# alternating, -n 2, one block), fail at -n 3 (2 repetitions of each phase), parts
+# at -n 3 and floor's timed mode through its layer (100 iterations a row), and
+# checks the outputs: the expected rows, and no control message of MPIFT's in any
+# timed block. Needs libmpift.a built.
 set -u
 cd "$(dirname "$0")/.."
 root=$PWD
