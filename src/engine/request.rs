@@ -285,9 +285,12 @@ pub(crate) fn receives_running() -> Vec<(Sim_FT_MPI_Comm, MPI_Request)> {
 
 /// Hands every outstanding real request over (a rank that dies keeps
 /// progressing them) and forgets the handles.
-pub(crate) fn take_all() -> Vec<MPI_Request> {
+/// With each real request, for a non-blocking collective, its communicator and its
+/// number there (engine::zombie waits for those another member may need).
+pub(crate) fn take_all() -> Vec<(MPI_Request, Option<(Sim_FT_MPI_Comm, u64)>)> {
     let mut t = TABLE.lock();
-    let v = t.slots.iter().filter_map(|s| s.state.map(|st| st.real.0)).collect();
+    let coll = |st: &ReqState| (st.kind == Kind::CollStart && st.seq > 0).then_some((st.comm.0, st.seq));
+    let v = t.slots.iter().filter_map(|s| s.state.map(|st| (st.real.0, coll(&st)))).collect();
     t.slots.clear();
     t.free.clear();
     v

@@ -13,7 +13,9 @@
 //!    survivor is released by a dummy before it can see the death; its parts in
 //!    MPIFT's own barrier and allreduce then run alongside everything else,
 //!    engine::standin, so no such join holds the others), progresses its own
-//!    outstanding requests, and drains messages sent to it (which also releases
+//!    outstanding requests (not leaving before its non-blocking collectives that
+//!    the other members entered, or joined with dummies, complete: those joins
+//!    need its part), and drains messages sent to it (which also releases
 //!    senders blocked in rendezvous sends). It sleeps with exponential back-off
 //!    (yielding for 200 µs after activity, then sleeping 50 µs doubling up to 20 ms,
 //!    2 ms while a part or a turn waits)
@@ -42,6 +44,16 @@ struct ZComm {
     remote: Vec<u32>,
     inter: bool,
     seq: u64,
+    /// `seq` when this rank died: a join since ([`join_next`]) means every member
+    /// not known dead had entered every collective up to `alive_seq`.
+    alive_seq: u64,
+}
+
+/// A request this rank started alive and has not seen complete; a non-blocking
+/// collective's communicator id and number.
+struct Own {
+    req: MPI_Request,
+    coll: Option<(u64, u64)>,
 }
 
 impl ZComm {
@@ -73,7 +85,10 @@ pub fn kill_me() -> ! {
     // (this rank may be in the new communicator, engine::ft).
     ft::on_death();
     // Outstanding requests of the program: progressed below until complete.
-    let mut own = request::take_all();
+    let mut own: Vec<Own> = request::take_all()
+        .into_iter()
+        .map(|(req, coll)| Own { req, coll: coll.and_then(|(h, seq)| Some((comm::read(h, |s| s.id)?, seq))) })
+        .collect();
     let comms: Vec<ZComm> = comm::snapshot()
         .into_iter()
         .map(|st| ZComm {
@@ -84,6 +99,7 @@ pub fn kill_me() -> ! {
             inter: st.inter,
             members: st.members,
             seq: st.seq,
+            alive_seq: st.seq,
         })
         .collect();
     let sent = comm::sent_summary();
@@ -145,9 +161,23 @@ fn announce(sent: &[(u64, u32, u32, u32)]) -> Scripts {
     s
 }
 
+/// A dummy join still in flight, and which collective it is (for the stuck report).
+struct InFlight {
+    p: Pending,
+    comm: u64,
+    seq: u64,
+    fcode: u32,
+}
+
+impl std::fmt::Debug for InFlight {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "comm {:x} #{} fcode {:#x}", self.comm, self.seq, self.fcode)
+    }
+}
+
 /// Step 3.
-fn serve(mut comms: Vec<ZComm>, own: &mut Vec<MPI_Request>, mut news_out: Scripts) {
-    let mut pending: Vec<Pending> = Vec::new();
+fn serve(mut comms: Vec<ZComm>, own: &mut Vec<Own>, mut news_out: Scripts) {
+    let mut pending: Vec<InFlight> = Vec::new();
     let mut idle = Duration::from_micros(50);
     let mut last_busy = std::time::Instant::now();
     let n = news::world_size();
@@ -201,15 +231,16 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<MPI_Request>, mut news_out: Script
         // never complete, and nobody needs it.
         let finalizing = all_live_finalizing(me, n, &mut confirm);
         stuck.check(finalizing, || {
-            let needed = !nothing_needed(&comms, &pending, me, n);
-            format!("news out done {}, joins owed {owed}, pending {}, needed {needed}; own requests {}", news_out.done(), pending.len(), own.len())
+            let needed = !nothing_needed(&comms, &pending, own, me, n);
+            let colls: Vec<_> = own.iter().filter_map(|o| o.coll).collect();
+            format!("news out done {}, joins owed {owed}, pending {pending:?}, needed {needed}; own requests {} (collectives {colls:x?})", news_out.done(), own.len())
         });
         if finalizing
             && news_out.done()
             && !ft::zombie_pending()
             && !crate::engine::revoke::jobs_pending()
             && !owed
-            && nothing_needed(&comms, &pending, me, n)
+            && nothing_needed(&comms, &pending, own, me, n)
         {
             logs::with(|cache| cache.settle());
             crate::engine::turns::settle();
@@ -217,9 +248,9 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<MPI_Request>, mut news_out: Script
         }
         pause(busy, &mut idle, &mut last_busy);
     }
-    for mut r in own.drain(..) {
-        transport::p2p::cancel(&mut r);
-        transport::request::free(&mut r);
+    for mut o in own.drain(..) {
+        transport::p2p::cancel(&mut o.req);
+        transport::request::free(&mut o.req);
     }
     // Joins left pending (nobody alive): the host may still write their buffers.
     std::mem::forget(pending);
@@ -227,11 +258,11 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<MPI_Request>, mut news_out: Script
 
 /// Own and dummy non-blocking operations: tested, the completed ones dropped.
 /// True if a dummy join completed.
-fn progress_requests(own: &mut Vec<MPI_Request>, pending: &mut Vec<Pending>) -> bool {
-    own.retain_mut(|r| !transport::test_done(r));
+fn progress_requests(own: &mut Vec<Own>, pending: &mut Vec<InFlight>) -> bool {
+    own.retain_mut(|o| !transport::test_done(&mut o.req));
     let mut busy = false;
-    pending.retain_mut(|p| {
-        let done = transport::test_done(&mut p.req);
+    pending.retain_mut(|f| {
+        let done = transport::test_done(&mut f.p.req);
         busy |= done;
         !done
     });
@@ -273,11 +304,30 @@ impl Stuck {
 /// Its joins left pending need not complete: none is left, or every process is
 /// dead (nobody needs them); with every process dead, no other dead rank is
 /// inside a blocking join that needs this one (protocol::turns: may_abandon).
-fn nothing_needed(comms: &[ZComm], pending: &[Pending], me: usize, n: usize) -> bool {
+/// Nor may a non-blocking collective it started alive be left running once every
+/// member not known dead has entered it ([`entered_by_all`]): the other dead
+/// members then join it with dummies, which complete only with this rank's part.
+fn nothing_needed(comms: &[ZComm], pending: &[InFlight], own: &[Own], me: usize, n: usize) -> bool {
     if !nobody_alive(me, n) {
-        return pending.is_empty();
+        return pending.is_empty() && !own.iter().filter_map(|o| o.coll).any(|(id, s)| entered_by_all(comms, id, s));
     }
     crate::engine::turns::may_abandon(&comms.iter().map(|c| c.id).collect::<Vec<_>>())
+}
+
+/// Every member of communicator `id` not known dead has entered its collective
+/// `s` (as [`next_ready`] asks before a dummy joins): known once this rank joined a
+/// later one there, or from the members' logs.
+fn entered_by_all(comms: &[ZComm], id: u64, s: u64) -> bool {
+    let Some(c) = comms.iter().find(|c| c.id == id) else { return false };
+    if c.seq > c.alive_seq {
+        return true;
+    }
+    // This rank entered it alive; with every other member dead, nobody else has to.
+    let me = c.members[c.rank];
+    logs::with(|cache| {
+        let found = cache.get(id, s);
+        c.everyone().all(|w| w == me || news::is_dead(w) || found.is_some_and(|f| f.contains_key(&w)))
+    })
 }
 
 /// Every process of the job is dead (and no spare can replace one).
@@ -379,7 +429,7 @@ type Ready = (Desc, Vec<Option<Desc>>);
 /// heard of this death could enter a join of another communicator unseen.
 /// Returns whether it joined any, and whether one is still ready but waits for a
 /// turn.
-fn join_ready(comms: &mut [ZComm], told: &[bool], pending: &mut Vec<Pending>) -> (bool, bool) {
+fn join_ready(comms: &mut [ZComm], told: &[bool], pending: &mut Vec<InFlight>) -> (bool, bool) {
     let mut busy = false;
     loop {
         let mut ready: Vec<(usize, Ready)> = comms.iter().enumerate().filter_map(|(i, c)| next_ready(c, told).map(|r| (i, r))).collect();
@@ -404,7 +454,7 @@ fn join_ready(comms: &mut [ZComm], told: &[bool], pending: &mut Vec<Pending>) ->
         let (i, (d, per)) = ready.swap_remove(k);
         busy = true;
         if let Joined::Pending(p) = join_next(&mut comms[i], &d, &per) {
-            pending.push(p);
+            pending.push(InFlight { p, comm: comms[i].id, seq: comms[i].seq, fcode: d.fcode });
         }
         if blocking {
             crate::engine::turns::left();
@@ -462,7 +512,7 @@ static NEW_COMMS: std::sync::Mutex<Vec<ZComm>> = std::sync::Mutex::new(Vec::new(
 pub fn adopt_shrunk(real: MPI_Comm, id: u64, live: &[u32], members: &[u32], old_rank: usize) {
     let rank = live.iter().position(|r| *r as usize == old_rank).expect("in the new communicator");
     let members = live.iter().map(|r| members[*r as usize]).collect();
-    NEW_COMMS.lock().unwrap().push(ZComm { id, real, rank, members, remote: Vec::new(), inter: false, seq: 0 });
+    NEW_COMMS.lock().unwrap().push(ZComm { id, real, rank, members, remote: Vec::new(), inter: false, seq: 0, alive_seq: 0 });
 }
 
 /// Every live process is finalizing. With spares (calls::spares) a waiting
