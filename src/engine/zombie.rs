@@ -161,18 +161,11 @@ fn announce(sent: &[(u64, u32, u32, u32)]) -> Scripts {
     s
 }
 
-/// A dummy join still in flight, and which collective it is (for the stuck report).
+/// A dummy join still in flight: its communicator id, number and function code
+/// (for the stuck report).
 struct InFlight {
     p: Pending,
-    comm: u64,
-    seq: u64,
-    fcode: u32,
-}
-
-impl std::fmt::Debug for InFlight {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        write!(f, "comm {:x} #{} fcode {:#x}", self.comm, self.seq, self.fcode)
-    }
+    what: (u64, u64, u32),
 }
 
 /// Step 3.
@@ -233,7 +226,8 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<Own>, mut news_out: Scripts) {
         stuck.check(finalizing, || {
             let needed = !nothing_needed(&comms, &pending, own, me, n);
             let colls: Vec<_> = own.iter().filter_map(|o| o.coll).collect();
-            format!("news out done {}, joins owed {owed}, pending {pending:?}, needed {needed}; own requests {} (collectives {colls:x?})", news_out.done(), own.len())
+            let joins: Vec<_> = pending.iter().map(|f| f.what).collect();
+            format!("news out done {}, joins owed {owed}, pending {joins:x?}, needed {needed}; own requests {} (collectives {colls:x?})", news_out.done(), own.len())
         });
         if finalizing
             && news_out.done()
@@ -454,7 +448,7 @@ fn join_ready(comms: &mut [ZComm], told: &[bool], pending: &mut Vec<InFlight>) -
         let (i, (d, per)) = ready.swap_remove(k);
         busy = true;
         if let Joined::Pending(p) = join_next(&mut comms[i], &d, &per) {
-            pending.push(InFlight { p, comm: comms[i].id, seq: comms[i].seq, fcode: d.fcode });
+            pending.push(InFlight { p, what: (comms[i].id, comms[i].seq, d.fcode) });
         }
         if blocking {
             crate::engine::turns::left();
