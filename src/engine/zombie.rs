@@ -29,6 +29,7 @@ use crate::engine::{comm, ft, logs, news, observer, request};
 use crate::transport::script::{self, Scripts, Update};
 use crate::transport::window;
 use crate::transport::{self, MPI_Comm, MPI_Request};
+use std::collections::HashMap;
 use std::os::raw::c_int;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -62,6 +63,13 @@ impl ZComm {
     fn everyone(&self) -> impl Iterator<Item = u32> + '_ {
         let remote = if self.inter { &self.remote[..] } else { &[] };
         self.members.iter().chain(remote.iter()).copied().filter(|w| *w != comm::FOREIGN)
+    }
+
+    /// Every member but this rank that is not known dead has an entry among
+    /// `found` (the members' log entries of one collective): it entered it.
+    fn entered_by_the_others(&self, found: Option<&HashMap<u32, Desc>>) -> bool {
+        let me = self.members[self.rank];
+        self.everyone().all(|w| w == me || news::is_dead(w) || found.is_some_and(|f| f.contains_key(&w)))
     }
 
     /// World ranks that point-to-point ranks name (comm::CommState::peer_world).
@@ -317,11 +325,7 @@ fn entered_by_all(comms: &[ZComm], id: u64, s: u64) -> bool {
         return true;
     }
     // This rank entered it alive; with every other member dead, nobody else has to.
-    let me = c.members[c.rank];
-    logs::with(|cache| {
-        let found = cache.get(id, s);
-        c.everyone().all(|w| w == me || news::is_dead(w) || found.is_some_and(|f| f.contains_key(&w)))
-    })
+    logs::with(|cache| c.entered_by_the_others(cache.get(id, s)))
 }
 
 /// Every process of the job is dead (and no spare can replace one).
@@ -475,8 +479,7 @@ fn next_ready(c: &ZComm, told: &[bool]) -> Option<Ready> {
         let found = found?;
         // Every member not known dead must have logged it: then nobody in it waits
         // for a member that is elsewhere, and the join completes at once.
-        let me = c.members[c.rank];
-        if c.everyone().any(|w| w != me && !news::is_dead(w) && !found.contains_key(&w)) {
+        if !c.entered_by_the_others(Some(found)) {
             return None;
         }
         logs::by_member(found, &c.members)
