@@ -17,11 +17,14 @@
 //!   machine: dead ranks run one for every owed collective at once.
 //! - [`turns`]: which communicator's blocking host collectives dead ranks may be
 //!   inside at a time, so that two of them never hold each other.
+//! - [`exit`]: when a dead rank may leave: the logs it must have read, the
+//!   joins it must have made.
 //!
 //! [`models`] holds protocols tested here that production does not run.
 
 pub mod agree;
 pub mod dissem;
+pub mod exit;
 pub mod failures;
 pub mod ftagree;
 pub mod models;
