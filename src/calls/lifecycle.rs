@@ -175,6 +175,12 @@ pub fn finalize() -> Outcome {
     }
     revoke::note_owed();
     let _ = revoke::catch_up_owed();
+    // Fill-ins owed for doomed collectives the others entered (engine::fillin),
+    // before the others may read this rank as finalizing.
+    crate::engine::fillin::settle_owed(|| {
+        let _ = service::run();
+        idle.pause();
+    });
     orphans::settle();
     news::set_finalizing();
     process::set_active(false);

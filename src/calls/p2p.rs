@@ -12,7 +12,7 @@ use crate::engine::handles::{self, CommRef, Sim_FT_MPI_Comm};
 use crate::engine::complete::{copy_status, wait_one};
 use crate::engine::hooks::{self, Kind};
 use crate::engine::request::ReqState;
-use crate::engine::{comm, news, request, zombie};
+use crate::engine::{comm, news, request, dead_counts};
 use crate::transport::{self, zero_status, MPI_Comm, MPI_Datatype, MPI_Request, MPI_Status};
 use std::os::raw::{c_int, c_void};
 
@@ -30,7 +30,7 @@ pub(crate) fn dead_and_drained(c: &CommRef, peer: c_int, recv: bool) -> bool {
         if !recv {
             return true;
         }
-        zombie::all_received_from(s, p)
+        dead_counts::all_received_from(s, p)
     })
     .unwrap_or(false)
 }

@@ -32,7 +32,7 @@ use crate::engine::handles::{Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::engine::hooks::Kind;
 use crate::engine::request::{self, arg_error, one_active, Brief, ReqState};
 use crate::engine::revoke::Idle;
-use crate::engine::{comm, ft, news, orphans, revoke, service, zombie};
+use crate::engine::{comm, ft, news, orphans, revoke, service, dead_counts};
 use crate::transport::{self, err, p2p, zero_status, MPI_Request, MPI_Status};
 use std::os::raw::c_int;
 
@@ -104,7 +104,7 @@ fn verdict_troubled(st: &ReqState) -> Option<(c_int, Action)> {
             return None;
         }
         if st.recv {
-            zombie::receive_can_fail(c, peer).then_some((SIM_FT_ERR_PROC_FAILED, Action::Cancel))
+            dead_counts::receive_can_fail(c, peer).then_some((SIM_FT_ERR_PROC_FAILED, Action::Cancel))
         } else {
             // The dead rank drains it: wait until MPI is done with the buffer, then
             // `finish` tells whether it was delivered before the death.
@@ -115,7 +115,7 @@ fn verdict_troubled(st: &ReqState) -> Option<(c_int, Action)> {
 }
 
 /// A receive from a rank known dead, waiting for that rank's messages in flight
-/// (engine::zombie::receive_can_fail): nothing in MPI wakes a wait when their grace
+/// (engine::dead_counts::receive_can_fail): nothing in MPI wakes a wait when their grace
 /// ends, so waits poll while one is pending.
 #[inline]
 pub(crate) fn awaits_dead(st: &ReqState) -> bool {
@@ -214,7 +214,7 @@ fn finish_general(st: &ReqState, status: &MPI_Status, rc: c_int) -> c_int {
         return status.MPI_ERROR;
     }
     // A dead rank drains a message only once its news is in the sender's window
-    // (zombie::drain_comm): read it (one load when nothing is new), or an Issend
+    // (dead_drain::drain_comm): read it (one load when nothing is new), or an Issend
     // only the drain matched succeeded (Fenix's test/issend, 1 run in 4).
     if st.kind == Kind::P2pStart && !st.recv && st.nth > 0 && (news::refresh() || !comm::calm()) {
         // A send whose destination died: delivered only if the dead rank had
@@ -223,7 +223,7 @@ fn finish_general(st: &ReqState, status: &MPI_Status, rc: c_int) -> c_int {
         news::refresh();
         let undelivered = comm::read(st.comm.0, |c| {
             let p = st.peer as usize;
-            st.peer >= 0 && p < c.peer_count() && c.peer_failed(p) && st.nth > zombie::received_alive(c, p)
+            st.peer >= 0 && p < c.peer_count() && c.peer_failed(p) && st.nth > dead_counts::received_alive(c, p)
         });
         if undelivered == Some(true) {
             return SIM_FT_ERR_PROC_FAILED;
@@ -272,7 +272,8 @@ pub(crate) fn apply(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Stat
             code
         }
         Action::Orphan => {
-            orphans::orphan(*real, request::take_kept(st.keep).map(|k| Box::new(k) as Box<dyn std::any::Any + Send>), st.comm.0);
+            let kept = request::take_kept(st.keep).map(|k| Box::new(k) as Box<dyn std::any::Any + Send>);
+            orphans::orphan(*real, kept, st.comm.0, st.kind == Kind::P2pStart);
             *real = transport::request_null();
             code
         }

@@ -65,6 +65,30 @@ pub mod fcode {
     pub const INTERCOMM_MERGE: u32 = 51;
 }
 
+/// The MPI name of a collective's function code (status lines and reports);
+/// the non-blocking twins as `MPI_I...`, a dummy entry's mark ignored.
+pub fn fname(f: u32) -> &'static str {
+    use fcode::*;
+    const NAMES: [(u32, &str, &str); 31] = [
+        (BARRIER, "MPI_Barrier", "MPI_Ibarrier"), (BCAST, "MPI_Bcast", "MPI_Ibcast"), (REDUCE, "MPI_Reduce", "MPI_Ireduce"),
+        (ALLREDUCE, "MPI_Allreduce", "MPI_Iallreduce"), (GATHER, "MPI_Gather", "MPI_Igather"), (GATHERV, "MPI_Gatherv", "MPI_Igatherv"),
+        (SCATTER, "MPI_Scatter", "MPI_Iscatter"), (SCATTERV, "MPI_Scatterv", "MPI_Iscatterv"), (ALLGATHER, "MPI_Allgather", "MPI_Iallgather"),
+        (ALLGATHERV, "MPI_Allgatherv", "MPI_Iallgatherv"), (ALLTOALL, "MPI_Alltoall", "MPI_Ialltoall"), (ALLTOALLV, "MPI_Alltoallv", "MPI_Ialltoallv"),
+        (ALLTOALLW, "MPI_Alltoallw", "MPI_Ialltoallw"), (REDUCE_SCATTER, "MPI_Reduce_scatter", "MPI_Ireduce_scatter"),
+        (REDUCE_SCATTER_BLOCK, "MPI_Reduce_scatter_block", "MPI_Ireduce_scatter_block"), (SCAN, "MPI_Scan", "MPI_Iscan"), (EXSCAN, "MPI_Exscan", "MPI_Iexscan"),
+        (NEIGHBOR_ALLGATHER, "MPI_Neighbor_allgather", "MPI_Ineighbor_allgather"), (NEIGHBOR_ALLGATHERV, "MPI_Neighbor_allgatherv", "MPI_Ineighbor_allgatherv"),
+        (NEIGHBOR_ALLTOALL, "MPI_Neighbor_alltoall", "MPI_Ineighbor_alltoall"), (NEIGHBOR_ALLTOALLV, "MPI_Neighbor_alltoallv", "MPI_Ineighbor_alltoallv"),
+        (NEIGHBOR_ALLTOALLW, "MPI_Neighbor_alltoallw", "MPI_Ineighbor_alltoallw"), (COMM_DUP, "MPI_Comm_dup", "MPI_Comm_dup"),
+        (COMM_SPLIT, "MPI_Comm_split", "MPI_Comm_split"), (COMM_SPLIT_TYPE, "MPI_Comm_split_type", "MPI_Comm_split_type"),
+        (COMM_CREATE, "MPI_Comm_create", "MPI_Comm_create"), (CART_CREATE, "MPI_Cart_create", "MPI_Cart_create"), (CART_SUB, "MPI_Cart_sub", "MPI_Cart_sub"),
+        (COMM_IDUP, "MPI_Comm_idup", "MPI_Comm_idup"), (INTERCOMM_CREATE, "MPI_Intercomm_create", "MPI_Intercomm_create"),
+        (INTERCOMM_MERGE, "MPI_Intercomm_merge", "MPI_Intercomm_merge"),
+    ];
+    // The codes are below NB; the marks above it (NB, a dummy entry's) go.
+    let base = f & (NB - 1);
+    NAMES.iter().find(|e| e.0 == base).map_or("a collective", |e| if f & NB != 0 { e.2 } else { e.1 })
+}
+
 /// A count with a datatype code.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Spec {

@@ -180,6 +180,35 @@ pub fn settle() {
     }
 }
 
+/// `MPI_Finalize`, before this rank says it is finalizing (then it logs nothing
+/// more, and dead ranks may leave once they read that): the fill-ins it owes
+/// for what the others' logs show. Polls (`pause` between rounds runs the
+/// service) until a read cycle of every member of a communicator with a known
+/// dead member, started now, has finished and every fill-in it shows is made
+/// or waits for a member's entry that holds nobody ([`fill`]). Without it, a
+/// survivor that skipped a doomed collective and went to `MPI_Finalize` before
+/// its reads were in left the members inside it there for ever
+/// (tests/protocol_exit.rs, the finalize mutation).
+pub fn settle_owed(mut pause: impl FnMut()) {
+    if comm::calm() {
+        return;
+    }
+    let troubled = troubled();
+    if troubled.is_empty() {
+        return;
+    }
+    let need = logs::with(|cache| cache.next_cycles(&member_ranks(&troubled)));
+    loop {
+        *LAST_POLL.lock().unwrap() = None;
+        poll();
+        // poll() reads before it fills in: a cycle done now was acted on.
+        if !BLOCKED.load(Ordering::Relaxed) && logs::with(|cache| cache.cycles_done(&need)) {
+            return;
+        }
+        pause();
+    }
+}
+
 /// One communicator that may owe fill-ins, as read from the table.
 struct Troubled {
     handle: Sim_FT_MPI_Comm,
@@ -408,7 +437,7 @@ fn fill(mut t: Troubled) -> bool {
         let who = Who { real: t.real, rank: t.rank, size: t.members.len(), id: t.id, members: &t.members, seq: s, standin: false };
         if let Joined::Pending(p) = join::join(&who, &d, &per) {
             let (req, keep) = p.into_parts();
-            orphans::orphan(req, Some(keep), t.handle);
+            orphans::orphan(req, Some(keep), t.handle, false);
         }
         logs::with(|cache| cache.prune(t.id, s));
         t.seq = s;

@@ -426,7 +426,7 @@ fn construct(op: &mut Op) {
             Ok(real) => {
                 let id = comm::child_id(op.id, (1 << 40) | op.inst);
                 if op.zombie {
-                    crate::engine::zombie::adopt_shrunk(real, id, &live, &op.members, op.rank);
+                    crate::engine::dead_comm::adopt_shrunk(real, id, &live, &op.members, op.rank);
                 } else if let What::Shrink { newcomm } = op.what {
                     let parent = comm::lookup(op.comm);
                     let h = match parent {

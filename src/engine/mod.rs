@@ -10,7 +10,10 @@
 //!   receive that interrupts blocked calls ([`wake`]), revoke jobs and catch-ups
 //!   ([`revoke`]), the collective logs ([`describe`], [`logs`]).
 //! - Dead ranks and fill-ins: the joins they make ([`join`], [`join_colls`],
-//!   [`ctor_join`], [`topo`]), the dead rank's service ([`zombie`]) and its
+//!   [`ctor_join`], [`topo`]), the dead rank's service ([`zombie`]; the
+//!   what it keeps, [`dead_comm`]; the messages it drains, [`dead_drain`]; when
+//!   it may leave, [`dead_exit`]; the
+//!   counts it leaves for the live ranks, [`dead_counts`]) and its
 //!   parts in MPIFT's own collectives, all running at once ([`standin`]), its
 //!   turns for blocking joins among dead ranks ([`turns`]), live ranks'
 //!   joins of collectives that can only fail ([`fillin`]).
@@ -37,6 +40,10 @@ pub mod comm;
 pub mod comm_state;
 pub mod complete;
 pub mod ctor_join;
+pub mod dead_comm;
+pub mod dead_counts;
+pub mod dead_drain;
+pub mod dead_exit;
 pub mod describe;
 pub mod edges;
 pub mod errors;

@@ -14,6 +14,8 @@ pub struct Observer {
     pub verbose: fn() -> u8,
     /// This dead rank's service loop ended (every live rank is finalizing).
     pub dead_done: fn(),
+    /// What this dead rank waits for or is about to block in ([`DeadStatus`]).
+    pub dead_status: fn(&DeadStatus),
     /// This process is about to finalize the host MPI (dead rank or spare): the
     /// run report's gather happens here.
     pub finalize: fn(),
@@ -41,6 +43,43 @@ pub fn verbose() -> u8 {
 pub fn dead_done() {
     if let Some(o) = OBSERVER.get() {
         (o.dead_done)()
+    }
+}
+
+/// What a dead rank waits for, or the host call it is about to block in: the
+/// words after `dead-serving` in its `MPIFT_TRACE` status line (one format,
+/// docs/CAMPAIGN.md, "A dead rank's status"):
+/// - `waits <why> [<function>]`, `<why>` from protocol::exit::Why: `chores`,
+///   `live-rank <r>`, `dead-log <r>`, `owes comm <id> #<n>`, `joining comm <id>
+///   #<n>`, `own comm <id> #<n>` (communicator ids in hex, as in MPIFT's debug
+///   output);
+/// - `blocks <function> comm <id> #<n>`: inside a blocking host collective it
+///   joins with dummy data (its turn);
+/// - `leaving <step>`: on its way out (`settle`: its reads in flight; `report`:
+///   the run report's gather; `win-free`: freeing MPIFT's window with the
+///   others), after `dead-finalized` instead of `dead-serving`.
+pub enum DeadStatus {
+    Waits(crate::protocol::exit::Why, Option<&'static str>),
+    Blocks(&'static str, u64, u64),
+    Leaving(&'static str),
+}
+
+impl std::fmt::Display for DeadStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            DeadStatus::Waits(why, None) => write!(f, "waits {why}"),
+            DeadStatus::Waits(why, Some(name)) => write!(f, "waits {why} {name}"),
+            DeadStatus::Blocks(name, c, s) => write!(f, "blocks {name} comm {c:x} #{s}"),
+            DeadStatus::Leaving(step) => write!(f, "leaving {step}"),
+        }
+    }
+}
+
+/// Reports what this dead rank waits for (the observer formats it only when
+/// tracing).
+pub fn dead_status(s: &DeadStatus) {
+    if let Some(o) = OBSERVER.get() {
+        (o.dead_status)(s)
     }
 }
 

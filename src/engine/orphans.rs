@@ -11,15 +11,16 @@ use std::sync::Mutex;
 /// revoked communicators): progressed in the background, completed at finalize.
 /// Each with the buffer it may read from (a kept copy, see request::KEPT) and its
 /// communicator, whose real free waits for it (engine::comm::free: Open MPI 4.1
-/// crashes progressing a collective whose communicator was freed).
+/// crashes progressing a collective whose communicator was freed), and whether
+/// it is a point-to-point request (only those may be cancelled).
 static ORPHANS: Mutex<Vec<Orphan>> = Mutex::new(Vec::new());
-type Orphan = (Real<MPI_Request>, Option<Box<dyn std::any::Any + Send>>, Real<Sim_FT_MPI_Comm>);
+type Orphan = (Real<MPI_Request>, Option<Box<dyn std::any::Any + Send>>, Real<Sim_FT_MPI_Comm>, bool);
 
 /// Hands `real` (with the copy of the buffer it may read, and its communicator)
-/// to the background.
-pub(crate) fn orphan(real: MPI_Request, kept: Option<Box<dyn std::any::Any + Send>>, comm: Sim_FT_MPI_Comm) {
+/// to the background; `p2p`: a point-to-point request.
+pub(crate) fn orphan(real: MPI_Request, kept: Option<Box<dyn std::any::Any + Send>>, comm: Sim_FT_MPI_Comm, p2p: bool) {
     if real != transport::request_null() {
-        ORPHANS.lock().unwrap().push((Real(real), kept, Real(comm)));
+        ORPHANS.lock().unwrap().push((Real(real), kept, Real(comm), p2p));
     }
 }
 
@@ -35,7 +36,7 @@ pub(crate) fn progress() {
         return;
     }
     let mut ended = Vec::new();
-    ORPHANS.lock().unwrap().retain_mut(|(r, _, c)| {
+    ORPHANS.lock().unwrap().retain_mut(|(r, _, c, _)| {
         let mut flag = 0;
         // A request MPIFT owns (taken from the program), tested in place.
         transport::request::test(&mut r.0, &mut flag, None);
@@ -51,7 +52,10 @@ pub(crate) fn progress() {
     }
 }
 
-/// At finalize: gives the orphans a bounded time to complete, then lets them go.
+/// At finalize: gives the orphans a bounded time to complete, then lets them go:
+/// a point-to-point one cancelled and freed, a collective one left as it is
+/// (MPI-3.1 §5.12 allows neither on it; docs/DESIGN.md, "When a dead rank
+/// leaves").
 pub(crate) fn settle() {
     let t0 = std::time::Instant::now();
     loop {
@@ -61,11 +65,13 @@ pub(crate) fn settle() {
         }
         std::thread::sleep(std::time::Duration::from_micros(200));
     }
-    for (mut r, kept, _) in ORPHANS.lock().unwrap().drain(..) {
-        // A request MPIFT owns; cancelled and freed once, here.
-        transport::p2p::cancel(&mut r.0);
-        transport::request::free(&mut r.0);
-        // Freed, not completed: MPI may still read the copy until it ends.
+    for (mut r, kept, _, p2p) in ORPHANS.lock().unwrap().drain(..) {
+        if p2p {
+            // A request MPIFT owns; cancelled and freed once, here.
+            transport::p2p::cancel(&mut r.0);
+            transport::request::free(&mut r.0);
+        }
+        // Not completed: MPI may still read the copy until it ends.
         std::mem::forget(kept);
     }
 }

@@ -43,7 +43,7 @@ pub struct ReqState {
     /// A send: its number among the messages this process started towards `peer`
     /// on `comm` (1-based; 0: not counted). If `peer` dies, the send succeeded
     /// only if `peer` had received that many from here while alive
-    /// (engine::complete, engine::zombie::received_alive).
+    /// (engine::complete, engine::dead_counts::received_alive).
     pub nth: u32,
     /// A non-blocking collective: its number on `comm` (0: unknown). It succeeds
     /// although a member died if every dead member had entered it for real

@@ -286,11 +286,12 @@ pub(crate) fn receives_running() -> Vec<(Sim_FT_MPI_Comm, MPI_Request)> {
 /// Hands every outstanding real request over (a rank that dies keeps
 /// progressing them) and forgets the handles.
 /// With each real request, for a non-blocking collective, its communicator and its
-/// number there (engine::zombie waits for those another member may need).
-pub(crate) fn take_all() -> Vec<(MPI_Request, Option<(Sim_FT_MPI_Comm, u64)>)> {
+/// number there (engine::zombie waits for those another member may need), and
+/// whether it is a point-to-point one (only those may be cancelled).
+pub(crate) fn take_all() -> Vec<(MPI_Request, Option<(Sim_FT_MPI_Comm, u64)>, bool)> {
     let mut t = TABLE.lock();
     let coll = |st: &ReqState| (st.kind == Kind::CollStart && st.seq > 0).then_some((st.comm.0, st.seq));
-    let v = t.slots.iter().filter_map(|s| s.state.map(|st| (st.real.0, coll(&st)))).collect();
+    let v = t.slots.iter().filter_map(|s| s.state.map(|st| (st.real.0, coll(&st), st.kind == Kind::P2pStart))).collect();
     t.slots.clear();
     t.free.clear();
     v

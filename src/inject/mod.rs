@@ -381,6 +381,7 @@ pub fn start(shadow: MPI_Comm, me: u32, size: u32, init: &'static str) -> Result
         on_dead,
         verbose,
         dead_done: trace::dead_done,
+        dead_status: trace::dead_status,
         finalize,
         end_process: legacy::end_process,
     });

@@ -8,7 +8,9 @@
 //!   at its death, then ending with `dead <call> <function>`;
 //! - `status.R`: one line in a fixed-size shared mapping, rewritten at each call's
 //!   entry and exit, so a reader sees where a hung process is:
-//!   `pid <pid> call <n> <function> in|out|dead-serving|finalized|dead-finalized`.
+//!   `pid <pid> call <n> <function> in|out|dead-serving|finalized|dead-finalized`;
+//!   a dead rank's `dead-serving` is followed by what it waits for or blocks in
+//!   (engine::observer::DeadStatus).
 //!
 //! Cost: nothing when `MPIFT_TRACE` is unset (the call path's one relaxed load of
 //! `engine::edges::ARMED` stays clear). When set, every call takes the slow path: a mutex, a
@@ -205,6 +207,18 @@ pub fn finish() {
         t.write_calls(None);
         t.show(t.last.0, t.last.1, "finalized");
     });
+}
+
+/// What a dead rank waits for, or is about to block in (engine::observer's
+/// `DeadStatus`, the words after `dead-serving`; on its way out, after
+/// `dead-finalized`).
+pub fn dead_status(s: &crate::engine::observer::DeadStatus) {
+    if !on() {
+        return;
+    }
+    use crate::engine::observer::DeadStatus;
+    let state = if matches!(s, DeadStatus::Leaving(_)) { "dead-finalized" } else { "dead-serving" };
+    with(|t| t.show(t.last.0, t.last.1, &format!("{state} {s}")));
 }
 
 /// A dead rank stopped serving (every live rank is finalizing).

@@ -1,0 +1,83 @@
+//! What a dead rank keeps (engine::zombie): per communicator it is in, its
+//! requests started alive, its dummy joins in flight, and the communicators
+//! made after its death that it takes up.
+
+use crate::engine::join::Pending;
+use crate::engine::{comm, news};
+use crate::transport::{MPI_Comm, MPI_Request};
+use std::collections::HashMap;
+use crate::engine::describe::Desc;
+
+/// What a zombie keeps per communicator it is in.
+pub struct ZComm {
+    pub id: u64,
+    pub real: MPI_Comm,
+    pub rank: usize,
+    pub members: Vec<u32>,
+    /// An intercommunicator's remote group (world ranks, [`comm::FOREIGN`]
+    /// outside this world); empty otherwise.
+    pub remote: Vec<u32>,
+    pub inter: bool,
+    pub seq: u64,
+    /// `seq` when this rank died: a join since ([`join_next`]) means every member
+    /// not known dead had entered every collective up to `alive_seq`.
+    pub alive_seq: u64,
+}
+
+/// A request this rank started alive and has not seen complete; a non-blocking
+/// collective's communicator id and number.
+pub struct Own {
+    pub req: MPI_Request,
+    pub coll: Option<(u64, u64)>,
+    /// A point-to-point request (MPI allows cancelling only those).
+    pub p2p: bool,
+}
+
+impl ZComm {
+    /// World ranks of the members, an intercommunicator's remote group included
+    /// (another job's members, [`comm::FOREIGN`], excepted).
+    pub fn everyone(&self) -> impl Iterator<Item = u32> + '_ {
+        let remote = if self.inter { &self.remote[..] } else { &[] };
+        self.members.iter().chain(remote.iter()).copied().filter(|w| *w != comm::FOREIGN)
+    }
+
+    /// Every member but this rank that is not known dead has an entry among
+    /// `found` (the members' log entries of one collective): it entered it.
+    pub fn entered_by_the_others(&self, found: Option<&HashMap<u32, Desc>>) -> bool {
+        let me = self.members[self.rank];
+        self.everyone().all(|w| w == me || news::is_dead(w) || found.is_some_and(|f| f.contains_key(&w)))
+    }
+
+    /// World ranks that point-to-point ranks name (comm::CommState::peer_world).
+    pub fn peers(&self) -> &[u32] {
+        if self.inter {
+            &self.remote
+        } else {
+            &self.members
+        }
+    }
+}
+// SAFETY: the real handle (a pointer with Open MPI) names a host object not tied
+// to any thread; a ZComm lives in NEW_COMMS or the serve loop, and is only used
+// by the thread that calls MPI.
+unsafe impl Send for ZComm {}
+
+/// A dummy join still in flight: its communicator id, number and function code
+/// (for the stuck report).
+pub struct InFlight {
+    pub p: Pending,
+    pub what: (u64, u64, u32),
+}
+
+/// Communicators made after this rank died (a shrink it had started alive,
+/// engine::ft), for the serve loop to take up.
+pub static NEW_COMMS: std::sync::Mutex<Vec<ZComm>> = std::sync::Mutex::new(Vec::new());
+
+/// A shrink this dead rank had started made a communicator with it inside:
+/// serve it like the others. `live`: the old ranks in it, `members`: the old
+/// communicator's world ranks, `old_rank`: this rank's old rank.
+pub fn adopt_shrunk(real: MPI_Comm, id: u64, live: &[u32], members: &[u32], old_rank: usize) {
+    let rank = live.iter().position(|r| *r as usize == old_rank).expect("in the new communicator");
+    let members = live.iter().map(|r| members[*r as usize]).collect();
+    NEW_COMMS.lock().unwrap().push(ZComm { id, real, rank, members, remote: Vec::new(), inter: false, seq: 0, alive_seq: 0 });
+}
