@@ -10,7 +10,7 @@
 //! members inside a collective it skipped.
 
 use mpift::protocol::exit;
-use mpift::protocol::models::exit::{Rules, Sim};
+use mpift::protocol::models::exit::{Finalize, Rules, Sim};
 use mpift::protocol::models::exit_world::World;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -60,11 +60,11 @@ fn overlap_b_ends_with_every_dead_rank_gone() {
 }
 
 /// Runs of the overlap_b world that fail under `rules`, out of those tried.
-fn overlap_b_failures(rules: Rules) -> (usize, usize, String) {
+fn overlap_b_failures(rules: Rules, seeds: u64) -> (usize, usize, String) {
     let (mut bad, mut tried, mut first) = (0, 0, String::new());
     for late in 0..=18 {
         let w = World::overlap_b(2, late);
-        for seed in 0..300 {
+        for seed in 0..seeds {
             tried += 1;
             if let Err(e) = run(&w, rules, seed) {
                 bad += 1;
@@ -79,7 +79,7 @@ fn overlap_b_failures(rules: Rules) -> (usize, usize, String) {
 
 #[test]
 fn mutation_the_rule_before_52_strands_the_ibarrier_of_overlap_b() {
-    let (bad, tried, first) = overlap_b_failures(Rules { exit: exit::decide_before_52, ..Rules::NOW });
+    let (bad, tried, first) = overlap_b_failures(Rules { exit: exit::decide_before_52, ..Rules::NOW }, 2000);
     assert!(bad > 0, "the rule before issue 52 passed all {tried} runs");
     // The hunt's form: a dead rank left, another still holds a dummy join on Q
     // (communicator 1) and rank 2 waits for its own non-blocking collective there.
@@ -87,12 +87,11 @@ fn mutation_the_rule_before_52_strands_the_ibarrier_of_overlap_b() {
     eprintln!("rule before 52: {bad} of {tried} runs fail; first: {first}");
 }
 
-#[test]
-fn mutation_a_finalize_that_does_not_settle_its_fill_ins_strands_the_others() {
-    let rules = Rules { finalize_settles: false, ..Rules::NOW };
+/// Seeded small worlds that fail under `rules`: (failures, first message).
+fn small_world_failures(rules: Rules, runs: u64) -> (u64, String) {
     let mut rng = StdRng::seed_from_u64(57);
     let (mut bad, mut first) = (0, String::new());
-    for k in 0..3000u64 {
+    for k in 0..runs {
         let n = rng.gen_range(3..=8);
         let (ops, deaths) = (rng.gen_range(4..=12), rng.gen_range(1..=3usize).min(n - 1));
         let w = World::random(&mut rng, n, ops, deaths);
@@ -103,6 +102,21 @@ fn mutation_a_finalize_that_does_not_settle_its_fill_ins_strands_the_others() {
             }
         }
     }
+    (bad, first)
+}
+
+#[test]
+fn mutation_a_finalize_that_does_not_settle_its_fill_ins_strands_the_others() {
+    let (bad, first) = small_world_failures(Rules { finalize: Finalize::AtOnce, ..Rules::NOW }, 3000);
     assert!(bad > 0, "finalizing before the fill-ins passed every run");
-    eprintln!("finalize without settling: {bad} of 3000 runs fail; first: {first}");
+    eprintln!("finalize at once: {bad} of 3000 runs fail; first: {first}");
+}
+
+#[test]
+fn mutation_settling_only_what_the_logs_show_now_strands_a_later_entry() {
+    // A member enters the skipped collective after the skipper reached
+    // MPI_Finalize: only the two stages wait for it.
+    let (bad, first) = small_world_failures(Rules { finalize: Finalize::SettleNow, ..Rules::NOW }, 3000);
+    assert!(bad > 0, "settling what the logs show at once passed every run");
+    eprintln!("finalize settling now: {bad} of 3000 runs fail; first: {first}");
 }

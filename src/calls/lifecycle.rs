@@ -175,8 +175,9 @@ pub fn finalize() -> Outcome {
     }
     revoke::note_owed();
     let _ = revoke::catch_up_owed();
-    // Fill-ins owed for doomed collectives the others entered (engine::fillin),
-    // before the others may read this rank as finalizing.
+    // Stage 1: the program is done; the fill-ins owed for doomed collectives
+    // the others entered or will enter (engine::fillin), then stage 2.
+    news::set_program_done();
     crate::engine::fillin::settle_owed(|| {
         let _ = service::run();
         idle.pause();

@@ -180,29 +180,34 @@ pub fn settle() {
     }
 }
 
-/// `MPI_Finalize`, before this rank says it is finalizing (then it logs nothing
-/// more, and dead ranks may leave once they read that): the fill-ins it owes
-/// for what the others' logs show. Polls (`pause` between rounds runs the
-/// service) until a read cycle of every member of a communicator with a known
-/// dead member, started now, has finished and every fill-in it shows is made
-/// or waits for a member's entry that holds nobody ([`fill`]). Without it, a
-/// survivor that skipped a doomed collective and went to `MPI_Finalize` before
-/// its reads were in left the members inside it there for ever
-/// (tests/protocol_exit.rs, the finalize mutation).
+/// This rank's program is done: it is in [`settle_owed`].
+static SETTLING: AtomicBool = AtomicBool::new(false);
+
+/// `MPI_Finalize`, between its two stages (engine::news): this rank's program
+/// is done, and before it says it logs nothing more (dead ranks may leave once
+/// they read that), it makes the fill-ins it owes. Polls (`pause` between
+/// rounds runs the service) until every other live member of a communicator
+/// with a known dead member is done with its program too, with its log read
+/// to the end after that, and every fill-in those logs show is made, or waits
+/// for a member's entry that will never come ([`fill`]). A member may enter the
+/// collective this rank skipped after this rank reached `MPI_Finalize`: before
+/// issue 52 it said it was finalizing at once, and that member stayed inside
+/// for ever (tests/protocol_exit.rs, the finalize mutations). No wait when
+/// nothing failed.
 pub fn settle_owed(mut pause: impl FnMut()) {
     if comm::calm() {
         return;
     }
-    let troubled = troubled();
-    if troubled.is_empty() {
-        return;
-    }
-    let need = logs::with(|cache| cache.next_cycles(&member_ranks(&troubled)));
+    SETTLING.store(true, Ordering::Relaxed);
+    let n = news::world_size();
     loop {
         *LAST_POLL.lock().unwrap() = None;
         poll();
-        // poll() reads before it fills in: a cycle done now was acted on.
-        if !BLOCKED.load(Ordering::Relaxed) && logs::with(|cache| cache.cycles_done(&need)) {
+        // poll() reads before it fills in: what it read was acted on.
+        let others = member_ranks(&troubled());
+        let live = others.iter().filter(|w| (**w as usize) < n && !news::is_dead(**w));
+        let all_done = logs::with(|cache| live.clone().all(|w| cache.program_read_to_end(*w as usize)));
+        if all_done && !BLOCKED.load(Ordering::Relaxed) {
             return;
         }
         pause();
@@ -414,9 +419,12 @@ fn fill(mut t: Troubled) -> bool {
         }
         if d.fcode & fcode::NB == 0 && !missing.is_empty() {
             // A blocking join would wait for a member that may be elsewhere. Its
-            // entry wakes this rank; a member held in an agreement does not.
+            // entry wakes this rank; a member held in an agreement does not. A
+            // member whose program is done (in MPI_Finalize, settle_owed) is not
+            // elsewhere: when this rank's is done too, each fills in as well.
+            let done = SETTLING.load(Ordering::Relaxed) && logs::with(|cache| missing.iter().all(|w| cache.program_read_to_end(*w as usize)));
             let holds = holds_everyone(&t, &d, &missing);
-            if !(holds && in_agree(t.id, s, &missing)) {
+            if !done && !(holds && in_agree(t.id, s, &missing)) {
                 return holds;
             }
         }

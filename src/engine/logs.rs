@@ -21,8 +21,13 @@ pub struct LogCache {
     entries: HashMap<(u64, u64), HashMap<u32, Desc>>,
     /// Per world rank: the read in flight of [`LogCache::poll_async`].
     fetch: Vec<Fetch>,
-    /// Per world rank: its `FINALIZING` word was set when last read.
+    /// Per world rank: its `FINALIZING` word said final when last read.
     finalizing: Vec<bool>,
+    /// Per world rank: the last finished read cycle saw its program done
+    /// (`FINALIZING` at least 1) and read every entry up to that head.
+    read_done: Vec<bool>,
+    /// Per world rank: the head read of the cycle in flight saw its program done.
+    done_seen: Vec<bool>,
     /// Per world rank: the last finished read cycle saw `FINALIZING` set in its
     /// head and read every entry up to that head.
     read_final: Vec<bool>,
@@ -103,6 +108,8 @@ impl LogCache {
         self.fetch.resize_with(n, Fetch::default);
         self.finalizing.resize(n, false);
         self.read_final.resize(n, false);
+        self.read_done.resize(n, false);
+        self.done_seen.resize(n, false);
         self.cycles.resize(n, (0, 0));
         for &p in ranks {
             let p = p as usize;
@@ -119,11 +126,13 @@ impl LogCache {
                             self.fetch[p] = Fetch::Head(r, b);
                             break;
                         }
-                        self.finalizing[p] = b[0] != 0;
+                        self.finalizing[p] = b[0] >= news::FINAL;
+                        self.done_seen[p] = b[0] >= news::PROGRAM_DONE;
                         let head = b[2];
                         if head <= self.after[p] {
                             self.cycles[p].1 = self.cycles[p].0;
                             self.read_final[p] = self.finalizing[p];
+                            self.read_done[p] = self.done_seen[p];
                             break; // Idle: a new read starts next time
                         }
                         let Some(reads) = news::start_log_reads(p, self.after[p], head) else { return news };
@@ -140,6 +149,7 @@ impl LogCache {
                         self.after[p] = self.take(p, head, got);
                         self.cycles[p].1 = self.cycles[p].0;
                         self.read_final[p] = self.finalizing[p] && self.after[p] >= head;
+                        self.read_done[p] = self.done_seen[p] && self.after[p] >= head;
                         break;
                     }
                 }
@@ -197,6 +207,13 @@ impl LogCache {
     /// it entered is then in the cache.
     pub fn read_to_end(&self, p: usize) -> bool {
         self.read_final.get(p).copied().unwrap_or(false)
+    }
+
+    /// World rank `p`'s program is done (stage 1 of `MPI_Finalize`) and its log
+    /// is read to the end of that read: every real entry it will ever make is in
+    /// the cache (it may still log fill-ins, which are dummies).
+    pub fn program_read_to_end(&self, p: usize) -> bool {
+        self.read_done.get(p).copied().unwrap_or(false)
     }
 
     /// Waits for every read [`LogCache::poll_async`] has in flight (before the

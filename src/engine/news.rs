@@ -501,12 +501,27 @@ pub fn read_log(p: usize, after: u64) -> (u64, Vec<Entry>) {
     .unwrap_or((after, Vec::new()))
 }
 
-pub fn set_finalizing() {
+/// Stage 1 of `MPI_Finalize`: this process's program makes no more calls (it
+/// may still log fill-ins, engine::fillin::settle_owed).
+pub fn set_program_done() {
     with(|rt| {
-        rt.win.store(window::FINALIZING, 1);
+        rt.win.store(window::FINALIZING, PROGRAM_DONE);
         rt.win.sync();
     });
 }
+
+/// Stage 2: this process logs nothing more (dead ranks may leave once they
+/// read this and its log to the end).
+pub fn set_finalizing() {
+    with(|rt| {
+        rt.win.store(window::FINALIZING, FINAL);
+        rt.win.sync();
+    });
+}
+
+/// The values of the `FINALIZING` word (0: running).
+pub const PROGRAM_DONE: u64 = 1;
+pub const FINAL: u64 = 2;
 
 pub fn world_size() -> usize {
     with(|rt| rt.win.n).unwrap_or(1)

@@ -13,7 +13,7 @@
 //! | words | written by | meaning |
 //! |---|---|---|
 //! | `NEWS_GEN` | others (accumulate) | bumped after every news item |
-//! | `FINALIZING` | owner | the owner entered `MPI_Finalize` |
+//! | `FINALIZING` | owner | 1: the owner's program is done (in `MPI_Finalize`, still filling in); 2: it logs nothing more (engine::news) |
 //! | `REVOKE_HEAD` | others (fetch-and-op) | slots taken in the revoke ring |
 //! | `LOG_HEAD` | owner | collective log entries written so far |
 //! | `KILL_TICKETS` | others (fetch-and-op) | rank 0's only: injected deaths so far (`max=M`, src/inject) |

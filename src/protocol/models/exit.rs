@@ -16,11 +16,12 @@
 //!   entered `s`; the join completes once every member is in;
 //! - a live rank that reaches a collective doomed by a dead member it knows of
 //!   may skip it (ULFM programs do: straight to the recovery) and then owes a
-//!   fill-in, made at one of its later steps, or before its next collective
-//!   on that communicator;
-//! - at `MPI_Finalize` a live rank says it is finalizing (with
-//!   [`Rules::finalize_settles`], only after its fill-ins), then only serves
-//!   reads; a dead rank that left sits in `MPI_Win_free`, also serving reads.
+//!   fill-in, which it can make only once another member entered that
+//!   collective (it learns of it from that member's log), at one of its later
+//!   steps, or before its next collective on that communicator;
+//! - at `MPI_Finalize` a live rank says it is finalizing ([`Finalize`] says
+//!   when), then only serves reads; a dead rank that left sits in
+//!   `MPI_Win_free`, also serving reads.
 //!
 //! What is not: the turns among dead ranks' blocking joins (each join here is
 //! non-blocking; protocol::turns and tests/protocol_turns.rs check that part),
@@ -41,14 +42,29 @@ use std::collections::{HashMap, HashSet};
 pub struct Rules {
     /// The exit rule: [`exit::decide`], or a mutation.
     pub exit: fn(&View) -> exit::Exit,
-    /// A live rank settles its fill-ins before it says it is finalizing.
-    pub finalize_settles: bool,
+    /// What a live rank does about its fill-ins in `MPI_Finalize`.
+    pub finalize: Finalize,
     /// Live ranks skip doomed collectives (and owe fill-ins).
     pub skips: bool,
 }
 
 impl Rules {
-    pub const NOW: Rules = Rules { exit: exit::decide, finalize_settles: true, skips: true };
+    pub const NOW: Rules = Rules { exit: exit::decide, finalize: Finalize::TwoStages, skips: true };
+}
+
+/// A live rank's fill-ins at `MPI_Finalize`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Finalize {
+    /// Says it is finalizing at once; fill-ins still owed are never made
+    /// (calls::lifecycle::finalize before issue 52).
+    AtOnce,
+    /// Makes the fill-ins the others' logs show now, then says it is finalizing.
+    SettleNow,
+    /// Says its program is done (stage 1), keeps filling in while some other
+    /// live member of a communicator with a known dead member has not said so,
+    /// then says it is finalizing (stage 2): a member may enter the collective
+    /// it skipped after it reached `MPI_Finalize`.
+    TwoStages,
 }
 
 /// A dead rank's read of one process's log.
@@ -70,6 +86,8 @@ struct Read {
 #[derive(Clone, Default)]
 struct Proc {
     pc: usize,
+    /// In `MPI_Finalize`, its program done (stage 1).
+    program_done: bool,
     dead: bool,
     left: bool,
     finalizing: bool,
@@ -175,9 +193,12 @@ impl<'w> Sim<'w> {
     }
 
     fn live_step(&mut self, r: usize) {
-        if !self.procs[r].fillins.is_empty() && self.rng.gen_bool(0.3) {
-            let f = self.procs[r].fillins.remove(0);
+        if let Some(k) = self.fillin_ready(r).filter(|_| self.rng.gen_bool(0.3)) {
+            let f = self.procs[r].fillins.remove(k);
             self.fill_in(r, f);
+        }
+        if self.procs[r].program_done {
+            return self.finalize(r);
         }
         if let Some(cs) = self.procs[r].blocked {
             if !self.complete(cs) {
@@ -203,6 +224,12 @@ impl<'w> Sim<'w> {
                 }
             }
         }
+    }
+
+    /// An owed fill-in of `r` that another member entered (so `r` can see it).
+    fn fillin_ready(&self, r: usize) -> Option<usize> {
+        let entered = |cs: &(usize, u64)| self.w.comms[cs.0].iter().any(|m| *m != r && self.procs[*m].log.contains(cs));
+        self.procs[r].fillins.iter().position(entered)
     }
 
     fn fill_in(&mut self, r: usize, cs: (usize, u64)) {
@@ -245,13 +272,27 @@ impl<'w> Sim<'w> {
     }
 
     fn finalize(&mut self, r: usize) {
-        if self.rules.finalize_settles {
-            while !self.procs[r].fillins.is_empty() {
-                let f = self.procs[r].fillins.remove(0);
+        if self.rules.finalize == Finalize::TwoStages {
+            if !self.procs[r].program_done {
+                self.procs[r].program_done = true;
+                self.progress();
+            }
+            // Every other live member of a communicator with a known dead member
+            // is done with its program (or known dead): no more real entries.
+            let p = &self.procs[r];
+            let troubled = (0..self.w.comms.len()).filter(|c| self.w.comms[*c].iter().any(|m| p.known_dead[*m]));
+            let waits = troubled.flat_map(|c| self.w.comms[c].iter()).any(|m| *m != r && !p.known_dead[*m] && !self.procs[*m].program_done);
+            if waits {
+                return;
+            }
+        }
+        if self.rules.finalize != Finalize::AtOnce {
+            while let Some(k) = self.fillin_ready(r) {
+                let f = self.procs[r].fillins.remove(k);
                 self.fill_in(r, f);
             }
         }
-        // (Without settling: the fill-ins still owed are never made.)
+        // The fill-ins still owed are never made.
         self.procs[r].fillins.clear();
         self.procs[r].finalizing = true;
         self.progress();
