@@ -11,7 +11,7 @@
 
 use mpift::protocol::exit;
 use mpift::protocol::models::exit::{Finalize, Rules, Sim};
-use mpift::protocol::models::exit_world::World;
+use mpift::protocol::models::exit_world::{Event, World};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -23,17 +23,24 @@ fn run(w: &World, rules: Rules, seed: u64) -> Result<u64, String> {
 fn ten_thousand_small_worlds_end_with_every_dead_rank_gone() {
     let mut rng = StdRng::seed_from_u64(52);
     let mut deaths_seen = [0u32; 5];
+    // Worlds with a communicator whose members all die, and with a rank that
+    // starts a non-blocking collective alive and dies later.
+    let (mut all_dead_comms, mut nb_then_dead) = (0u32, 0u32);
     for k in 0..10_000u64 {
         let n = rng.gen_range(3..=12);
         let deaths = rng.gen_range(1..=4usize).min(n - 1);
         let ops = rng.gen_range(4..=20);
         let w = World::random(&mut rng, n, ops, deaths);
         deaths_seen[deaths] += 1;
+        all_dead_comms += w.comms.iter().any(|c| c.iter().all(|r| w.death[*r].is_some())) as u32;
+        nb_then_dead += (0..n).any(|r| w.death[r].is_some_and(|k| w.progs[r][..k].iter().any(|e| matches!(e, Event::Coll(i) if w.ops[*i].nb)))) as u32;
         if let Err(e) = run(&w, Rules::NOW, k) {
             panic!("schedule {k} ({n} ranks, {deaths} deaths): {e}\nworld: {w:?}");
         }
     }
     assert!(deaths_seen[1..].iter().all(|c| *c > 0), "every death count ran: {deaths_seen:?}");
+    eprintln!("deaths {deaths_seen:?}; all-dead communicator in {all_dead_comms} worlds, non-blocking start then death in {nb_then_dead}");
+    assert!(all_dead_comms > 500 && nb_then_dead > 2000, "{all_dead_comms} worlds with an all-dead communicator, {nb_then_dead} with a non-blocking start then a death");
 }
 
 #[test]
