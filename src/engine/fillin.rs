@@ -18,9 +18,10 @@
 //! blocking forms once every other live member has entered them (so the join ends
 //! at once) or waits in `MPIX_Comm_agree` on that communicator while a member
 //! held in the collective keeps it there ([`holds_everyone`], [`in_agree`]: two
-//! live members that both skipped it and went to the agreement). Two skippers
-//! that do anything else wait for each other's entry: a known gap,
-//! docs/ULFM-DIFFERENCES.md.
+//! live members that both skipped it and went to the agreement), or once
+//! every member missing is done with its program and this rank's is too
+//! ([`settle_owed`]: both in `MPI_Finalize`). Two skippers that do anything
+//! else wait for each other's entry: a known gap, docs/ULFM-DIFFERENCES.md.
 //!
 //! A fill-in waits until every other live member has the death's news where it
 //! looks for it (flag read, counter bumped, with RMA: [`all_know`]): a member
