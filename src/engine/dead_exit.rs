@@ -85,13 +85,11 @@ impl Leaving {
         }
         match &self.confirm {
             None => {
+                // Not yet, whoever is live: the confirming reads start now.
                 self.confirm = Some(logs::with(|cache| cache.next_cycles(&live)));
-                live.first().copied()
+                Some(live.first().copied().unwrap_or(me as u32))
             }
-            Some(need) => {
-                let waiting = logs::with(|cache| need.iter().find(|x| !cache.cycles_done(&[**x])).map(|x| x.0));
-                waiting
-            }
+            Some(need) => logs::with(|cache| need.iter().find(|x| !cache.cycles_done(&[**x])).map(|x| x.0)),
         }
     }
 
