@@ -58,10 +58,7 @@ pub fn wait_as_spare(argc: *mut c_int, argv: *mut *mut *mut c_char) {
 
 /// A waiting spare counts as finalizing: nobody waits for it to finalize.
 fn set_waiting(on: bool) {
-    news::with(|rt| {
-        rt.win.store(window::FINALIZING, if on { news::FINAL } else { 0 });
-        rt.win.sync();
-    });
+    news::set_stage(if on { news::FINAL } else { 0 });
 }
 
 /// An activation sent to this spare, if one is here.

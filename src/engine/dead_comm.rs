@@ -2,11 +2,11 @@
 //! requests started alive, its dummy joins in flight, and the communicators
 //! made after its death that it takes up.
 
+use crate::engine::describe::Desc;
 use crate::engine::join::Pending;
 use crate::engine::{comm, news};
 use crate::transport::{MPI_Comm, MPI_Request};
 use std::collections::HashMap;
-use crate::engine::describe::Desc;
 
 /// What a zombie keeps per communicator it is in.
 pub struct ZComm {
@@ -19,7 +19,7 @@ pub struct ZComm {
     pub remote: Vec<u32>,
     pub inter: bool,
     pub seq: u64,
-    /// `seq` when this rank died: a join since ([`join_next`]) means every member
+    /// `seq` when this rank died: a join since (engine::zombie::join_next) means every member
     /// not known dead had entered every collective up to `alive_seq`.
     pub alive_seq: u64,
 }

@@ -66,7 +66,7 @@ impl Leaving {
     /// finished reading.
     pub fn dead_unread(&self) -> Vec<u32> {
         let need: Vec<(u32, u64)> = self.dead_need.iter().enumerate().filter_map(|(p, c)| c.map(|c| (p as u32, c))).collect();
-        logs::with(|cache| need.iter().filter(|x| !cache.cycles_done(&[**x])).map(|x| x.0).collect())
+        logs::with(|cache| cache.unfinished(&need).collect())
     }
 
     /// A live rank not known to be finalizing with its log read to the end. With
@@ -89,7 +89,7 @@ impl Leaving {
                 self.confirm = Some(logs::with(|cache| cache.next_cycles(&live)));
                 Some(live.first().copied().unwrap_or(me as u32))
             }
-            Some(need) => logs::with(|cache| need.iter().find(|x| !cache.cycles_done(&[**x])).map(|x| x.0)),
+            Some(need) => logs::with(|cache| cache.unfinished(need).next()),
         }
     }
 

@@ -21,16 +21,12 @@ pub struct LogCache {
     entries: HashMap<(u64, u64), HashMap<u32, Desc>>,
     /// Per world rank: the read in flight of [`LogCache::poll_async`].
     fetch: Vec<Fetch>,
-    /// Per world rank: its `FINALIZING` word said final when last read.
-    finalizing: Vec<bool>,
-    /// Per world rank: the last finished read cycle saw its program done
-    /// (`FINALIZING` at least 1) and read every entry up to that head.
-    read_done: Vec<bool>,
-    /// Per world rank: the head read of the cycle in flight saw its program done.
-    done_seen: Vec<bool>,
-    /// Per world rank: the last finished read cycle saw `FINALIZING` set in its
-    /// head and read every entry up to that head.
-    read_final: Vec<bool>,
+    /// Per world rank: its `FINALIZING` word (engine::news: 0 running, then
+    /// `PROGRAM_DONE`, then `FINAL`) when last read.
+    stage: Vec<u64>,
+    /// Per world rank: that word as the last finished read cycle saw it in its
+    /// head, if the cycle also read every entry up to that head (else 0).
+    read_stage: Vec<u64>,
     /// Per world rank: read cycles (head, then new entries) started, and the
     /// number of the last one finished (engine::fillin waits for a cycle that
     /// started after a wake-up).
@@ -92,7 +88,13 @@ impl LogCache {
 
     /// Every rank in `need` finished a read cycle numbered at least as given.
     pub fn cycles_done(&self, need: &[(u32, u64)]) -> bool {
-        need.iter().all(|(p, c)| self.cycles.get(*p as usize).is_some_and(|x| x.1 >= *c))
+        self.unfinished(need).next().is_none()
+    }
+
+    /// The ranks of `need` that have not finished a read cycle numbered at
+    /// least as given.
+    pub fn unfinished<'a>(&'a self, need: &'a [(u32, u64)]) -> impl Iterator<Item = u32> + 'a {
+        need.iter().filter(|(p, c)| !self.cycles.get(*p as usize).is_some_and(|x| x.1 >= *c)).map(|x| x.0)
     }
 
     /// Like [`LogCache::poll`], but never waits: each call advances, per rank, a
@@ -106,10 +108,8 @@ impl LogCache {
         // (`poll` may have sized `after` already.)
         self.after.resize(n.max(self.after.len()), 0);
         self.fetch.resize_with(n, Fetch::default);
-        self.finalizing.resize(n, false);
-        self.read_final.resize(n, false);
-        self.read_done.resize(n, false);
-        self.done_seen.resize(n, false);
+        self.stage.resize(n, 0);
+        self.read_stage.resize(n, 0);
         self.cycles.resize(n, (0, 0));
         for &p in ranks {
             let p = p as usize;
@@ -126,13 +126,11 @@ impl LogCache {
                             self.fetch[p] = Fetch::Head(r, b);
                             break;
                         }
-                        self.finalizing[p] = b[0] >= news::FINAL;
-                        self.done_seen[p] = b[0] >= news::PROGRAM_DONE;
+                        self.stage[p] = b[0];
                         let head = b[2];
                         if head <= self.after[p] {
                             self.cycles[p].1 = self.cycles[p].0;
-                            self.read_final[p] = self.finalizing[p];
-                            self.read_done[p] = self.done_seen[p];
+                            self.read_stage[p] = self.stage[p];
                             break; // Idle: a new read starts next time
                         }
                         let Some(reads) = news::start_log_reads(p, self.after[p], head) else { return news };
@@ -148,8 +146,7 @@ impl LogCache {
                         let Some(got) = news::parse_log_reads(&reads) else { return news };
                         self.after[p] = self.take(p, head, got);
                         self.cycles[p].1 = self.cycles[p].0;
-                        self.read_final[p] = self.finalizing[p] && self.after[p] >= head;
-                        self.read_done[p] = self.done_seen[p] && self.after[p] >= head;
+                        self.read_stage[p] = if self.after[p] >= head { self.stage[p] } else { 0 };
                         break;
                     }
                 }
@@ -198,7 +195,7 @@ impl LogCache {
     /// Whether world rank `p` had entered `MPI_Finalize` when
     /// [`LogCache::poll_async`] last read its region.
     pub fn finalizing(&self, p: usize) -> bool {
-        self.finalizing.get(p).copied().unwrap_or(false)
+        self.stage.get(p).is_some_and(|w| *w >= news::FINAL)
     }
 
     /// World rank `p` is finalizing and its log is read to its end: the last
@@ -206,14 +203,14 @@ impl LogCache {
     /// to that head. A finalizing process logs nothing more, so every collective
     /// it entered is then in the cache.
     pub fn read_to_end(&self, p: usize) -> bool {
-        self.read_final.get(p).copied().unwrap_or(false)
+        self.read_stage.get(p).is_some_and(|w| *w >= news::FINAL)
     }
 
     /// World rank `p`'s program is done (stage 1 of `MPI_Finalize`) and its log
     /// is read to the end of that read: every real entry it will ever make is in
     /// the cache (it may still log fill-ins, which are dummies).
     pub fn program_read_to_end(&self, p: usize) -> bool {
-        self.read_done.get(p).copied().unwrap_or(false)
+        self.read_stage.get(p).is_some_and(|w| *w >= news::PROGRAM_DONE)
     }
 
     /// Waits for every read [`LogCache::poll_async`] has in flight (before the

@@ -504,17 +504,20 @@ pub fn read_log(p: usize, after: u64) -> (u64, Vec<Entry>) {
 /// Stage 1 of `MPI_Finalize`: this process's program makes no more calls (it
 /// may still log fill-ins, engine::fillin::settle_owed).
 pub fn set_program_done() {
-    with(|rt| {
-        rt.win.store(window::FINALIZING, PROGRAM_DONE);
-        rt.win.sync();
-    });
+    set_stage(PROGRAM_DONE);
 }
 
 /// Stage 2: this process logs nothing more (dead ranks may leave once they
 /// read this and its log to the end).
 pub fn set_finalizing() {
+    set_stage(FINAL);
+}
+
+/// Writes this process's `FINALIZING` word, visible to the others' next reads
+/// (calls::spare writes it too, for a waiting spare).
+pub fn set_stage(w: u64) {
     with(|rt| {
-        rt.win.store(window::FINALIZING, FINAL);
+        rt.win.store(window::FINALIZING, w);
         rt.win.sync();
     });
 }

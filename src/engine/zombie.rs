@@ -253,15 +253,15 @@ fn join_ready(comms: &mut [ZComm], told: &[bool], pending: &mut Vec<InFlight>) -
         let k = match free {
             Some(k) => k,
             None => {
-                let owed: Vec<u64> = ready.iter().map(|(i, _)| comms[*i].id).collect();
-                let with_f = || ready.iter().map(|(i, r)| (comms[*i].id, r.0.fcode)).collect();
+                let owed_f: Vec<(u64, u32)> = ready.iter().map(|(i, r)| (comms[*i].id, r.0.fcode)).collect();
+                let owed: Vec<u64> = owed_f.iter().map(|o| o.0).collect();
                 if !owed.is_empty() && !told.iter().all(|t| *t) {
                     // No turn before every process has this death's news: a rank
                     // that has not could take its turn without reading this
                     // one's (engine::turns reads the ranks it knows dead).
-                    return (busy, with_f());
+                    return (busy, owed_f);
                 }
-                let Some(id) = crate::engine::turns::may_enter(&owed) else { return (busy, with_f()) };
+                let Some(id) = crate::engine::turns::may_enter(&owed) else { return (busy, owed_f) };
                 ready.iter().position(|(i, _)| comms[*i].id == id).unwrap_or(0)
             }
         };
