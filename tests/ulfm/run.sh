@@ -68,6 +68,7 @@ else
 fi
 
 nfail=0
+failed=()
 for p in $PROGS; do
     log=$BUILD/$p
     # shellcheck disable=SC2086  # ULFM_CFLAGS / ULFM_LIBS are word lists
@@ -112,6 +113,7 @@ for p in $PROGS; do
     else
         echo "FAIL $p $why (logs: $log.out $log.err)"
         nfail=$((nfail + 1))
+        failed+=("$p")
     fi
 done
 
@@ -120,4 +122,10 @@ if [ "$nfail" -eq 0 ] && [ -z "${ULFM_KEEP:-}" ] && [ -z "${ULFM_BUILD:-}" ]; th
 else
     echo "logs and binaries: $BUILD" >&2
 fi
+# The failures again at the end, where a CI log that keeps only the last lines
+# still shows them, each with the last lines its ranks wrote.
+for p in "${failed[@]}"; do
+    echo "FAILED $p; its last lines:"
+    tail -n 4 "$BUILD/$p.out" "$BUILD/$p.err" 2>/dev/null | sed 's/^/    /'
+done
 [ "$nfail" -eq 0 ]
