@@ -24,6 +24,9 @@
 #   ULFM_SPARES=1 launch the spare processes a program asks for on top of <np>,
 #                 with MPIFT_SPARES set (MPIFT's spawn from spares; the oracle
 #                 spawns for real)
+#   ULFM_TRACE=1  give each run MPIFT_TRACE=<build>/<prog>.trace and, for a
+#                 failed one, show each rank's status line (MPIFT_TRACE's
+#                 status.<rank>: where it was when the run ended)
 set -u
 if [ $# -ne 3 ]; then
     echo "usage: $0 <mpicc> <mpiexec> <np>" >&2
@@ -81,7 +84,9 @@ for p in $PROGS; do
     # (The outer 2>/dev/null hides bash's "Killed" notice after timeout -k.)
     k=0
     [ -n "${ULFM_SPARES:-}" ] && k=$(spares_for "$p")
-    { (cd "$BUILD" && MPIFT_SPARES=$k timeout -k 5 "$TIMEOUT" "${MPIEXEC[@]}" -n $((NP + k)) "./$p") \
+    trace=()
+    [ -n "${ULFM_TRACE:-}" ] && rm -rf "$log.trace" && trace=("MPIFT_TRACE=$log.trace")
+    { (cd "$BUILD" && env "${trace[@]}" MPIFT_SPARES=$k timeout -k 5 "$TIMEOUT" "${MPIEXEC[@]}" -n $((NP + k)) "./$p") \
         >"$log.out" 2>"$log.err" </dev/null; } 2>/dev/null
     status=$?
     why=""
@@ -127,5 +132,8 @@ fi
 for p in "${failed[@]}"; do
     echo "FAILED $p; its last lines:"
     tail -n 4 "$BUILD/$p.out" "$BUILD/$p.err" 2>/dev/null | sed 's/^/    /'
+    for s in "$BUILD/$p.trace"/status.*; do
+        [ -f "$s" ] && printf '    %s: %s\n' "${s##*/}" "$(tr -d '\0' <"$s")"
+    done
 done
 [ "$nfail" -eq 0 ]
