@@ -191,6 +191,9 @@ pub fn finalize() -> Outcome {
     news::stop();
     logs::clear();
     ft::clear();
+    // Blocking: never blocks for ever: the host's MPI_Finalize waits for every
+    // process; each gets here once MPIFT needs it no more (protocol::exit: a live
+    // rank after its fill-ins, a dead one once every live rank finalizes).
     let rc = transport::env::finalize();
     request::clear();
     comm::clear();

@@ -105,6 +105,9 @@ impl Channel {
             if tries == SLOTS {
                 // Every slot still sending (partners out of MPI for long, 64
                 // messages pending): wait for this one.
+                // Blocking: never blocks for ever: a message of at most 16 +
+                // allreduce::MAX_BYTES bytes, below both hosts' eager limits, so
+                // it completes without its receiver.
                 request::wait(&mut s.req, None);
                 break i;
             }
@@ -148,6 +151,8 @@ impl Channel {
             let mut n: c_int = 0;
             p2p::get_count(&st, transport::dt_byte(), &mut n);
             let mut buf = vec![0u8; (n.max(0) as usize).max(HEAD)];
+            // Blocking: never blocks for ever: receives the message iprobe just
+            // found (this process's only receive on the tag), which is here.
             // SAFETY: `buf` holds the probed message's `n` bytes (at least HEAD);
             // this is the only receive on this tag in this process, and messages
             // from one source on one tag arrive in order, so it takes the probed one.
@@ -315,6 +320,8 @@ impl<'a> Recv<'a> {
     fn cancel(&mut self, status: &mut MPI_Status) -> Option<Len> {
         let mut cancelled: c_int = 0;
         // Our own pending receive; waited for once after the cancel.
+        // Blocking: never blocks for ever: a cancelled receive completes locally,
+        // cancelled or matched by an eager message of this channel already here.
         p2p::cancel(&mut self.req);
         request::wait(&mut self.req, Some(&mut *status));
         p2p::test_cancelled(status, &mut cancelled);

@@ -431,6 +431,9 @@ fn drop_message(mut msg: MPI_Message, mut st: MPI_Status, scratch: &mut Vec<u8>)
     if count.max(1) as usize > scratch.len() {
         scratch.resize(count.max(1) as usize, 0);
     }
+    // Blocking: never blocks for ever: the message is matched (improbe); its data
+    // is here or comes with its sender's progress, which the host makes inside MPI,
+    // where the sender is while its send is pending and at its exit.
     // SAFETY: `scratch` holds at least `count` bytes and outlives the blocking call;
     // `msg` is a matched message, received exactly once.
     unsafe { transport::p2p::mrecv(scratch.as_mut_ptr() as *mut _, count.max(0), transport::dt_byte(), &mut msg, Some(&mut st)) };

@@ -4,7 +4,7 @@
 //! intercommunicator takes part in ([`inter_id`]).
 
 use crate::engine::describe::{fcode, Desc};
-use crate::engine::join::{Joined, Who};
+use crate::engine::join::{Joined, Pending, Who};
 use crate::engine::comm;
 use crate::transport::{self, coll, MPI_Comm};
 use std::collections::HashMap;
@@ -63,13 +63,17 @@ pub fn join(who: &Who, f: u32, e0: &Desc, entries: &[Option<Desc>]) -> Joined {
     let c = who.real;
     match f {
         fcode::COMM_IDUP => {
-            let mut nc = transport::comm_null();
+            // Kept in flight, never waited for here: a dead rank joins an idup
+            // outside the turns (engine::join::blocks), so waiting could hold it
+            // while another dead rank in a turn needs it (issue 53). The pending
+            // join keeps the new communicator's place and frees it once complete.
+            let mut p = Pending::empty();
             let mut r = transport::request_null();
-            // SAFETY: `nc` lives on until the wait below completes the duplication.
-            unsafe { transport::comm::idup(c, &mut nc, &mut r) };
-            transport::request::wait(&mut r, None);
-            free_comm(nc);
-            Joined::Done
+            // SAFETY: the boxed output lives in `p` until the request completed
+            // (engine::join::PendingBuffers frees it then).
+            unsafe { transport::comm::idup(c, p.comm_out(), &mut r) };
+            p.req = r;
+            Joined::Pending(p)
         }
         fcode::INTERCOMM_CREATE => {
             let leader = e0.root;

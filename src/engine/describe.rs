@@ -63,13 +63,16 @@ pub mod fcode {
     /// `MPI_Intercomm_merge` on an intercommunicator within the job: `extra[0]`
     /// is the caller's `high` (describe::MPI_Intercomm_merge).
     pub const INTERCOMM_MERGE: u32 = 51;
+    /// Not logged: the communicator a shrink makes (`MPI_Comm_create_group`), as
+    /// a dead rank's status names the blocking step it waits a turn for.
+    pub const SHRINK_CREATE: u32 = 52;
 }
 
 /// The MPI name of a collective's function code (status lines and reports);
 /// the non-blocking twins as `MPI_I...`, a dummy entry's mark ignored.
 pub fn fname(f: u32) -> &'static str {
     use fcode::*;
-    const NAMES: [(u32, &str, &str); 31] = [
+    const NAMES: [(u32, &str, &str); 32] = [
         (BARRIER, "MPI_Barrier", "MPI_Ibarrier"), (BCAST, "MPI_Bcast", "MPI_Ibcast"), (REDUCE, "MPI_Reduce", "MPI_Ireduce"),
         (ALLREDUCE, "MPI_Allreduce", "MPI_Iallreduce"), (GATHER, "MPI_Gather", "MPI_Igather"), (GATHERV, "MPI_Gatherv", "MPI_Igatherv"),
         (SCATTER, "MPI_Scatter", "MPI_Iscatter"), (SCATTERV, "MPI_Scatterv", "MPI_Iscatterv"), (ALLGATHER, "MPI_Allgather", "MPI_Iallgather"),
@@ -82,7 +85,7 @@ pub fn fname(f: u32) -> &'static str {
         (COMM_SPLIT, "MPI_Comm_split", "MPI_Comm_split"), (COMM_SPLIT_TYPE, "MPI_Comm_split_type", "MPI_Comm_split_type"),
         (COMM_CREATE, "MPI_Comm_create", "MPI_Comm_create"), (CART_CREATE, "MPI_Cart_create", "MPI_Cart_create"), (CART_SUB, "MPI_Cart_sub", "MPI_Cart_sub"),
         (COMM_IDUP, "MPI_Comm_idup", "MPI_Comm_idup"), (INTERCOMM_CREATE, "MPI_Intercomm_create", "MPI_Intercomm_create"),
-        (INTERCOMM_MERGE, "MPI_Intercomm_merge", "MPI_Intercomm_merge"),
+        (INTERCOMM_MERGE, "MPI_Intercomm_merge", "MPI_Intercomm_merge"), (SHRINK_CREATE, "MPIX_Comm_shrink", "MPIX_Comm_ishrink"),
     ];
     // The codes are below NB; the marks above it (NB, a dummy entry's) go.
     let base = f & (NB - 1);

@@ -164,6 +164,9 @@ fn all_know(members: &[u32], me: u32) -> bool {
 }
 
 /// Waits for the steps [`all_know`] has in flight (before the window is freed).
+///
+/// Blocking: never blocks for ever: RMA reads and accumulates, done once their
+/// target is inside MPI, where every process is at MPI_Finalize's end (called there).
 pub fn settle() {
     if let Some(c) = CHECK.lock().unwrap().as_mut() {
         for st in c.steps.iter_mut() {
@@ -397,6 +400,9 @@ fn fill(mut t: Troubled) -> bool {
         let Some((d, per, missing)) = logs::with(|cache| {
             // Only this communicator's members: the parts of an MPI_Comm_split share
             // its id (each process is in one of them), so others' entries are here too.
+            if let Some(w) = cache.hole(t.id, s, &t.members) {
+                cache.report_hole(t.id, s, w, "fill-in");
+            }
             let found: std::collections::HashMap<u32, Desc> = cache
                 .get(t.id, s)?
                 .iter()
@@ -444,6 +450,11 @@ fn fill(mut t: Troubled) -> bool {
             crate::say!("MPIFT fill-in {}: comm {:x} #{} f{}", news::world_rank(), t.id, s, d.fcode);
         }
         let who = Who { real: t.real, rank: t.rank, size: t.members.len(), id: t.id, members: &t.members, seq: s, standin: false };
+        // Blocking: never blocks for ever: a blocking form only once every other
+        // live member is inside it (`missing` empty above), or held in the
+        // agreement it holds (in_agree), or done with its program like this rank
+        // (settle_owed); its dead members owe it and join in their turns
+        // (engine::turns). A non-blocking form becomes an orphan, kept in flight.
         if let Joined::Pending(p) = join::join(&who, &d, &per) {
             let (req, keep) = p.into_parts();
             orphans::orphan(req, Some(keep), t.handle, false);

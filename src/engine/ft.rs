@@ -255,9 +255,15 @@ pub fn progress_all() {
     // is still running here.
     let mut order: Vec<usize> = (0..ops.len()).filter(|i| matches!(ops[*i].what, What::Shrink { .. })).collect();
     order.sort_by_key(|i| (ops[*i].id, ops[*i].inst));
+    let granted = *GRANTED.lock();
     for i in order {
         match ops[i].state {
             State::Running => break,
+            // A dead rank's part blocks in the host: only in its turn (below).
+            State::Decided(_) if ops[i].zombie && needs_me(&ops[i]) && granted != Some(ops[i].id) => break,
+            // Blocking: in a turn: a dead rank's part only as granted by its turn
+            // (construct_in_turn, from engine::zombie); a live survivor's is its
+            // program's shrink, made by every survivor from any MPI call's service.
             State::Decided(_) => construct(&mut ops[i]),
             State::Done(_) => {}
         }
@@ -389,6 +395,33 @@ fn finish(op: &mut Op, code: c_int) {
     op.state = State::Done(code);
     RUNNING.fetch_sub(1, Ordering::AcqRel);
     running_changed();
+}
+
+/// The parent communicator whose shrink construction a dead rank may run now
+/// (engine::zombie, in a turn of engine::turns: `MPI_Comm_create_group` blocks
+/// until every member of the new communicator is inside it, and a dead rank
+/// blocked there outside the turns could hold one in a turn for ever).
+static GRANTED: Serial<Option<u64>> = Serial::new(None);
+
+/// This process's part in a shrink's construction is a blocking host call.
+fn needs_me(op: &Op) -> bool {
+    let State::Decided(r) = &op.state else { return false };
+    agree::survivors(op.members.len() as u32, r).contains(&(op.rank as u32))
+}
+
+/// The parent communicator of the first shrink whose construction waits for
+/// this dead rank's turn, if any (in the order [`progress_all`] builds them).
+pub fn zombie_construction() -> Option<u64> {
+    let ops = OPS.lock();
+    let first = ops.iter().filter(|o| matches!(o.what, What::Shrink { .. }) && !matches!(o.state, State::Done(_))).min_by_key(|o| (o.id, o.inst))?;
+    (first.zombie && needs_me(first)).then_some(first.id)
+}
+
+/// Runs the dead rank's construction on `id` that its turn allows now.
+pub fn construct_in_turn(id: u64) {
+    *GRANTED.lock() = Some(id);
+    progress_all();
+    *GRANTED.lock() = None;
 }
 
 /// Makes a shrink's communicator: the live members of the result, in the old

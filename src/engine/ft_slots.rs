@@ -137,6 +137,9 @@ fn retired(id: u64, inst: u64, members: &[u32], n: usize) -> bool {
         let got = news::with(|rt| {
             let sw = rt.win.ft_slot_words();
             let mut buf = vec![0u64; sw * window::FT_PROBE];
+            // Blocking: never blocks for ever: a passive-target read of a live
+            // member, done once it is inside MPI (blocked there too), where every
+            // live process comes back at the latest in MPI_Finalize.
             rt.win.get(w as usize, rt.win.ft_slot(start), &mut buf);
             (buf, sw)
         });

@@ -23,6 +23,7 @@ use crate::engine::join_colls;
 use crate::engine::standin;
 use crate::protocol::part::Kind;
 use crate::transport::{self, comm, MPI_Aint, MPI_Comm, MPI_Datatype, MPI_Request};
+use std::mem::take;
 use std::os::raw::c_int;
 
 /// Buffers and request of a non-blocking dummy join, kept until it completes.
@@ -32,6 +33,8 @@ pub struct Pending {
     _ints: Vec<Vec<c_int>>,
     _types: Vec<Vec<MPI_Datatype>>,
     _aints: Vec<Vec<MPI_Aint>>,
+    /// Communicators the join makes (`MPI_Comm_idup`), freed once it completed.
+    comms: Vec<Box<MPI_Comm>>,
 }
 // SAFETY: the request and datatypes are host handles (plain values any thread may
 // pass to the host, which MPIFT calls under transport::serial's rules); the
@@ -41,13 +44,14 @@ unsafe impl Send for Pending {}
 impl Pending {
     /// No request yet and nothing held.
     pub(crate) fn empty() -> Pending {
-        Pending { req: transport::request_null(), _bufs: vec![], _ints: vec![], _types: vec![], _aints: vec![] }
+        Pending { req: transport::request_null(), _bufs: vec![], _ints: vec![], _types: vec![], _aints: vec![], comms: vec![] }
     }
 
     /// The real request and what must live until it completes.
-    pub fn into_parts(self) -> (MPI_Request, Box<dyn std::any::Any + Send>) {
+    pub fn into_parts(mut self) -> (MPI_Request, Box<dyn std::any::Any + Send>) {
         let req = self.req;
-        (req, Box::new(PendingBuffers(self._bufs, self._ints, self._types, self._aints)))
+        let (b, i, t, a, c) = (take(&mut self._bufs), take(&mut self._ints), take(&mut self._types), take(&mut self._aints), take(&mut self.comms));
+        (req, Box::new(PendingBuffers(b, i, t, a, c)))
     }
 
     /// Keeps a message buffer until the join completes.
@@ -65,6 +69,13 @@ impl Pending {
         self._types.push(v);
     }
 
+    /// The place the host writes a communicator the join makes (its output
+    /// argument), kept until the join completes and then freed.
+    pub(crate) fn comm_out(&mut self) -> &mut MPI_Comm {
+        self.comms.push(Box::new(transport::comm_null()));
+        self.comms.last_mut().expect("just pushed")
+    }
+
     /// Keeps an address-sized displacement array until the join completes.
     pub(crate) fn aints(&mut self, v: Vec<MPI_Aint>) {
         self._aints.push(v);
@@ -73,7 +84,29 @@ impl Pending {
 
 /// The buffers of a dummy join handed over with its request.
 #[allow(dead_code)] // held, never read: MPI reads and writes them
-struct PendingBuffers(Vec<Vec<u8>>, Vec<Vec<c_int>>, Vec<Vec<MPI_Datatype>>, Vec<Vec<MPI_Aint>>);
+struct PendingBuffers(Vec<Vec<u8>>, Vec<Vec<c_int>>, Vec<Vec<MPI_Datatype>>, Vec<Vec<MPI_Aint>>, Vec<Box<MPI_Comm>>);
+
+impl Drop for Pending {
+    /// A join whose request was waited for where it was made (a catch-up):
+    /// what it made is freed as in [`PendingBuffers`].
+    fn drop(&mut self) {
+        free_comms(&mut self.comms);
+    }
+}
+
+fn free_comms(comms: &mut Vec<Box<MPI_Comm>>) {
+    for c in comms.drain(..) {
+        crate::engine::ctor_join::free_comm(*c);
+    }
+}
+
+impl Drop for PendingBuffers {
+    /// Dropped once the join's request completed (engine::zombie's in-flight
+    /// list, engine::orphans): a communicator it made is no one's.
+    fn drop(&mut self) {
+        free_comms(&mut self.4);
+    }
+}
 // SAFETY: only touched (dropped) by the thread that calls MPI; the datatype
 // handles in it are plain host values and the byte buffers are owned heap blocks.
 unsafe impl Send for PendingBuffers {}

@@ -31,6 +31,12 @@ pub struct LogCache {
     /// number of the last one finished (engine::fillin waits for a cycle that
     /// started after a wake-up).
     cycles: Vec<(u64, u64)>,
+    /// Per world rank: entries its log lost before this process read them (the
+    /// ring holds the last `window::LOG_LEN`; a read torn by the writer counts
+    /// too). See [`LogCache::hole`].
+    lost: Vec<u64>,
+    /// Holes already reported ([`LogCache::report_hole`]), once each.
+    told: Vec<(u64, u64)>,
 }
 
 /// A non-blocking read of one process's log (see [`LogCache::poll_async`]).
@@ -159,6 +165,7 @@ impl LogCache {
     /// returns how far its log is read for good: up to the first entry still
     /// pending (the one its owner is deciding on), so that one is read again.
     pub fn take(&mut self, p: usize, head: u64, got: Vec<news::Entry>) -> u64 {
+        self.count_lost(p, head, &got);
         let mut upto = head;
         // Collectives this process entered itself are never joined again (not by a
         // catch-up, nor by a dead rank, whose counts only grow from these): the
@@ -177,6 +184,76 @@ impl LogCache {
             }
         }
         upto
+    }
+
+    /// Counts the entries of `p` numbered after the last read and up to `head`
+    /// that the read did not bring: overwritten in its ring before they were read.
+    fn count_lost(&mut self, p: usize, head: u64, got: &[news::Entry]) {
+        let after = self.after.get(p).copied().unwrap_or(0);
+        let want = head.saturating_sub(after);
+        let came = got.iter().filter(|e| e.stamp > after && e.stamp <= head).count() as u64;
+        if want > came {
+            if self.lost.len() <= p {
+                self.lost.resize(p + 1, 0);
+            }
+            self.lost[p] += want - came;
+        }
+    }
+
+    /// Some log lost entries before this process read them.
+    pub fn any_lost(&self) -> bool {
+        self.lost.iter().any(|l| *l > 0)
+    }
+
+    /// Entries world rank `p`'s log lost before this process read them.
+    pub fn lost(&self, p: u32) -> u64 {
+        self.lost.get(p as usize).copied().unwrap_or(0)
+    }
+
+    /// Collective `seq` of communicator `comm` has lost an entry for good: every
+    /// member of `members` (this rank and members known dead aside) logged it or
+    /// went on past it ([`LogCache::went_on`]), and one of them, returned, did so
+    /// without its entry here. A dead rank or a catch-up waits for every such
+    /// entry unless [`any_entry_describes`] the collective: MPIFT's limit,
+    /// reported by [`LogCache::report_hole`]. Cheap when nothing was lost.
+    pub fn hole(&self, comm: u64, seq: u64, members: &[u32]) -> Option<u32> {
+        if !self.any_lost() {
+            return None;
+        }
+        let me = news::world_rank() as u32;
+        let has = |w: u32| self.entries.get(&(comm, seq)).is_some_and(|m| m.contains_key(&w));
+        let others = || members.iter().copied().filter(|w| *w != me && !news::is_dead(*w));
+        if !others().all(|w| has(w) || self.went_on(comm, seq, w)) {
+            return None; // someone has yet to enter it, or its log to be read
+        }
+        others().find(|w| !has(*w))
+    }
+
+    /// World rank `w` entered collective `seq` of communicator `comm` although
+    /// no entry of it from `w` is here: its log lost entries before this process
+    /// read them, and it shows a later collective of that communicator (a member
+    /// enters a communicator's collectives in order). How a dead rank recovers a
+    /// lost entry ([`any_entry_describes`]).
+    pub fn went_on(&self, comm: u64, seq: u64, w: u32) -> bool {
+        self.lost(w) > 0 && self.entries.iter().any(|((c, s), m)| *c == comm && *s > seq && m.contains_key(&w))
+    }
+
+    /// Says once per hole (on stderr: MPIFT, not the program, then hangs the
+    /// members that wait in that collective) which collective is missing and
+    /// whose log lost its entry.
+    pub fn report_hole(&mut self, comm: u64, seq: u64, member: u32, who: &str) {
+        if self.told.contains(&(comm, seq)) {
+            return;
+        }
+        self.told.push((comm, seq));
+        crate::say!(
+            "MPIFT: rank {} ({who}): collective #{seq} of communicator {comm:x} cannot be joined: world rank \
+             {member}'s entry of it left its log (the last {} collectives) before this rank read it ({} entries \
+             lost); members inside it may wait for ever (MPIFT's limit, docs/ULFM-DIFFERENCES.md)",
+            news::world_rank(),
+            window::LOG_LEN,
+            self.lost(member)
+        );
     }
 
     /// Keeps the entered entries of world rank `p` that someone else read (a
@@ -215,6 +292,10 @@ impl LogCache {
 
     /// Waits for every read [`LogCache::poll_async`] has in flight (before the
     /// window is freed).
+    ///
+    /// Blocking: never blocks for ever: a passive-target read completes once its
+    /// target is inside MPI (a blocked host call progresses it too), and here, at
+    /// a process's exit, every live one is in MPI_Finalize or on its way there.
     pub fn settle(&mut self) {
         for f in self.fetch.iter_mut() {
             match std::mem::take(f) {
@@ -304,6 +385,20 @@ pub fn fcode_only(f: u32) -> bool {
     matches!(f & !fcode::NB & !DUMMY, fcode::BARRIER | fcode::COMM_DUP | fcode::COMM_SPLIT | fcode::COMM_SPLIT_TYPE)
 }
 
+/// Collectives whose dummy part any one member's real entry describes: the same
+/// count, type, root and op at every member, no per-peer lists (unlike the v and
+/// w forms, neighborhood collectives and the other constructors). A dead rank
+/// joins one of these although a member's own entry left that member's log
+/// ([`LogCache::went_on`]).
+pub fn any_entry_describes(f: u32) -> bool {
+    use crate::engine::describe::fcode as F;
+    matches!(
+        f & !F::NB & !DUMMY,
+        F::BARRIER | F::BCAST | F::REDUCE | F::ALLREDUCE | F::GATHER | F::SCATTER | F::ALLGATHER | F::ALLTOALL
+            | F::REDUCE_SCATTER_BLOCK | F::SCAN | F::EXSCAN | F::COMM_DUP | F::COMM_SPLIT | F::COMM_SPLIT_TYPE
+    )
+}
+
 /// Per dead world rank: the collectives (communicator id, number) its log shows it
 /// entered for real before it died. A dead rank logs nothing after its death (its
 /// joins are not logged) and wrote its log before its death news, so one read
@@ -339,6 +434,35 @@ mod tests {
     fn dummy(f: u32) -> Desc {
         // What a catching-up or filling-in rank logs (engine::revoke, engine::fillin).
         Desc { fcode: f | DUMMY, ..Desc::default() }
+    }
+
+    #[test]
+    fn a_gap_is_counted_and_a_member_that_went_on_entered() {
+        let mut c = LogCache { after: vec![0, 3], ..LogCache::default() };
+        // Rank 1's head is 40; the read brought its ring's last 32 (stamps 9..=40),
+        // so 4..=8 were overwritten before this process read them.
+        let entry = |st: u64| news::Entry { comm: 7, seq: st, desc: real_bcast(), state: window::ENTERED, stamp: st };
+        c.count_lost(1, 40, &(9..=40).map(entry).collect::<Vec<_>>());
+        assert_eq!((c.lost(0), c.lost(1), c.any_lost()), (0, 5, true));
+        // A read that brought everything up to the head loses nothing more.
+        c.after[1] = 40;
+        c.count_lost(1, 42, &(41..=42).map(entry).collect::<Vec<_>>());
+        assert_eq!(c.lost(1), 5);
+        c.entries.insert((7, 10), [(1u32, real_bcast())].into());
+        assert!(c.went_on(7, 9, 1), "a later collective of the same communicator");
+        assert!(!c.went_on(7, 10, 1) && !c.went_on(8, 9, 1), "nothing later there");
+        c.entries.insert((7, 10), [(0u32, real_bcast())].into());
+        assert!(!c.went_on(7, 9, 0), "rank 0's log lost nothing: its entry is still to come");
+    }
+
+    #[test]
+    fn only_collectives_alike_at_every_member_are_recovered() {
+        for f in [fcode::BCAST, fcode::BCAST | fcode::NB, fcode::BARRIER, fcode::ALLREDUCE, fcode::SCATTER, fcode::COMM_SPLIT] {
+            assert!(any_entry_describes(f), "f{f}");
+        }
+        for f in [fcode::SCATTERV, fcode::GATHERV | fcode::NB, fcode::ALLTOALLW, fcode::NEIGHBOR_ALLTOALL, fcode::COMM_CREATE, fcode::INTERCOMM_CREATE, fcode::COMM_IDUP] {
+            assert!(!any_entry_describes(f), "f{f}");
+        }
     }
 
     #[test]

@@ -131,6 +131,10 @@ pub fn stop() {
     LAST_STATE.store(std::ptr::null_mut(), Ordering::Release);
     if let Some(mut rt) = RT.lock().take() {
         crate::engine::wake::disarm(&mut rt);
+        // Blocking: never blocks for ever: collective over every process, each of
+        // which comes here once on its way out (MPI_Finalize, a dead rank's end),
+        // after the exit protocol let it leave; no read of this window is in
+        // flight (logs, turns and fill-in settle them first).
         rt.win.free();
         // Wake-ups nobody waited for: receive them, so none is left unmatched.
         crate::engine::comm::drain(rt.shadow, &mut Vec::new());
@@ -482,6 +486,10 @@ pub fn parse_log_reads(reads: &LogReads) -> Option<Vec<Entry>> {
 }
 
 /// Reads the collective log of world rank `p`: entries with stamp > `after`.
+///
+/// Blocking: never blocks for ever: passive-target reads, done once `p` is
+/// inside MPI (blocked there too): a live process comes back to MPI at the latest
+/// in MPI_Finalize, a dead one serves in MPI until every live one is finalizing.
 pub fn read_log(p: usize, after: u64) -> (u64, Vec<Entry>) {
     with(|rt| {
         let w = &rt.win;

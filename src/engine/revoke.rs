@@ -397,7 +397,13 @@ fn join_next(cr: &CommRef, s: u64) -> Outcome {
                 return Some(x);
             }
             cache.poll(&others);
-            known(cache)
+            let k = known(cache);
+            if k.is_none() {
+                if let Some(w) = cache.hole(cr.id, s, &others) {
+                    cache.report_hole(cr.id, s, w, "catch-up");
+                }
+            }
+            k
         });
         if let Some(x) = got {
             break x;
@@ -409,8 +415,14 @@ fn join_next(cr: &CommRef, s: u64) -> Outcome {
     news::log_entered(cr.id, s, &Desc { fcode: d.fcode | logs::DUMMY, ..Desc::default() });
     comm::update(cr.handle, |st| st.seq = s);
     let who = Who { real: cr.real, rank, size: members.len(), id: cr.id, members: &members, seq: s, standin: false };
+    // Blocking: never blocks for ever: every live member catches up to the
+    // horizon at its next MPI call and in every wait, on revoked communicators in
+    // ascending id at every rank (module comment), so no two wait for each other;
+    // the dead members owe these joins and make them in their turns.
     if let Joined::Pending(mut p) = join::join(&who, &d, &per) {
         // The join's own request, waited for once; `p` keeps its buffers.
+        // Blocking: never blocks for ever: a non-blocking form's join, by the
+        // argument above (every member catches up, in ascending id).
         transport::request::wait(&mut p.req, None);
     }
     logs::with(|cache| cache.prune(cr.id, s));

@@ -194,6 +194,9 @@ pub fn abandoned(w: u32) -> bool {
 }
 
 /// Waits for the reads in flight (before the window is freed).
+///
+/// Blocking: never blocks for ever: RMA reads, done once their target is inside
+/// MPI, where every process is at the exit that calls this (see LogCache::settle).
 pub fn settle() {
     if let Some(d) = DRIVER.lock().unwrap().as_mut() {
         for r in d.reads.iter_mut() {

@@ -37,6 +37,8 @@ pub(crate) fn arm(rt: &mut Runtime) {
 /// (`MPI_Finalize`, engine::news::stop).
 pub(crate) fn disarm(rt: &mut Runtime) {
     transport::p2p::cancel(&mut rt.wake_req);
+    // Blocking: never blocks for ever: a cancelled receive of ours completes
+    // locally, cancelled or holding an empty wake message already here.
     transport::request::wait(&mut rt.wake_req, None);
     transport::request::free(&mut rt.wake_req);
     for (mut r, buf) in rt.hints.drain(..) {

@@ -34,6 +34,7 @@ use crate::transport::script::{self, Scripts, Update};
 use crate::transport::window;
 use crate::transport;
 use std::time::Duration;
+use std::collections::HashMap;
 
 /// `Sim_FT_kill_me`: never returns.
 pub fn kill_me() -> ! {
@@ -76,6 +77,8 @@ pub fn kill_me() -> ! {
     news::stop();
     observer::dead_done();
     logs::clear();
+    // Blocking: never blocks for ever: as lifecycle::finalize's, which every live
+    // rank reached before serve() let this dead rank out (protocol::exit).
     transport::env::finalize();
     // From an atexit handler (MPIFT_EXIT_KILLS) the process must end with _exit.
     observer::end_process(0)
@@ -168,6 +171,7 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<Own>, mut news_out: Scripts) {
         busy |= logs::with(|cache| cache.poll_async(&everyone));
         let (joined, owed) = join_ready(&mut comms, &told, &mut pending);
         busy |= joined;
+        report_holes(&comms);
         // The exit rule (protocol::exit): every log final, nothing it can
         // join, no join of its in flight, no own collective the others need.
         let chores_done = news_out.done() && !ft::zombie_pending() && !crate::engine::revoke::jobs_pending();
@@ -194,6 +198,25 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<Own>, mut news_out: Scripts) {
         transport::request::free(&mut o.req);
     }
     std::mem::forget(pending);
+}
+
+/// A collective this rank must join next whose entries its members' logs lost
+/// before they were read (logs::LogCache::hole): said once, not waited for in
+/// silence.
+fn report_holes(comms: &[ZComm]) {
+    logs::with(|cache| {
+        if !cache.any_lost() {
+            return;
+        }
+        for c in comms {
+            let members: Vec<u32> = c.everyone().collect();
+            let s = c.seq + 1;
+            let Some(w) = cache.hole(c.id, s, &members) else { continue };
+            if !cache.get(c.id, s).is_some_and(|f| recovered(cache, c, s, f)) {
+                cache.report_hole(c.id, s, w, "dead");
+            }
+        }
+    });
 }
 
 /// Own and dummy non-blocking operations: tested, the completed ones dropped.
@@ -253,7 +276,12 @@ fn join_ready(comms: &mut [ZComm], told: &[bool], pending: &mut Vec<InFlight>) -
         let k = match free {
             Some(k) => k,
             None => {
-                let owed_f: Vec<(u64, u32)> = ready.iter().map(|(i, r)| (comms[*i].id, r.0.fcode)).collect();
+                let mut owed_f: Vec<(u64, u32)> = ready.iter().map(|(i, r)| (comms[*i].id, r.0.fcode)).collect();
+                // A shrink's construction blocks in the host too (engine::ft).
+                let making = ft::zombie_construction();
+                if let Some(id) = making.filter(|id| !owed_f.iter().any(|o| o.0 == *id)) {
+                    owed_f.push((id, crate::engine::describe::fcode::SHRINK_CREATE));
+                }
                 let owed: Vec<u64> = owed_f.iter().map(|o| o.0).collect();
                 if !owed.is_empty() && !told.iter().all(|t| *t) {
                     // No turn before every process has this death's news: a rank
@@ -262,7 +290,17 @@ fn join_ready(comms: &mut [ZComm], told: &[bool], pending: &mut Vec<InFlight>) -
                     return (busy, owed_f);
                 }
                 let Some(id) = crate::engine::turns::may_enter(&owed) else { return (busy, owed_f) };
-                ready.iter().position(|(i, _)| comms[*i].id == id).unwrap_or(0)
+                match ready.iter().position(|(i, _)| comms[*i].id == id) {
+                    Some(k) => k,
+                    None => {
+                        // Blocking: in a turn: the shrink's construction, granted above.
+                        observer::dead_status(&DeadStatus::Blocks("MPIX_Comm_shrink", id, 0));
+                        ft::construct_in_turn(id);
+                        crate::engine::turns::left();
+                        busy = true;
+                        continue;
+                    }
+                }
             }
         };
         let (i, (d, per)) = ready.swap_remove(k);
@@ -299,17 +337,31 @@ fn next_ready(c: &ZComm, told: &[bool]) -> Option<Ready> {
         let found = found?;
         // Every member not known dead must have logged it: then nobody in it waits
         // for a member that is elsewhere, and the join completes at once.
-        if !c.entered_by_the_others(Some(found)) {
+        if !c.entered_by_the_others(Some(found)) && !recovered(cache, c, s, found) {
             return None;
         }
         logs::by_member(found, &c.members)
     })
 }
 
+/// Collective `s` of `c` is joinable although some member's entry of it left
+/// that member's log unread (docs/DESIGN.md, "The log's limit"): each member not
+/// known dead logged it or went on past it, and any one entry describes it.
+fn recovered(cache: &logs::LogCache, c: &ZComm, s: u64, found: &HashMap<u32, Desc>) -> bool {
+    let me = c.members[c.rank];
+    cache.any_lost()
+        && logs::by_member(found, &c.members).is_some_and(|(d, _)| logs::any_entry_describes(d.fcode))
+        && c.everyone().all(|w| w == me || news::is_dead(w) || found.contains_key(&w) || cache.went_on(c.id, s, w))
+}
+
 /// Joins `c`'s next collective, `d` (from [`next_ready`]).
 fn join_next(c: &mut ZComm, d: &Desc, per: &[Option<Desc>]) -> Joined {
     let s = c.seq + 1;
     let who = Who { real: c.real, rank: c.rank, size: c.members.len(), id: c.id, members: &c.members, seq: s, standin: true };
+    // Blocking: in a turn: join_ready comes here for a join that blocks in the
+    // host (join::blocks) only inside the turn turns::may_enter granted for this
+    // communicator; other joins start a request (kept in flight in `pending`) or
+    // a stand-in's part (engine::standin) and return at once.
     let j = join::join(&who, d, per);
     if matches!(j, Joined::Unsupported) && d.fcode & !fcode::NB != fcode::OPAQUE {
         crate::say!("MPIFT: dead rank cannot join collective {} on a communicator", d.fcode);

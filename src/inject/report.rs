@@ -198,6 +198,10 @@ pub struct Header {
 /// Collective over `shadow` (every process, live or dead, in `MPI_Finalize`):
 /// sends this rank's part to rank 0, which writes the report and the summary.
 /// `header`: rank 0's (None elsewhere); `n`: the world size.
+///
+/// Blocking: never blocks for ever: every process calls it once on its way out,
+/// after the exit protocol let it leave (protocol::exit), and nothing MPIFT
+/// runs then waits for a process that is here.
 pub fn collect(shadow: MPI_Comm, n: usize, entry: &str, death: Option<Death>, calls: u64, header: Option<&Header>) {
     let w = words(death, calls);
     let len = [entry.len() as u64];

@@ -28,11 +28,18 @@ nothing and exits 0 when the tree keeps the rules:
   file-too-long    a file over 600 lines.
   fn-too-long      a fn whose span (line of `fn` to its closing brace) is over
                    80 lines.
+  blocking-call-unmarked
+                   a host call that can block (a wait, a blocking collective
+                   or constructor, blocking RMA) reachable from a dead rank, a
+                   fill-in, a catch-up or MPI_Finalize without a `// Blocking:
+                   in a turn|kept in flight|never blocks for ever: <why>`
+                   comment (tests/arch/blocking.py).
 
 Usage:
   python3 tests/arch/check.py [--src DIR]        check (exit 1 on violations)
   python3 tests/arch/check.py --summary          counts per rule and per unit (exit 0)
   python3 tests/arch/check.py --svg FILE         also draw the layers as SVG
+  python3 tests/arch/check.py --blocking         the blocking host calls and their marks (exit 0)
 
 Python 3 standard library only.
 """
@@ -44,6 +51,9 @@ import os
 import re
 import sys
 from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import blocking  # noqa: E402  (tests/arch/blocking.py)
 
 MAX_FILE_LINES = 600
 MAX_FN_LINES = 80
@@ -59,6 +69,7 @@ RULES = [
     "host-mpi-outside-transport",
     "file-too-long",
     "fn-too-long",
+    "blocking-call-unmarked",
 ]
 
 IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
@@ -467,6 +478,7 @@ class Result:
         self.unsafe = []  # (rel, line, kind, ok)
         self.host = []  # (rel, line, text)
         self.fns = []  # (rel, line, name, span)
+        self.blocking = []  # (rel, line, call, mark, root path)
 
     def add(self, rel, line, rule, detail):
         self.violations.append((rel, line, rule, detail))
@@ -866,6 +878,7 @@ def check(src_dir):
     check_unsafe(tree, res)
     check_host_mpi(tree, res)
     check_sizes(tree, res)
+    blocking.check_blocking(tree, res, _comments_above, _statement_start, TRANSPORT)
     res.violations.sort(key=lambda v: (v[0], v[1], RULES.index(v[2]), v[3]))
     return tree, res
 
@@ -1197,6 +1210,8 @@ def main(argv=None):
     ap.add_argument("--src", default=default_src, help="the src/ directory (default: the repository's)")
     ap.add_argument("--summary", action="store_true", help="print counts per rule and per folder; exit 0")
     ap.add_argument("--svg", metavar="FILE", help="write a picture of the layers to FILE")
+    ap.add_argument("--blocking", action="store_true",
+                    help="list the blocking host calls a dead rank, fill-in, catch-up or MPI_Finalize reaches; exit 0")
     args = ap.parse_args(argv)
     if not os.path.isdir(args.src):
         print("check.py: no directory %s" % args.src, file=sys.stderr)
@@ -1207,6 +1222,9 @@ def main(argv=None):
             f.write(svg(tree, res))
     if args.summary:
         sys.stdout.write(summary(tree, res))
+        return 0
+    if args.blocking:
+        sys.stdout.write(blocking.listing(res))
         return 0
     for rel, line, rule, detail in res.violations:
         print("%s:%d: %s: %s" % (rel, line, rule, detail))

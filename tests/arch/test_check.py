@@ -514,5 +514,102 @@ class Outputs(unittest.TestCase):
         self.assertEqual(check.floors(tree), {"transport": 1, "protocol": 1, "engine": 2})
 
 
+def dead_loop(serve_body, extra=""):
+    """A tree whose dead rank's loop (`zombie::kill_me` -> `serve`) runs
+    `serve_body`, with `transport::request` that has a blocking wait."""
+    return {
+        "transport/mod.rs": BASE["transport/mod.rs"] + "pub mod request;\n",
+        "transport/request.rs": "pub fn wait(r: &mut u32) {}\npub fn test(r: &mut u32) -> bool { true }\n",
+        "engine/mod.rs": BASE["engine/mod.rs"] + "pub mod zombie;\npub mod helper;\n",
+        "engine/zombie.rs": textwrap.dedent("""\
+            use crate::engine::helper;
+            use crate::transport;
+
+            pub fn kill_me() {
+                serve();
+            }
+
+            fn serve() {
+            """) + textwrap.indent(textwrap.dedent(serve_body), "    ") + "}\n",
+        "engine/helper.rs": "use crate::transport;\n\n" + textwrap.dedent(extra),
+    }
+
+
+class Blocking(unittest.TestCase):
+    def test_planted_wait_reachable_from_the_dead_loop(self):
+        v = found(dead_loop("helper::step();\n", """\
+            pub fn step() {
+                let mut r = 0;
+                transport::request::wait(&mut r);
+            }
+            """), rule="blocking-call-unmarked")
+        self.assertEqual([(p, ln) for p, ln, _, _ in v], [("src/engine/helper.rs", 5)])
+        self.assertIn("zombie::kill_me -> zombie::serve -> helper::step", v[0][3])
+
+    def test_marked_wait_passes(self):
+        v = found(dead_loop("helper::step();\n", """\
+            pub fn step() {
+                let mut r = 0;
+                // Blocking: never blocks for ever: a null request completes at once.
+                transport::request::wait(&mut r);
+            }
+            """), rule="blocking-call-unmarked")
+        self.assertEqual(v, [])
+
+    def test_mark_at_the_call_covers_what_is_below(self):
+        v = found(dead_loop("""\
+            // Blocking: in a turn: granted by the turns just before this call.
+            helper::step();
+            """, """\
+            pub fn step() {
+                let mut r = 0;
+                transport::request::wait(&mut r);
+            }
+            """), rule="blocking-call-unmarked")
+        self.assertEqual(v, [])
+
+    def test_short_reason_and_unknown_kind_fire(self):
+        for mark in ("// Blocking: in a turn: yes", "// Blocking: probably fine: it is all right really"):
+            v = found(dead_loop("helper::step();\n", """\
+                pub fn step() {
+                    let mut r = 0;
+                    %s
+                    transport::request::wait(&mut r);
+                }
+                """ % mark), rule="blocking-call-unmarked")
+            self.assertEqual(len(v), 1, mark)
+
+    def test_unreachable_and_non_blocking_calls_quiet(self):
+        v = found(dead_loop("helper::step();\n", """\
+            pub fn step() {
+                let mut r = 0;
+                transport::request::test(&mut r);
+            }
+
+            pub fn elsewhere() {
+                let mut r = 0;
+                transport::request::wait(&mut r);
+            }
+            """), rule="blocking-call-unmarked")
+        self.assertEqual(v, [])
+
+    def test_listing_names_each_site_and_its_mark(self):
+        t = Tree(dead_loop("helper::step();\n", """\
+            pub fn step() {
+                let mut r = 0;
+                // Blocking: kept in flight: completed by the loop's next test.
+                transport::request::wait(&mut r);
+            }
+            """))
+        try:
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                rc = check.main(["--src", t.src, "--blocking"])
+        finally:
+            t.close()
+        self.assertEqual(rc, 0)
+        self.assertIn("src/engine/helper.rs:6  transport::request::wait  [kept in flight]", out.getvalue())
+
+
 if __name__ == "__main__":
     unittest.main()
