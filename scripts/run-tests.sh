@@ -285,6 +285,11 @@ for mpi in "${mpis[@]}"; do
     ULFM_CFLAGS="$FT" ULFM_TIMEOUT="${MPIFT_TEST_TIMEOUT:-180}" ULFM_SPARES=1 \
     ULFM_LIBS="$lib -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc" tests/ulfm/run.sh "$MPICC" "$MPIEXEC" 4
 
+  # MPIFT's known limits (examples/ulfm_limits): each hangs by design, and MPIFT
+  # must say why on stderr before the timeout.
+  t "$mpi: examples/ulfm_limits -n 4 (MPIFT names its limit)" env ULFM_CFLAGS="$FT" \
+    ULFM_LIBS="$lib -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc" tests/ulfm/limits.sh "$MPICC" "$MPIEXEC" 4
+
   # MPICH's own ULFM tests, unchanged (tests/mpich-ft): the ones real ULFM passes,
   # with their testlist's environment as MPICH's runtests passes it
   # (MPIR_CVAR_ENABLE_FT=1, which MPIFT switches off in the host: calls::lifecycle).

@@ -1,0 +1,34 @@
+/* log_ring_gap_v: MPIFT's limit (docs/ULFM-DIFFERENCES.md, "A collective older
+ * than the last 32 of a member's log can be lost"), not a ULFM behaviour check.
+ * Rank 2 dies before a Scatterv from rank 0. The root sends every part at once
+ * and returns, then enters 40 collectives on a communicator of its own, more
+ * than the 32 its log keeps, before rank 2 reads it. Only the root's entry said
+ * how much rank 2 receives, so rank 2 cannot join the Scatterv, nor the Barrier
+ * after it, and the survivors wait in the Barrier. Under real ULFM the Barrier
+ * returns PROC_FAILED. MPIFT must say on stderr which collective cannot be
+ * joined: tests/ulfm/limits.sh runs this program under a timeout and checks
+ * that line. Needs 4 or more ranks. */
+#include "ulfm_common.h"
+
+int main(int argc, char **argv)
+{
+    int part = -1, y = 0, rc, i;
+    int all[64], counts[64], displs[64];
+    MPI_Comm own;
+
+    u_init(&argc, &argv, 1);
+    for (i = 0; i < u_size && i < 64; i++) all[i] = 10 + i, counts[i] = 1, displs[i] = i;
+    MPI_Comm_split(MPI_COMM_WORLD, u_rank, 0, &own); /* one member each */
+    if (u_rank == 2) u_die("before Scatterv");
+
+    rc = MPI_Scatterv(all, counts, displs, MPI_INT, &part, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    u_note("Scatterv=%s", u_name(rc));
+    CHECK(rc == MPI_SUCCESS || u_class(rc) == MPIX_ERR_PROC_FAILED, "Scatterv=%s", u_name(rc));
+    if (u_rank == 0)
+        for (i = 0; i < 40; i++) MPI_Allreduce(&part, &y, 1, MPI_INT, MPI_SUM, own);
+
+    rc = MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_RC("Barrier", rc, MPIX_ERR_PROC_FAILED);
+    MPI_Comm_free(&own);
+    return u_finish();
+}
