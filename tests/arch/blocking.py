@@ -145,9 +145,10 @@ def _impl_blocks(src):
     return out
 
 
-def functions_of(src):
+def fn_items(src):
+    """[(name, offset of `fn`, offset of the body's `{`, of its `}`)] for each fn
+    item with a body (tests/arch/check.py's function-length rule uses it too)."""
     code, p = src.code, src.pairs()
-    impls = _impl_blocks(src)
     out = []
     for m in re.finditer(r"\bfn\s+(?:r#)?(" + IDENT + r")", code):
         i = m.end()
@@ -166,13 +167,20 @@ def functions_of(src):
             if ch in ";})]":
                 break
             i += 1
-        if body is None or body not in p:
-            continue
+        if body is not None and body in p:
+            out.append((m.group(1), m.start(), body, p[body]))
+    return out
+
+
+def functions_of(src):
+    impls = _impl_blocks(src)
+    out = []
+    for name, start, body, end in fn_items(src):
         owner = None
         for o, c, t in impls:
-            if o < m.start() < c:
+            if o < start < c:
                 owner = t
-        out.append(Fn(src, m.group(1), m.start(), body, p[body], owner))
+        out.append(Fn(src, name, start, body, end, owner))
     return out
 
 

@@ -832,30 +832,10 @@ def check_host_mpi(tree, res):
 
 def functions(src):
     """[(name, fn_line, span_lines)] for each fn item with a body."""
-    code = src.code
-    p = src.pairs()
     out = []
-    for m in re.finditer(r"\bfn\s+(?:r#)?(" + IDENT + r")", code):
-        i = m.end()
-        body = None
-        while i < len(code):
-            ch = code[i]
-            if ch in "([":
-                c = p.get(i)
-                if c is None:
-                    break
-                i = c + 1
-                continue
-            if ch == "{":
-                body = i
-                break
-            if ch in ";})]":
-                break
-            i += 1
-        if body is None or body not in p:
-            continue
-        l0, l1 = src.line_of(m.start()), src.line_of(p[body])
-        out.append((m.group(1), l0, l1 - l0 + 1))
+    for name, start, _body, end in blocking.fn_items(src):
+        l0, l1 = src.line_of(start), src.line_of(end)
+        out.append((name, l0, l1 - l0 + 1))
     return out
 
 

@@ -99,6 +99,17 @@ def found(files=None, drop=(), rule=None):
     return [v for v in res.violations if rule is None or v[2] == rule]
 
 
+def run_check(t, args=()):
+    """Runs check.py's main on tree `t` (then removed) with `args`: (exit code, stdout)."""
+    try:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = check.main(["--src", t.src, *args])
+    finally:
+        t.close()
+    return rc, out.getvalue()
+
+
 def engine_file(body):
     return {"engine/x.rs": body, "engine/mod.rs": BASE["engine/mod.rs"] + "pub mod x;\n"}
 
@@ -106,25 +117,15 @@ def engine_file(body):
 class Clean(unittest.TestCase):
     def test_base_tree_is_clean_and_silent(self):
         t = Tree()
-        try:
-            out = io.StringIO()
-            with contextlib.redirect_stdout(out):
-                rc = check.main(["--src", t.src])
-        finally:
-            t.close()
+        rc, text = run_check(t)
         self.assertEqual(rc, 0)
-        self.assertEqual(out.getvalue(), "")
+        self.assertEqual(text, "")
 
     def test_violation_exits_1_with_path_line_rule(self):
         t = Tree({"protocol/agree.rs": "use crate::engine::comm;\n"})
-        try:
-            out = io.StringIO()
-            with contextlib.redirect_stdout(out):
-                rc = check.main(["--src", t.src])
-        finally:
-            t.close()
+        rc, text = run_check(t)
         self.assertEqual(rc, 1)
-        self.assertRegex(out.getvalue(), r"^src/protocol/agree\.rs:1: import-up: ")
+        self.assertRegex(text, r"^src/protocol/agree\.rs:1: import-up: ")
 
 
 class FolderDoc(unittest.TestCase):
@@ -476,14 +477,9 @@ class Sizes(unittest.TestCase):
 class Outputs(unittest.TestCase):
     def test_summary_exits_0(self):
         t = Tree({"protocol/agree.rs": "use crate::engine::comm;\n"})
-        try:
-            out = io.StringIO()
-            with contextlib.redirect_stdout(out):
-                rc = check.main(["--src", t.src, "--summary"])
-        finally:
-            t.close()
+        rc, text = run_check(t, ["--summary"])
         self.assertEqual(rc, 0)
-        text = out.getvalue()
+        text = text
         for r in check.RULES:
             self.assertIn(r, text)
         self.assertRegex(text, r"import-up\s+1\b")
@@ -601,14 +597,9 @@ class Blocking(unittest.TestCase):
                 transport::request::wait(&mut r);
             }
             """))
-        try:
-            out = io.StringIO()
-            with contextlib.redirect_stdout(out):
-                rc = check.main(["--src", t.src, "--blocking"])
-        finally:
-            t.close()
+        rc, text = run_check(t, ["--blocking"])
         self.assertEqual(rc, 0)
-        self.assertIn("src/engine/helper.rs:6  transport::request::wait  [kept in flight]", out.getvalue())
+        self.assertIn("src/engine/helper.rs:6  transport::request::wait  [kept in flight]", text)
 
 
 if __name__ == "__main__":
