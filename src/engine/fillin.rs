@@ -400,23 +400,27 @@ fn fill(mut t: Troubled) -> bool {
         let Some((d, per, missing)) = logs::with(|cache| {
             // Only this communicator's members: the parts of an MPI_Comm_split share
             // its id (each process is in one of them), so others' entries are here too.
-            if let Some(w) = cache.hole(t.id, s, &t.members) {
-                cache.report_hole(t.id, s, w, "fill-in");
-            }
             let found: std::collections::HashMap<u32, Desc> = cache
                 .get(t.id, s)?
                 .iter()
                 .filter(|(w, _)| t.members.contains(w) && **w != me)
                 .map(|(w, d)| (*w, d.clone()))
                 .collect();
-            if found.is_empty() {
-                return None;
+            let (d, per) = logs::by_member(&found, &t.members)?;
+            // A member whose entry left its log unread but that went on past it
+            // is not elsewhere, if any entry describes the collective
+            // (docs/DESIGN.md, "The log's limit"); else a gap is reported.
+            let alike = logs::any_entry_describes(d.fcode);
+            match cache.hole(t.id, s, &t.members) {
+                Some(w) if !alike => cache.report_hole(t.id, s, w, "fill-in"),
+                _ => {}
             }
             let missing: Vec<u32> = (t.members.iter().enumerate())
                 .filter(|(r, w)| *r != t.rank && !news::is_dead(**w) && !found.contains_key(w))
+                .filter(|(_, w)| !(alike && cache.went_on(t.id, s, **w)))
                 .map(|(_, w)| *w)
                 .collect();
-            logs::by_member(&found, &t.members).map(|(d, per)| (d, per, missing))
+            Some((d, per, missing))
         }) else {
             return false;
         };
