@@ -212,8 +212,8 @@ impl LogCache {
 
     /// Collective `seq` of communicator `comm` has lost an entry for good: every
     /// member of `members` (this rank and members known dead aside) logged it or
-    /// went on past it ([`LogCache::went_on`]), and one of them, returned, did so
-    /// without its entry here. A dead rank or a catch-up waits for every such
+    /// went on past it ([`LogCache::went_on`]), and one of them (returned) went
+    /// on without its entry here. A dead rank or a catch-up waits for every such
     /// entry unless [`any_entry_describes`] the collective: MPIFT's limit,
     /// reported by [`LogCache::report_hole`]. Cheap when nothing was lost.
     pub fn hole(&self, comm: u64, seq: u64, members: &[u32]) -> Option<u32> {

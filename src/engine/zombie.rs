@@ -212,7 +212,7 @@ fn report_holes(comms: &[ZComm]) {
             let members: Vec<u32> = c.everyone().collect();
             let s = c.seq + 1;
             let Some(w) = cache.hole(c.id, s, &members) else { continue };
-            if !cache.get(c.id, s).is_some_and(|f| recovered(cache, c, s, f)) {
+            if !cache.get(c.id, s).is_some_and(|f| describable(c, f)) {
                 cache.report_hole(c.id, s, w, "dead");
             }
         }
@@ -294,7 +294,7 @@ fn join_ready(comms: &mut [ZComm], told: &[bool], pending: &mut Vec<InFlight>) -
                     Some(k) => k,
                     None => {
                         // Blocking: in a turn: the shrink's construction, granted above.
-                        observer::dead_status(&DeadStatus::Blocks("MPIX_Comm_shrink", id, 0));
+                        observer::dead_status(&DeadStatus::Blocks(crate::engine::describe::fname(fcode::SHRINK_CREATE), id, 0));
                         ft::construct_in_turn(id);
                         crate::engine::turns::left();
                         busy = true;
@@ -346,12 +346,16 @@ fn next_ready(c: &ZComm, told: &[bool]) -> Option<Ready> {
 
 /// Collective `s` of `c` is joinable although some member's entry of it left
 /// that member's log unread (docs/DESIGN.md, "The log's limit"): each member not
-/// known dead logged it or went on past it, and any one entry describes it.
+/// known dead logged it or went on past it (logs::LogCache::hole), and any one
+/// entry describes it.
 fn recovered(cache: &logs::LogCache, c: &ZComm, s: u64, found: &HashMap<u32, Desc>) -> bool {
-    let me = c.members[c.rank];
-    cache.any_lost()
-        && logs::by_member(found, &c.members).is_some_and(|(d, _)| logs::any_entry_describes(d.fcode))
-        && c.everyone().all(|w| w == me || news::is_dead(w) || found.contains_key(&w) || cache.went_on(c.id, s, w))
+    cache.hole(c.id, s, &c.everyone().collect::<Vec<_>>()).is_some() && describable(c, found)
+}
+
+/// Any one of `found` (members' entries of one collective of `c`) describes the
+/// dummy part (logs::any_entry_describes).
+fn describable(c: &ZComm, found: &HashMap<u32, Desc>) -> bool {
+    logs::by_member(found, &c.members).is_some_and(|(d, _)| logs::any_entry_describes(d.fcode))
 }
 
 /// Joins `c`'s next collective, `d` (from [`next_ready`]).
