@@ -238,8 +238,6 @@ class Graph:
             for m in re.finditer(r"\buse\s+([^;]*);", src.code):
                 text = m.group(1)
                 # `a::b::{c, d::e}`: each leaf with the segment before it
-                for leaf in re.finditer(r"(" + IDENT + r")\s*::\s*(?:\{[^}]*\}|" + IDENT + r")", text):
-                    pass
                 for seg in re.finditer(r"(" + IDENT + r")\s*::\s*\{([^}]*)\}", text):
                     for n in re.findall(IDENT, seg.group(2)):
                         got.setdefault(n, set()).add(seg.group(1))
