@@ -280,10 +280,14 @@ for mpi in "${mpis[@]}"; do
     ULFM_TIMEOUT="${MPIFT_TEST_TIMEOUT:-180}" ULFM_LIBS="$lib -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc" \
     ULFM_ONLY="$(cd examples/ulfm && ls overlap_*.c | sed 's/\.c$//' | tr '\n' ' ')" tests/ulfm/run.sh "$MPICC" "$MPIEXEC" 8
   # Every program again with blocking collectives run as their non-blocking forms
-  # (docs/CONFIGURATION.md): the same outcomes.
-  t "$mpi: examples/ulfm with MPIFT_COLLECTIVES=nonblocking -n 4" env MPIFT_COLLECTIVES=nonblocking \
-    ULFM_CFLAGS="$FT" ULFM_TIMEOUT="${MPIFT_TEST_TIMEOUT:-180}" ULFM_SPARES=1 \
-    ULFM_LIBS="$lib -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc" tests/ulfm/run.sh "$MPICC" "$MPIEXEC" 4
+  # (docs/CONFIGURATION.md): the same outcomes. MPICH and Open MPI 4.1 only: the
+  # mode is MPIFT's own code over the host's non-blocking collectives, which Open
+  # MPI 5 shares with 4.1 (ompi5's examples/ulfm run above covers the host).
+  if [ "$mpi" != ompi5 ]; then
+    t "$mpi: examples/ulfm with MPIFT_COLLECTIVES=nonblocking -n 4" env MPIFT_COLLECTIVES=nonblocking \
+      ULFM_CFLAGS="$FT" ULFM_TIMEOUT="${MPIFT_TEST_TIMEOUT:-180}" ULFM_SPARES=1 \
+      ULFM_LIBS="$lib -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc" tests/ulfm/run.sh "$MPICC" "$MPIEXEC" 4
+  fi
 
   # MPIFT's known limits (examples/ulfm_limits): each hangs by design, and MPIFT
   # must say why on stderr before the timeout.
@@ -353,7 +357,10 @@ for mpi in "${mpis[@]}"; do
   if [ "$mpi" != ompi5 ]; then
     t "$mpi: mpift-campaign end to end (tests/campaign/run.sh)" tests/campaign/run.sh "$mpi"
   fi
-  t "$mpi: kill-point campaigns, sampled (tests/campaign/liveness.sh)" tests/campaign/liveness.sh "$mpi"
+  # 40 points a program on MPICH and Open MPI 4.1, 15 on Open MPI 5 (the third
+  # host, for time: make test stays within its hour).
+  case $mpi in ompi5) live_sample=15 ;; *) live_sample=40 ;; esac
+  t "$mpi: kill-point campaigns, sampled (tests/campaign/liveness.sh)" env LIVENESS_SAMPLE=$live_sample tests/campaign/liveness.sh "$mpi"
   # Deaths at the first 100 calls of the barrier+allreduce loop and the overlap
   # programs while busy loops load every core (issue 35; a hang fails), sampled:
   # 25 points a program (every point: LOADED_SAMPLE= tests/campaign/loaded.sh).

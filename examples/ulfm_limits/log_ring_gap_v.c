@@ -1,8 +1,9 @@
 /* log_ring_gap_v: MPIFT's limit (docs/ULFM-DIFFERENCES.md, "A collective older
  * than the last 32 of a member's log can be lost"), not a ULFM behaviour check.
- * Rank 2 dies before a Scatterv from rank 0. The root sends every part at once
- * and returns, then enters 40 collectives on a communicator of its own, more
- * than the 32 its log keeps, before rank 2 reads it. Only the root's entry said
+ * Rank 0 scatters while rank 2 is still alive elsewhere: the root sends every
+ * part at once and returns, enters 40 collectives on a communicator of its
+ * own, more than the 32 its log keeps, and only then tells rank 2, which dies
+ * before the Scatterv (the message fixes the order). Only the root's entry said
  * how much rank 2 receives, so rank 2 cannot join the Scatterv, nor the Barrier
  * after it, and the survivors wait in the Barrier. Under real ULFM the Barrier
  * returns PROC_FAILED. MPIFT must say on stderr which collective cannot be
@@ -19,13 +20,18 @@ int main(int argc, char **argv)
     u_init(&argc, &argv, 1);
     for (i = 0; i < u_size && i < 64; i++) all[i] = 10 + i, counts[i] = 1, displs[i] = i;
     MPI_Comm_split(MPI_COMM_WORLD, u_rank, 0, &own); /* one member each */
-    if (u_rank == 2) u_die("before Scatterv");
+    if (u_rank == 2) { /* alive until rank 0's 40 collectives are done */
+        MPI_Recv(&i, 1, MPI_INT, 0, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        u_die("before Scatterv");
+    }
 
     rc = MPI_Scatterv(all, counts, displs, MPI_INT, &part, 1, MPI_INT, 0, MPI_COMM_WORLD);
     u_note("Scatterv=%s", u_name(rc));
     CHECK(rc == MPI_SUCCESS || u_class(rc) == MPIX_ERR_PROC_FAILED, "Scatterv=%s", u_name(rc));
-    if (u_rank == 0)
+    if (u_rank == 0) {
         for (i = 0; i < 40; i++) MPI_Allreduce(&part, &y, 1, MPI_INT, MPI_SUM, own);
+        MPI_Send(&i, 1, MPI_INT, 2, 99, MPI_COMM_WORLD);
+    }
 
     rc = MPI_Barrier(MPI_COMM_WORLD);
     CHECK_RC("Barrier", rc, MPIX_ERR_PROC_FAILED);

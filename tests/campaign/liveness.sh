@@ -25,7 +25,8 @@
 #                  itself, the campaign adds one more death; a test that death disturbs
 #                  is reported as such, any FAIL makes the run fail (exit 1: CRASH).
 #
-# Without `full` (make test): --sample 40 points per program and form (seed fixed),
+# Without `full` (make test): --sample 40 points per program and form (seed fixed;
+# LIVENESS_SAMPLE=N changes the 40),
 # 10 pairs, and fixed kill points that hung before (regressions). With `full` (make
 # campaign): every (rank, call) of each program, 200 pairs; results and the PNG
 # matrices under build-out/<mpi>/campaign/. Prints "PASS|FAIL <case>" and "N passed,
@@ -69,7 +70,7 @@ campaign() {
 if [ "$full" = full ]; then
   sel=() pairs=200
 else
-  sel=(--sample 40 --seed 7) pairs=10
+  sel=(--sample "${LIVENESS_SAMPLE:-40}" --seed 7) pairs=10
 fi
 cd "$out"
 ok='^ft_loop: rank [0-9]+: OK '
