@@ -262,7 +262,10 @@ pub fn rust_wrappers(funcs: &[Function]) -> String {
         };
         match lane_closure(f) {
             Some(lane) => {
-                let _ = writeln!(s, "    boundary::run_lane(\"{}\", {lane}, move || {{", f.name);
+                let _ = writeln!(s, "    boundary::run_lane(\"{}\", {}, {lane}, move || {{", f.name, dump_args(f));
+            }
+            None if runner == "run" => {
+                let _ = writeln!(s, "    boundary::run(\"{}\", {}, move || {{", f.name, dump_args(f));
             }
             None => {
                 let _ = writeln!(s, "    boundary::{runner}(\"{}\", move || {{", f.name);
@@ -279,6 +282,35 @@ pub fn rust_wrappers(funcs: &[Function]) -> String {
         s.push_str("    })\n}\n\n");
     }
     s
+}
+
+/// The closure that gives a call's arguments to the state dump
+/// (src/inject/dump.rs), read only when tracing: the communicator, the peer
+/// (`source`, `dest`, `root`), the tag, the requests of a wait or test, and a
+/// constructor's new communicator, found by their names in the table.
+fn dump_args(f: &Function) -> String {
+    let named = |n: &str| f.params.iter().find(|p| p.name == n && p.depth == 0).map(|p| p.name.clone());
+    let mut fields = Vec::new();
+    if let Some(c) = f.params.iter().find(|p| p.is_comm_in()) {
+        fields.push(format!("comm: {}", c.name));
+    }
+    for (field, names) in [("source", ["source", "source"]), ("dest", ["dest", "dest"]), ("root", ["root", "root"]), ("tag", ["tag", "recvtag"])] {
+        if let Some(n) = named(names[0]).or_else(|| named(names[1])) {
+            fields.push(format!("{field}: Some({n})"));
+        }
+    }
+    let waits = (f.name.starts_with("MPI_Wait") || f.name.starts_with("MPI_Test")) && f.name != "MPI_Test_cancelled";
+    if let Some(r) = f.params.iter().find(|p| waits && p.base == "MPI_Request" && p.depth == 1) {
+        let n = named("count").or_else(|| named("incount")).unwrap_or_else(|| "1".into());
+        fields.push(format!("requests: {} as *const _, nreq: {n}", r.name));
+    }
+    if let Some(o) = f.params.iter().find(|p| p.is_comm_out()) {
+        fields.push(format!("newcomm: {}", o.name));
+    }
+    if fields.is_empty() {
+        return "|| crate::inject::dump::Args::NONE".into();
+    }
+    format!("|| crate::inject::dump::Args {{ {}, ..crate::inject::dump::Args::NONE }}", fields.join(", "))
 }
 
 /// The calm lane of a wrapper (src/engine/lane.rs), as a closure for

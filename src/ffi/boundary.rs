@@ -11,6 +11,7 @@
 
 use crate::engine::errors::{Failure, Outcome};
 use crate::inject;
+use crate::inject::dump::Args as DumpArgs;
 use crate::calls::errhandler;
 use crate::engine::{edges, revoke, service};
 use crate::transport::err;
@@ -27,11 +28,14 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 ///
 /// The entry reads one word (engine::edges): clear, the call is counted and its
 /// body runs; else [`entry_marked`] looks at each flag.
+///
+/// `args` gives the call's arguments to the state dump (inject::dump); it runs
+/// only in the marked entry, when tracing.
 #[inline(always)]
-pub fn run(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
+pub fn run(name: &'static str, args: impl FnOnce() -> DumpArgs, f: impl FnOnce() -> Outcome) -> c_int {
     let recovery = inject::report::is_recovery(name);
     if recovery || edges::any(edges::ENTRY) {
-        if let Err(code) = entry_marked(name) {
+        if let Err(code) = entry_marked(name, args) {
             return code;
         }
     } else {
@@ -46,11 +50,14 @@ pub fn run(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
 /// process dies) and, if something went wrong somewhere, the service first
 /// (Ok(true): news, revokes, agreements and catch-up joins, engine::service).
 #[inline(never)]
-fn entry_marked(name: &'static str) -> Result<bool, c_int> {
+fn entry_marked(name: &'static str, args: impl FnOnce() -> DumpArgs) -> Result<bool, c_int> {
     if !crate::engine::process::is_active() {
         return Err(not_active(name));
     }
     inject::decide_kill(name);
+    if inject::trace::on() {
+        inject::dump::args(args());
+    }
     if !service::needed() {
         return Ok(false);
     }
@@ -72,12 +79,12 @@ fn not_active(name: &'static str) -> c_int {
 /// no service is due, `lane` may make the whole call (Some: its outcome, which
 /// takes the same way out as [`run`]'s); None, and `f`, the general body, runs.
 #[inline(always)]
-pub fn run_lane(name: &'static str, lane: impl FnOnce() -> Option<Outcome>, f: impl FnOnce() -> Outcome) -> c_int {
+pub fn run_lane(name: &'static str, args: impl FnOnce() -> DumpArgs, lane: impl FnOnce() -> Option<Outcome>, f: impl FnOnce() -> Outcome) -> c_int {
     if inject::report::is_recovery(name) {
-        return run(name, f);
+        return run(name, args, f);
     }
     if edges::any(edges::ENTRY) {
-        match entry_marked(name) {
+        match entry_marked(name, args) {
             Err(code) => return code,
             // (`false` below: a recovery call went to `run` at the top.)
             Ok(true) => return guarded(name, false, f),
@@ -180,7 +187,7 @@ fn handled_inner(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
 /// own error handler). MPIFT's own errors still go through [`run`].
 pub fn run_raw(name: &'static str, f: impl FnOnce() -> Result<c_int, Failure>) -> c_int {
     let mut raw = 0;
-    let code = run(name, || {
+    let code = run(name, || DumpArgs::NONE, || {
         raw = f()?;
         Ok(())
     });

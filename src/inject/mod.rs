@@ -30,6 +30,7 @@
 //! how many calls a rank has made.
 
 pub mod bitflip;
+pub mod dump;
 pub mod legacy;
 pub mod model;
 pub mod plan;

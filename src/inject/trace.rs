@@ -162,6 +162,9 @@ pub fn start(rank: usize, init_call: u64, init: &'static str) {
         calls.runs.push((1, init_call - 1, "(before MPI_Init)"));
     }
     calls.push(init_call, init);
+    if let Err(e) = super::dump::start(&dir, rank, std::process::id()) {
+        crate::say!("MPIFT: rank {rank}: MPIFT_TRACE: no state dump in {}: {e}", dir.display());
+    }
     let t = Trace { dir, rank, pid: std::process::id(), calls, status, last: (init_call, init) };
     t.show(init_call, init, "in");
     *TRACE.lock().unwrap_or_else(|e| e.into_inner()) = Some(t);
@@ -185,11 +188,13 @@ pub fn enter(call: u64, name: &'static str) {
         t.last = (call, name);
         t.show(call, name, "in");
     });
+    super::dump::enter(call, name);
 }
 
 /// The exit of the current call (`ffi::boundary`, behind `inject::armed()`).
 pub fn exit() {
     with(|t| t.show(t.last.0, t.last.1, "out"));
+    super::dump::exit();
 }
 
 /// This process dies at `call` (in `name`; empty: between calls): writes its
@@ -199,6 +204,7 @@ pub fn died(call: u64, name: &str) {
         t.write_calls(Some((call, name)));
         t.show(call, name, "dead-serving");
     });
+    super::dump::set_state("dead-serving", None);
 }
 
 /// A live rank entered `MPI_Finalize`: writes its calls.
@@ -207,6 +213,7 @@ pub fn finish() {
         t.write_calls(None);
         t.show(t.last.0, t.last.1, "finalized");
     });
+    super::dump::set_state("finalized", None);
 }
 
 /// What a dead rank waits for, or is about to block in (engine::observer's
@@ -219,11 +226,13 @@ pub fn dead_status(s: &crate::engine::observer::DeadStatus) {
     use crate::engine::observer::DeadStatus;
     let state = if matches!(s, DeadStatus::Leaving(_)) { "dead-finalized" } else { "dead-serving" };
     with(|t| t.show(t.last.0, t.last.1, &format!("{state} {s}")));
+    super::dump::set_state(state, Some(s.to_string()));
 }
 
 /// A dead rank stopped serving (every live rank is finalizing).
 pub fn dead_done() {
     with(|t| t.show(t.last.0, t.last.1, "dead-finalized"));
+    super::dump::set_state("dead-finalized", None);
 }
 
 #[cfg(test)]
