@@ -139,15 +139,7 @@ pub fn to_json(text: &str, why: &str) -> String {
     out
 }
 
-/// The mapping of `state.R`, and the counter that is odd while it is written.
-struct Map {
-    ptr: *mut u8,
-}
-// SAFETY: process memory that lives as long as the process (never unmapped);
-// written only by the holder of DUMP's mutex, read by the watcher under SEQ.
-unsafe impl Send for Map {}
-unsafe impl Sync for Map {}
-
+/// The counter that is odd while `state.R`'s mapping (MAP) is written.
 static SEQ: AtomicU64 = AtomicU64::new(0);
 static MAP: AtomicUsize = AtomicUsize::new(0);
 static DUMP: Mutex<Option<Dump>> = Mutex::new(None);
@@ -166,7 +158,7 @@ struct Dump {
 // argument it is; the struct moves between threads only inside DUMP's mutex.
 unsafe impl Send for Dump {}
 
-fn map_file(path: &Path) -> std::io::Result<Map> {
+fn map_file(path: &Path) -> std::io::Result<*mut u8> {
     let f = OpenOptions::new().read(true).write(true).create(true).truncate(true).open(path)?;
     f.set_len(STATE_BYTES as u64)?;
     // SAFETY: a fresh shared mapping of a file just sized to STATE_BYTES; the
@@ -177,7 +169,7 @@ fn map_file(path: &Path) -> std::io::Result<Map> {
     if p == libc::MAP_FAILED {
         return Err(std::io::Error::last_os_error());
     }
-    Ok(Map { ptr: p as *mut u8 })
+    Ok(p as *mut u8)
 }
 
 /// Writes `text` into the mapping, padded; the counter brackets the write.
@@ -240,7 +232,7 @@ fn now_ms() -> u64 {
 /// communicators, starts the watcher. Errors are reported by the trace.
 pub fn start(dir: &Path, rank: usize, pid: u32) -> std::io::Result<()> {
     let map = map_file(&dir.join(format!("state.{rank}")))?;
-    MAP.store(map.ptr as usize, Ordering::Release);
+    MAP.store(map as usize, Ordering::Release);
     std::fs::write(dir.join(format!("comms.{rank}")), "")?;
     let state = State { rank, pid, state: "in".into(), function: "MPI_Init".into(), ..State::default() };
     *DUMP.lock().unwrap_or_else(|e| e.into_inner()) = Some(Dump { dir: dir.to_path_buf(), state, names: Vec::new(), newcomm: std::ptr::null_mut() });
