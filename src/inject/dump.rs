@@ -93,7 +93,8 @@ pub struct State {
     pub dest: Option<c_int>,
     pub root: Option<c_int>,
     pub tag: Option<c_int>,
-    /// The requests waited for: `recv <peer> comm <id>`, `send <peer> comm <id>`,
+    /// The requests waited for: `recv <peer> comm <id>`, `send <peer> comm <id>`
+    /// (the peer's world rank, `any` for any source),
     /// `coll comm <id>`, `agree comm <id>`, `done`.
     pub requests: Vec<String>,
     /// A dead rank: what it waits for or blocks in (engine::observer::DeadStatus).
@@ -349,10 +350,13 @@ fn describe_request(h: Sim_FT_MPI_Request, _names: &[(u64, String)]) -> String {
     if st.persistent && !st.active {
         return "inactive".into();
     }
-    let id = crate::engine::comm::read(st.comm.0, |c| c.id).unwrap_or(0);
+    let peer = st.peer;
+    let (id, world) = crate::engine::comm::read(st.comm.0, |c| (c.id, usize::try_from(peer).ok().and_then(|p| c.peer_world(p)))).unwrap_or((0, None));
+    // The peer as a world rank ("any": MPI_ANY_SOURCE).
+    let w = world.map_or_else(|| "any".to_string(), |w| w.to_string());
     match st.kind {
-        Kind::P2p | Kind::P2pStart if st.recv => format!("recv {} comm {id:x}", st.peer),
-        Kind::P2p | Kind::P2pStart => format!("send {} comm {id:x}", st.peer),
+        Kind::P2p | Kind::P2pStart if st.recv => format!("recv {w} comm {id:x}"),
+        Kind::P2p | Kind::P2pStart => format!("send {w} comm {id:x}"),
         Kind::Ft => format!("agree comm {id:x}"),
         _ => format!("coll comm {id:x}"),
     }

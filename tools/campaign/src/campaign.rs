@@ -130,7 +130,7 @@ fn baseline(args: &Args, checks: &Checks) -> Result<(Baseline, Vec<Calls>), Erro
     cmd.env("MPIFT_SEED", args.seed.to_string());
     let limit = Duration::from_secs_f64(args.baseline_timeout);
     let spawn = |e: std::io::Error| Error::Run(format!("cannot run `{}`: {e}", args.command[0]));
-    let (exit, secs, _) = run::run_job(&mut cmd, &out, limit, |_| run::diagnose(&trace_dir, &dir, false)).map_err(spawn)?;
+    let (exit, secs, _) = run::run_job(&mut cmd, &out, limit, |_| run::diagnose(&trace_dir, &dir, true, false)).map_err(spawn)?;
     let fail = |why: String| Error::Run(format!("the failure-free run failed: {why}\n  output: {}\n{}", out.display(), tail(&out)));
     let (deaths, world) = verdict::read_report(&report).unwrap_or_default();
     let np = world.unwrap_or_else(|| trace::ranks_in(&trace_dir));
@@ -162,7 +162,7 @@ fn tail(p: &Path) -> String {
 
 /// The job's command with MPIFT's tracing and report in `dir`. MPIFT_KILL_FILE
 /// is dropped: the campaign's rule is the only one.
-fn command(argv: &[String], dir: &Path, trace_dir: &Path, report: &Path) -> Command {
+pub fn command(argv: &[String], dir: &Path, trace_dir: &Path, report: &Path) -> Command {
     let mut c = Command::new(&argv[0]);
     c.args(&argv[1..])
         .env_remove("MPIFT_KILL")
@@ -203,7 +203,7 @@ fn run_point(ctx: &Ctx, p: &Point) -> Result<Record, Error> {
     let mut cmd = command(&ctx.command, &dir, &trace_dir, &report);
     cmd.env("MPIFT_KILL", &rule).env("MPIFT_SEED", ctx.seed.to_string());
     let tmp = own_tmpdir(&mut cmd);
-    let on_hang = |diagnose: bool| run::diagnose(&trace_dir, &dir, ctx.gdb && diagnose);
+    let on_hang = |diagnose: bool| run::diagnose(&trace_dir, &dir, diagnose, ctx.gdb);
     let ran = run::run_job(&mut cmd, &out, ctx.timeout, on_hang);
     if let Some(t) = tmp {
         let _ = std::fs::remove_dir_all(t);

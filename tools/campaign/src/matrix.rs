@@ -35,7 +35,7 @@ pub fn colour(v: Option<Verdict>) -> RGBColor {
 }
 
 /// Registers a font once; false when none could be read.
-fn load_font() -> bool {
+pub fn load_font() -> bool {
     static DONE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *DONE.get_or_init(|| {
         let env = std::env::var("CAMPAIGN_FONT").ok();

@@ -85,6 +85,9 @@ pub struct Failure {
     pub kill: String,
     pub verdict: Verdict,
     pub why: Option<String>,
+    /// A HANG's waits-for paragraph (forensics).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finding: Option<String>,
     pub replay: String,
     pub dir: String,
 }
@@ -105,7 +108,14 @@ pub fn summarize(command: &[String], seed: u64, np: usize, ff: f64, timeout: f64
         failures: records
             .iter()
             .filter(|r| r.verdict != Verdict::Pass)
-            .map(|r| Failure { kill: r.kill.clone(), verdict: r.verdict, why: r.why.clone(), replay: r.replay.clone(), dir: r.dir.clone() })
+            .map(|r| Failure {
+                kill: r.kill.clone(),
+                verdict: r.verdict,
+                why: r.why.clone(),
+                finding: r.hang.as_ref().and_then(|h| h.finding.as_ref()).map(|f| f.paragraph.clone()),
+                replay: r.replay.clone(),
+                dir: r.dir.clone(),
+            })
             .collect(),
     }
 }
@@ -120,6 +130,9 @@ pub fn human(s: &Summary, out_dir: &Path) -> String {
         t += "failures (replay with):\n";
         for f in s.failures.iter().take(20) {
             t += &format!("  {:5} {}  # {}\n", f.verdict.to_string(), f.replay, f.why.as_deref().unwrap_or(""));
+            if let Some(p) = &f.finding {
+                t += &format!("        why it hangs: {p}\n");
+            }
         }
         if s.failures.len() > 20 {
             t += &format!("  ... and {} more in {}\n", s.failures.len() - 20, out_dir.join("summary.json").display());

@@ -63,6 +63,9 @@ pub struct Hang {
     pub status: Vec<Status>,
     /// Backtrace files (`gdb.<rank>.txt`), when gdb is on PATH.
     pub gdb: Vec<String>,
+    /// Why it hangs (the waits-for forensics of the ranks' state dumps).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finding: Option<crate::forensics::Finding>,
 }
 
 /// Spawns `cmd` in a new process group (its pid is the group id), stdin closed.
@@ -159,14 +162,23 @@ pub fn on_path(name: &str) -> bool {
     })
 }
 
-/// The hang diagnosis of a run: its ranks' status lines from `trace_dir` and,
-/// with gdb, every rank's backtraces in `diag_dir/gdb.<rank>.txt` (at most 30 s,
+/// The hang diagnosis of a run: its ranks' status lines from `trace_dir`; with
+/// `analyse`, the waits-for forensics of their states (and `waits.png` in
+/// `diag_dir`) and, with `gdb` too, every rank's backtraces in `diag_dir/gdb.<rank>.txt` (at most 30 s,
 /// all ranks at once). Returns the diagnosis and the ranks' pids.
-pub fn diagnose(trace_dir: &Path, diag_dir: &Path, gdb: bool) -> (Hang, Vec<i32>) {
+pub fn diagnose(trace_dir: &Path, diag_dir: &Path, analyse: bool, gdb: bool) -> (Hang, Vec<i32>) {
     let status = trace::read_status(trace_dir);
+    // The states first, while every rank still waits where it hung.
+    let (states, names) = crate::states::read(trace_dir, trace::ranks_in(trace_dir));
+    let finding = analyse.then(|| crate::forensics::analyze(&states, &names)).flatten();
+    if let Some(f) = &finding {
+        if let Err(e) = crate::waitgraph::draw(&diag_dir.join("waits.png"), &states, f) {
+            eprintln!("mpift-campaign: warning: no waits.png: {e}");
+        }
+    }
     let pids: Vec<i32> = status.iter().filter_map(|s| s.pid).filter(|p| *p > 1).collect();
     let mut files = Vec::new();
-    if gdb {
+    if gdb && analyse {
         let jobs: Vec<(usize, i32, PathBuf)> = status
             .iter()
             .filter_map(|s| s.pid.map(|p| (s.rank, p, diag_dir.join(format!("gdb.{}.txt", s.rank)))))
@@ -179,7 +191,7 @@ pub fn diagnose(trace_dir: &Path, diag_dir: &Path, gdb: bool) -> (Hang, Vec<i32>
         });
         files = jobs.iter().map(|(_, _, p)| p.display().to_string()).collect();
     }
-    (Hang { status, gdb: files }, pids)
+    (Hang { status, gdb: files, finding }, pids)
 }
 
 /// `gdb -p PID -batch -ex 'thread apply all bt'` into `path`, at most 30 s.
