@@ -309,3 +309,114 @@ pub fn signature(f: &Finding) -> String {
     let ends: BTreeSet<String> = f.edges.iter().map(|e| format!("{}:{}", e.function, e.how)).collect();
     format!("{} [{}]", f.pattern, ends.into_iter().collect::<Vec<_>>().join(" "))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::states::Comm;
+
+    const WORLD: u64 = 2;
+
+    fn names() -> Names {
+        [(WORLD, "MPI_COMM_WORLD".to_string())].into_iter().collect()
+    }
+
+    /// Rank `r` of `n` inside `f` on MPI_COMM_WORLD.
+    fn live(r: u32, n: u32, f: &str) -> RankState {
+        let comm = Some(Comm { id: WORLD, members: (0..n).collect(), ..Comm::default() });
+        RankState { rank: r, call: 10, function: f.into(), state: "in".into(), comm, ..RankState::default() }
+    }
+
+    fn dead(r: u32, status: &str) -> RankState {
+        RankState { rank: r, function: "MPI_Send".into(), state: "dead-serving".into(), dead: status.into(), ..RankState::default() }
+    }
+
+    /// The four ranks' roles turned by `k` (rank r plays the role of r - k).
+    fn turned(states: &[RankState], k: u32, n: u32) -> Vec<RankState> {
+        let t = |r: u32| (r + k) % n;
+        let mut out: Vec<RankState> = states
+            .iter()
+            .map(|s| {
+                let mut s = s.clone();
+                s.rank = t(s.rank);
+                s.source = s.source.map(|p| t(p as u32) as i32);
+                s.dest = s.dest.map(|p| t(p as u32) as i32);
+                s
+            })
+            .collect();
+        out.sort_by_key(|s| s.rank);
+        out
+    }
+
+    #[test]
+    fn a_survivor_in_the_agreement_that_did_not_revoke() {
+        let mut recv = live(2, 4, "MPI_Recv");
+        recv.source = Some(3);
+        let states = vec![live(0, 4, "MPIX_Comm_agree"), dead(1, "waits chores"), recv, live(3, 4, "MPIX_Comm_agree")];
+        let f = analyze(&states, &names()).unwrap();
+        for want in ["rank 2 waits in MPI_Recv from rank 3 on MPI_COMM_WORLD", "rank 3 is in MPIX_Comm_agree on MPI_COMM_WORLD", "rank 1 is dead", "did not revoke MPI_COMM_WORLD"] {
+            assert!(f.paragraph.contains(want), "`{want}` not in: {}", f.paragraph);
+        }
+        assert_eq!((f.pattern.as_str(), f.mpift), ("peer-in-recovery", false));
+        // The same with the roles turned: the same pattern and signature, other ranks.
+        for k in 1..4 {
+            let g = analyze(&turned(&states, k, 4), &names()).unwrap();
+            assert_eq!(signature(&g), signature(&f));
+            let want = format!("rank {} waits in MPI_Recv from rank {} on MPI_COMM_WORLD", (2 + k) % 4, (3 + k) % 4);
+            assert!(g.paragraph.contains(&want), "{want}: {}", g.paragraph);
+        }
+    }
+
+    #[test]
+    fn a_survivor_that_skipped_a_collective() {
+        let states = vec![live(0, 4, "MPI_Bcast"), dead(1, "waits chores"), live(2, 4, "MPI_Bcast"), live(3, 4, "MPI_Barrier")];
+        let f = analyze(&states, &names()).unwrap();
+        assert_eq!((f.pattern.as_str(), f.mpift), ("skipped-collective", false), "{}", f.paragraph);
+        assert!(f.paragraph.contains("rank 0 waits in MPI_Bcast on MPI_COMM_WORLD"), "{}", f.paragraph);
+        assert!(f.paragraph.contains("rank 3 is in MPI_Barrier on MPI_COMM_WORLD and will not enter MPI_Bcast"), "{}", f.paragraph);
+    }
+
+    #[test]
+    fn a_dead_rank_that_owes_its_join_is_mpifts_hang() {
+        let states = vec![live(0, 4, "MPI_Barrier"), dead(1, "waits owes comm 2 #3 MPI_Barrier"), live(2, 4, "MPI_Barrier"), live(3, 4, "MPI_Barrier")];
+        let f = analyze(&states, &names()).unwrap();
+        assert!(f.mpift && f.pattern == "mpift-owes-join", "{f:?}");
+        assert!(f.paragraph.contains("The hang is MPIFT's, not the program's"), "{}", f.paragraph);
+        assert!(f.paragraph.contains("rank 1 is dead and still owes its part there"), "{}", f.paragraph);
+        // A receive from a dead rank that never returns: MPIFT's too (ULFM returns an error).
+        let mut recv = live(0, 2, "MPI_Recv");
+        recv.source = Some(1);
+        let g = analyze(&[recv, dead(1, "waits chores")], &names()).unwrap();
+        assert!(g.mpift, "{g:?}");
+    }
+
+    #[test]
+    fn a_program_error_is_never_called_mpifts() {
+        // A dead rank owes a join elsewhere; the live ranks wait for a live one.
+        let mut recv = live(0, 3, "MPI_Recv");
+        recv.source = Some(2);
+        let f = analyze(&[recv, dead(1, "waits owes comm 7 #1 MPI_Bcast"), live(2, 3, "MPI_Barrier")], &names()).unwrap();
+        assert!(!f.mpift, "{f:?}");
+    }
+
+    #[test]
+    fn a_wait_for_a_finished_rank_and_a_cycle() {
+        let mut recv = live(0, 2, "MPI_Recv");
+        recv.source = Some(1);
+        let done = RankState { rank: 1, function: "MPI_Finalize".into(), state: "finalized".into(), ..RankState::default() };
+        let f = analyze(&[recv.clone(), done], &names()).unwrap();
+        assert_eq!(f.pattern, "waits-for-finished");
+        assert!(f.paragraph.contains("rank 1 has finished"), "{}", f.paragraph);
+        let mut other = live(1, 2, "MPI_Recv");
+        other.source = Some(0);
+        let g = analyze(&[recv, other], &names()).unwrap();
+        assert_eq!(g.pattern, "cycle", "{}", g.paragraph);
+        assert!(g.paragraph.contains("Ranks 0, 1 wait for each other in a cycle"), "{}", g.paragraph);
+    }
+
+    #[test]
+    fn nothing_inside_a_call_no_finding() {
+        let out = RankState { rank: 0, function: "MPI_Send".into(), state: "out".into(), ..RankState::default() };
+        assert!(analyze(&[out], &names()).is_none());
+    }
+}
