@@ -50,6 +50,7 @@ pub fn io(what: &str, p: &Path) -> impl FnOnce(std::io::Error) -> Error {
 
 /// Runs the campaign; Ok(true) when every run was PASS.
 pub fn run(args: Args) -> Result<bool, Error> {
+    let started = std::time::SystemTime::now();
     let out = args.out.clone();
     prepare(&out, args.fresh)?;
     let checks = Checks { check: args.check.clone(), expect: args.expect.clone(), expect_survivors: args.expect_survivors.clone() };
@@ -88,7 +89,12 @@ pub fn run(args: Args) -> Result<bool, Error> {
     let mut by_rule: HashMap<String, Record> = done;
     by_rule.extend(fresh.into_iter().map(|r| (r.kill.clone(), r)));
     let records: Vec<Record> = points.iter().filter_map(|p| by_rule.get(&p.rule()).cloned()).collect();
-    finish(&ctx, &base, &traces, &points, &records)
+    let all_pass = finish(&ctx, &base, &traces, &points, &records)?;
+    if let Some(path) = &args.junit {
+        let suite = crate::junit::Suite { command: &ctx.command, seed: ctx.seed, timeout, started, traces: &traces, records: &records };
+        crate::junit::write(path, &suite).map_err(io("write", path))?;
+    }
+    Ok(all_pass)
 }
 
 /// Creates the output directory; `--fresh` removes what an earlier campaign left.

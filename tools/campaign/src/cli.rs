@@ -63,6 +63,10 @@ pub struct Args {
     /// At least (ranks - deaths) output lines must match this regular expression.
     #[arg(long, value_parser = parse_regex)]
     pub expect_survivors: Option<regex::Regex>,
+    /// Also write a JUnit XML report to FILE, one test case per run (HANG, CRASH,
+    /// WRONG: a <failure>), for CI test reports (GitLab, Jenkins).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
     /// Seconds a failure-free run may take (the first run).
     #[arg(long, default_value_t = 600.0, value_parser = positive_secs)]
     pub baseline_timeout: f64,

@@ -8,10 +8,12 @@
 //! - [`verdict`]: PASS, HANG, CRASH, WRONG;
 //! - [`results`]: runs.jsonl, summary.json, the human summary, replay commands;
 //! - [`matrix`] draws `matrix.png`;
+//! - [`junit`]: the JUnit XML report (`--junit`);
 //! - [`campaign`]: all of it together.
 
 mod campaign;
 mod cli;
+mod junit;
 mod matrix;
 mod points;
 mod results;
