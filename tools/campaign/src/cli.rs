@@ -75,14 +75,14 @@ pub struct Args {
     pub command: Vec<String>,
 }
 
-fn positive_secs(s: &str) -> Result<f64, String> {
+pub fn positive_secs(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
         _ => Err(format!("`{s}` is not a positive number of seconds")),
     }
 }
 
-fn parse_regex(s: &str) -> Result<regex::Regex, String> {
+pub fn parse_regex(s: &str) -> Result<regex::Regex, String> {
     regex::Regex::new(s).map_err(|e| format!("not a valid regular expression: {e}"))
 }
 

@@ -9,12 +9,14 @@
 //! - [`results`]: runs.jsonl, summary.json, the human summary, replay commands;
 //! - [`matrix`] draws `matrix.png`;
 //! - [`junit`]: the JUnit XML report (`--junit`);
-//! - [`campaign`]: all of it together.
+//! - [`campaign`]: all of it together;
+//! - [`minimize`]: the `minimize` subcommand (a smallest set of deaths that still fails).
 
 mod campaign;
 mod cli;
 mod junit;
 mod matrix;
+mod minimize;
 mod points;
 mod results;
 mod run;
@@ -25,10 +27,22 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    // Usage errors: clap prints them and exits with status 2.
-    let args = cli::Args::parse();
-    run::catch_interrupts();
-    match campaign::run(args) {
+    // A subcommand is the first word; anything else is a campaign's options, as
+    // before subcommands existed. Usage errors: clap prints them and exits with 2.
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let ran = match argv.get(1).and_then(|a| a.to_str()) {
+        Some("minimize") => {
+            let args = minimize::Args::parse_from(&argv[1..]);
+            run::catch_interrupts();
+            minimize::run(args)
+        }
+        _ => {
+            let args = cli::Args::parse_from(&argv);
+            run::catch_interrupts();
+            campaign::run(args)
+        }
+    };
+    match ran {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(campaign::Error::Usage(m)) => {
