@@ -11,7 +11,8 @@ use std::path::PathBuf;
     name = "mpift-campaign",
     version,
     after_help = "Example: mpift-campaign --every 7 --expect 'sum = .* \\(correct\\)' -- mpiexec -n 5 ./master_worker --kill 0\n\
-                  Exit status: 0 every run PASS, 1 a run was not PASS (or the campaign could not run), 2 usage error."
+                  Exit status: 0 every run PASS, 1 a run was not PASS (or the campaign could not run), 2 usage error.\n\
+                  The deaths that matter in a failing run: mpift-campaign minimize --help."
 )]
 pub struct Args {
     /// Output directory: runs.jsonl, summary.json, matrix.png, one scratch directory per run.

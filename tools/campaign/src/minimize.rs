@@ -27,8 +27,10 @@ use std::time::Duration;
 #[derive(Parser, Debug, Clone)]
 #[command(
     name = "mpift-campaign minimize",
+    bin_name = "mpift-campaign minimize",
     after_help = "Example: mpift-campaign minimize --kill 'rank=1@call=40;rank=3@call=90;rank=4@call=12' --expect '^result: OK' -- mpiexec -n 6 ./prog\n\
                   \"The same way\": the same verdict and, for a HANG, the same ranks in the same functions.\n\
+                  Search: each death alone, then ddmin; the result is 1-minimal (without any one of its deaths, no such failure).\n\
                   Exit status: 0 a minimal set found, 1 the failure did not reproduce or --max-runs ran out (the smallest failing set so far is printed), 2 usage error."
 )]
 pub struct Args {
