@@ -330,15 +330,22 @@ pub fn run(a: Args) -> Result<bool, Error> {
     let ctx = Ctx { command: a.command.clone(), seed, np: base.world_size, timeout: Duration::from_secs_f64(timeout), checks, gdb: crate::run::on_path("gdb"), out: out.clone() };
     let mut t = Trials { ctx, deaths: &deaths, per: a.runs, max: a.max_runs, used: 1, steps: Vec::new() };
     let all: Vec<usize> = (0..deaths.len()).collect();
-    let established = t.trial(&all, None)?;
     let report = |t: &Trials, sig: Option<String>, found: &Found| write_report(&a, &t.ctx, &traces, base.seconds, t, sig, found);
+    let established = match t.trial(&all, None) {
+        Ok(e) => e,
+        Err(e) => {
+            report(&t, None, &Found { set: all, complete: false })?;
+            return Err(not_resumable(e));
+        }
+    };
     let sig = match established {
         Some((true, sig)) => sig,
-        _ => {
+        ended => {
             let verdicts: Vec<String> = t.steps.last().map(|s| s.verdicts.iter().map(Verdict::to_string).collect()).unwrap_or_default();
             report(&t, None, &Found { set: all, complete: false })?;
+            let why = if ended.is_none() { format!("--max-runs {} ran out first", a.max_runs) } else { "nothing to minimize".into() };
             return Err(Error::Run(format!(
-                "all {} deaths together did not fail the same way in {} runs (verdicts: {}); nothing to minimize (see {})",
+                "all {} deaths together did not fail the same way in {} runs (verdicts: {}): {why} (see {})",
                 deaths.len(),
                 a.runs,
                 verdicts.join(" "),
@@ -357,10 +364,19 @@ pub fn run(a: Args) -> Result<bool, Error> {
     });
     if let Some(e) = failed {
         report(&t, Some(sig), &found)?;
-        return Err(e);
+        return Err(not_resumable(e));
     }
     print!("{}", report(&t, Some(sig), &found)?);
     Ok(found.complete)
+}
+
+/// An interrupt's error without the campaign's advice to resume: `minimize`
+/// starts afresh each time.
+fn not_resumable(e: Error) -> Error {
+    if crate::run::interrupted() {
+        return Error::Run("interrupted; the steps so far are in minimize.json".into());
+    }
+    e
 }
 
 /// minimize.json, and the summary for people (returned).
