@@ -161,8 +161,8 @@ pub struct Found {
     pub complete: bool,
 }
 
-/// A smallest failing subset of deaths 0..n, given that all n fail and none
-/// passes (the failure-free run). `fails(set)`: Some(true) when that set fails
+/// A 1-minimal failing subset of deaths 0..n, given that all n fail and none
+/// fail (the failure-free run). `fails(set)`: Some(true) when that set fails
 /// the same way, None when no run is left. Each set is asked about once.
 pub fn search(n: usize, mut fails: impl FnMut(&[usize]) -> Option<bool>) -> Found {
     let all: Vec<usize> = (0..n).collect();
