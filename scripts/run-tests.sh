@@ -351,11 +351,13 @@ for mpi in "${mpis[@]}"; do
   t "$mpi: README example (examples/readme_example.c) -n 4" sh -c "$MPICC $W $FT examples/readme_example.c -o $work/readme $LIBS && $(declare -f run); MPIEXEC=$MPIEXEC; run 4 $work/readme >$work/readme.out; rc=\$?; cat $work/readme.out; [ \$rc -eq 0 ] && [ \$(grep -c ', 3 ranks left\$' $work/readme.out) -eq 3 ] && grep -q MPIX_ERR_PROC_FAILED $work/readme.out"
   # Fault injection: one case per rule type, seeds, bit flips, legacy mapping.
   t "$mpi: fault injection (tests/inject/run.sh)" tests/inject/run.sh "$mpi"
-  # Kill-point campaigns (docs/CAMPAIGN.md): the runner end to end, then sampled
-  # campaigns of ft_loop, master_worker, MPI_Test_ft and two-death points, 0 HANG/CRASH/WRONG
-  # (`make campaign`: every kill point).
+  # Kill-point campaigns (docs/CAMPAIGN.md): the runner end to end (also its JUnit
+  # report and `minimize`), then sampled campaigns of ft_loop, master_worker,
+  # MPI_Test_ft and two-death points, 0 HANG/CRASH/WRONG (`make campaign`: every kill point).
   if [ "$mpi" != ompi5 ]; then
     t "$mpi: mpift-campaign end to end (tests/campaign/run.sh)" tests/campaign/run.sh "$mpi"
+    t "$mpi: mpift-campaign --junit, validated against tests/campaign/junit.xsd (tests/campaign/junit.sh)" tests/campaign/junit.sh "$mpi"
+    t "$mpi: mpift-campaign minimize finds the deaths that matter (tests/campaign/minimize.sh)" tests/campaign/minimize.sh "$mpi"
   fi
   # 40 points a program on MPICH and Open MPI 4.1, 15 on Open MPI 5 (the third
   # host, for time: make test stays within its hour).

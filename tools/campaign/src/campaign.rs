@@ -23,37 +23,38 @@ pub enum Error {
     Run(String),
 }
 
-/// What every run shares.
-struct Ctx {
-    command: Vec<String>,
-    seed: u64,
-    np: usize,
-    timeout: Duration,
-    checks: Checks,
-    gdb: bool,
-    out: PathBuf,
+/// What every run shares (also minimize's runs).
+pub struct Ctx {
+    pub command: Vec<String>,
+    pub seed: u64,
+    pub np: usize,
+    pub timeout: Duration,
+    pub checks: Checks,
+    pub gdb: bool,
+    pub out: PathBuf,
 }
 
 /// The failure-free run's facts.
 #[derive(serde::Serialize, serde::Deserialize)]
-struct Baseline {
-    command: Vec<String>,
-    seed: u64,
-    seconds: f64,
-    world_size: usize,
+pub struct Baseline {
+    pub command: Vec<String>,
+    pub seed: u64,
+    pub seconds: f64,
+    pub world_size: usize,
 }
 
-fn io(what: &str, p: &Path) -> impl FnOnce(std::io::Error) -> Error {
+pub fn io(what: &str, p: &Path) -> impl FnOnce(std::io::Error) -> Error {
     let what = format!("cannot {what} {}", p.display());
     move |e| Error::Run(format!("{what}: {e}"))
 }
 
 /// Runs the campaign; Ok(true) when every run was PASS.
 pub fn run(args: Args) -> Result<bool, Error> {
+    let started = std::time::SystemTime::now();
     let out = args.out.clone();
     prepare(&out, args.fresh)?;
     let checks = Checks { check: args.check.clone(), expect: args.expect.clone(), expect_survivors: args.expect_survivors.clone() };
-    let (base, traces) = baseline(&args, &checks)?;
+    let (base, traces) = baseline(&args.command, args.seed, &out, args.baseline_timeout, &checks)?;
     let timeout = args.timeout.unwrap_or((10.0 * base.seconds).max(10.0));
     let sel = Selection {
         ranks: args.ranks.as_ref().map(|r| r.0.clone()),
@@ -88,7 +89,12 @@ pub fn run(args: Args) -> Result<bool, Error> {
     let mut by_rule: HashMap<String, Record> = done;
     by_rule.extend(fresh.into_iter().map(|r| (r.kill.clone(), r)));
     let records: Vec<Record> = points.iter().filter_map(|p| by_rule.get(&p.rule()).cloned()).collect();
-    finish(&ctx, &base, &traces, &points, &records)
+    let all_pass = finish(&ctx, &base, &traces, &points, &records)?;
+    if let Some(path) = &args.junit {
+        let suite = crate::junit::Suite { command: &ctx.command, seed: ctx.seed, timeout, started, traces: &traces, records: &records };
+        crate::junit::write(path, &suite).map_err(io("write", path))?;
+    }
+    Ok(all_pass)
 }
 
 /// Creates the output directory; `--fresh` removes what an earlier campaign left.
@@ -104,17 +110,18 @@ fn prepare(out: &Path, fresh: bool) -> Result<(), Error> {
     std::fs::create_dir_all(out.join("runs")).map_err(io("create", out))
 }
 
-/// The failure-free run (or the one an earlier campaign of the same command and
-/// seed made in this directory): its facts and every rank's calls.
-fn baseline(args: &Args, checks: &Checks) -> Result<(Baseline, Vec<Calls>), Error> {
-    let dir = args.out.join("baseline");
+/// The failure-free run in `out/baseline` (or the one an earlier campaign of the
+/// same command and seed made there): its facts and every rank's calls.
+/// `limit`: its timeout in seconds.
+pub fn baseline(job: &[String], seed: u64, out: &Path, limit: f64, checks: &Checks) -> Result<(Baseline, Vec<Calls>), Error> {
+    let dir = out.join("baseline");
     let trace_dir = dir.join("trace");
-    let saved = args.out.join("baseline.json");
+    let saved = out.join("baseline.json");
     if let Some(b) = std::fs::read_to_string(&saved).ok().and_then(|t| serde_json::from_str::<Baseline>(&t).ok()) {
-        if b.command != args.command || b.seed != args.seed {
+        if b.command != job || b.seed != seed {
             return Err(Error::Usage(format!(
                 "{} holds a campaign of another command or seed (`{}`, --seed {}); use --fresh or another --out",
-                args.out.display(),
+                out.display(),
                 results::command_line(&b.command),
                 b.seed
             )));
@@ -126,10 +133,10 @@ fn baseline(args: &Args, checks: &Checks) -> Result<(Baseline, Vec<Calls>), Erro
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&trace_dir).map_err(io("create", &trace_dir))?;
     let (out, report) = (dir.join("output.txt"), dir.join("report.json"));
-    let mut cmd = command(&args.command, &dir, &trace_dir, &report);
-    cmd.env("MPIFT_SEED", args.seed.to_string());
-    let limit = Duration::from_secs_f64(args.baseline_timeout);
-    let spawn = |e: std::io::Error| Error::Run(format!("cannot run `{}`: {e}", args.command[0]));
+    let mut cmd = command(job, &dir, &trace_dir, &report);
+    cmd.env("MPIFT_SEED", seed.to_string());
+    let limit = Duration::from_secs_f64(limit);
+    let spawn = |e: std::io::Error| Error::Run(format!("cannot run `{}`: {e}", job[0]));
     let (exit, secs, _) = run::run_job(&mut cmd, &out, limit, |_| run::diagnose(&trace_dir, &dir, true, false)).map_err(spawn)?;
     let fail = |why: String| Error::Run(format!("the failure-free run failed: {why}\n  output: {}\n{}", out.display(), tail(&out)));
     let (deaths, world) = verdict::read_report(&report).unwrap_or_default();
@@ -147,7 +154,7 @@ fn baseline(args: &Args, checks: &Checks) -> Result<(Baseline, Vec<Calls>), Erro
         return Err(fail("no rank left a trace: is the program linked with MPIFT (libmpift.a)?".into()));
     }
     let traces = trace::read_dir_calls(&trace_dir, np).map_err(fail)?;
-    let b = Baseline { command: args.command.clone(), seed: args.seed, seconds: secs, world_size: np };
+    let b = Baseline { command: job.to_vec(), seed, seconds: secs, world_size: np };
     let text = serde_json::to_string_pretty(&b).unwrap_or_default();
     std::fs::write(&saved, text).map_err(io("write", &saved))?;
     Ok((b, traces))
@@ -192,10 +199,16 @@ pub fn dir_name(rule: &str) -> String {
     rule.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '_' }).collect()
 }
 
-/// One kill point, run and judged.
+/// One kill point, run and judged in `OUT/runs/<rule>`.
 fn run_point(ctx: &Ctx, p: &Point) -> Result<Record, Error> {
     let rule = p.rule();
-    let dir = ctx.out.join("runs").join(dir_name(&rule));
+    run_rule(ctx, &rule, &ctx.out.join("runs").join(dir_name(&rule)))
+}
+
+/// One run of the job with `MPIFT_KILL=rule`, judged, in the scratch directory
+/// `dir` (emptied first). Shared by the campaign and `minimize`.
+pub fn run_rule(ctx: &Ctx, rule: &str, dir: &Path) -> Result<Record, Error> {
+    let (rule, dir) = (rule.to_string(), dir.to_path_buf());
     let _ = std::fs::remove_dir_all(&dir);
     let trace_dir = dir.join("trace");
     std::fs::create_dir_all(&trace_dir).map_err(io("create", &trace_dir))?;

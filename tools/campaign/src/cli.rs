@@ -11,7 +11,8 @@ use std::path::PathBuf;
     name = "mpift-campaign",
     version,
     after_help = "Example: mpift-campaign --every 7 --expect 'sum = .* \\(correct\\)' -- mpiexec -n 5 ./master_worker --kill 0\n\
-                  Exit status: 0 every run PASS, 1 a run was not PASS (or the campaign could not run), 2 usage error."
+                  Exit status: 0 every run PASS, 1 a run was not PASS (or the campaign could not run), 2 usage error.\n\
+                  The deaths that matter in a failing run: mpift-campaign minimize --help."
 )]
 pub struct Args {
     /// Output directory: runs.jsonl, summary.json, matrix.png, one scratch directory per run.
@@ -63,6 +64,10 @@ pub struct Args {
     /// At least (ranks - deaths) output lines must match this regular expression.
     #[arg(long, value_parser = parse_regex)]
     pub expect_survivors: Option<regex::Regex>,
+    /// Also write a JUnit XML report to FILE, one test case per run (HANG, CRASH,
+    /// WRONG: a <failure>), for CI test reports (GitLab, Jenkins).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
     /// Seconds a failure-free run may take (the first run).
     #[arg(long, default_value_t = 600.0, value_parser = positive_secs)]
     pub baseline_timeout: f64,
@@ -71,14 +76,14 @@ pub struct Args {
     pub command: Vec<String>,
 }
 
-fn positive_secs(s: &str) -> Result<f64, String> {
+pub fn positive_secs(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
         _ => Err(format!("`{s}` is not a positive number of seconds")),
     }
 }
 
-fn parse_regex(s: &str) -> Result<regex::Regex, String> {
+pub fn parse_regex(s: &str) -> Result<regex::Regex, String> {
     regex::Regex::new(s).map_err(|e| format!("not a valid regular expression: {e}"))
 }
 

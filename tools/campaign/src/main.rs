@@ -10,14 +10,18 @@
 //! - [`verdict`]: PASS, HANG, CRASH, WRONG;
 //! - [`results`]: runs.jsonl, summary.json, the human summary, replay commands;
 //! - [`matrix`] draws `matrix.png`, [`waitgraph`] a hung run's `waits.png`;
-//! - [`campaign`]: all of it together; [`diagnose`]: one run of the user's
-//!   command, and why it hangs.
+//! - [`junit`]: the JUnit XML report (`--junit`);
+//! - [`campaign`]: all of it together;
+//! - [`minimize`]: the `minimize` subcommand (a smallest set of deaths that still fails);
+//! - [`diagnose`]: one run of the user's command, and why it hangs.
 
 mod campaign;
 mod cli;
 mod diagnose;
 mod forensics;
+mod junit;
 mod matrix;
+mod minimize;
 mod points;
 mod results;
 mod run;
@@ -30,12 +34,25 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    // Usage errors: clap prints them and exits with status 2.
-    let sub = std::env::args().nth(1);
-    run::catch_interrupts();
-    let ran = match sub.as_deref() {
-        Some("diagnose") => diagnose::run(diagnose::Args::parse_from(std::env::args().skip(1))),
-        _ => campaign::run(cli::Args::parse()),
+    // A subcommand is the first word; anything else is a campaign's options, as
+    // before subcommands existed. Usage errors: clap prints them and exits with 2.
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let ran = match argv.get(1).and_then(|a| a.to_str()) {
+        Some("diagnose") => {
+            let args = diagnose::Args::parse_from(&argv[1..]);
+            run::catch_interrupts();
+            diagnose::run(args)
+        }
+        Some("minimize") => {
+            let args = minimize::Args::parse_from(&argv[1..]);
+            run::catch_interrupts();
+            minimize::run(args)
+        }
+        _ => {
+            let args = cli::Args::parse_from(&argv);
+            run::catch_interrupts();
+            campaign::run(args)
+        }
     };
     match ran {
         Ok(true) => ExitCode::SUCCESS,
