@@ -265,7 +265,8 @@ pub fn rust_wrappers(funcs: &[Function]) -> String {
                 let _ = writeln!(s, "    boundary::run_lane(\"{}\", {}, {lane}, move || {{", f.name, dump_args(f));
             }
             None if runner == "run" => {
-                let _ = writeln!(s, "    boundary::run(\"{}\", {}, move || {{", f.name, dump_args(f));
+                let _ = writeln!(s, "    boundary::run(\"{}\", move || {{", f.name);
+                let _ = writeln!(s, "        boundary::note_args({});", dump_args(f));
             }
             None => {
                 let _ = writeln!(s, "    boundary::{runner}(\"{}\", move || {{", f.name);
@@ -308,9 +309,9 @@ fn dump_args(f: &Function) -> String {
         fields.push(format!("newcomm: {}", o.name));
     }
     if fields.is_empty() {
-        return "|| crate::inject::dump::Args::NONE".into();
+        return "move || crate::inject::dump::Args::NONE".into();
     }
-    format!("|| crate::inject::dump::Args {{ {}, ..crate::inject::dump::Args::NONE }}", fields.join(", "))
+    format!("move || crate::inject::dump::Args {{ {}, ..crate::inject::dump::Args::NONE }}", fields.join(", "))
 }
 
 /// The calm lane of a wrapper (src/engine/lane.rs), as a closure for

@@ -28,14 +28,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 ///
 /// The entry reads one word (engine::edges): clear, the call is counted and its
 /// body runs; else [`entry_marked`] looks at each flag.
-///
-/// `args` gives the call's arguments to the state dump (inject::dump); it runs
-/// only in the marked entry, when tracing.
 #[inline(always)]
-pub fn run(name: &'static str, args: impl FnOnce() -> DumpArgs, f: impl FnOnce() -> Outcome) -> c_int {
+pub fn run(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
     let recovery = inject::report::is_recovery(name);
     if recovery || edges::any(edges::ENTRY) {
-        if let Err(code) = entry_marked(name, args) {
+        if let Err(code) = entry_marked(name) {
             return code;
         }
     } else {
@@ -50,14 +47,59 @@ pub fn run(name: &'static str, args: impl FnOnce() -> DumpArgs, f: impl FnOnce()
 /// process dies) and, if something went wrong somewhere, the service first
 /// (Ok(true): news, revokes, agreements and catch-up joins, engine::service).
 #[inline(never)]
-fn entry_marked(name: &'static str, args: impl FnOnce() -> DumpArgs) -> Result<bool, c_int> {
+fn entry_marked(name: &'static str) -> Result<bool, c_int> {
+    entry_decide(name)?;
+    entry_service()
+}
+
+/// [`entry_marked`] for [`run_lane`], with the call's arguments for the state
+/// dump when tracing ([`dump_args`]), after the kill decision and before the
+/// service (which may wait). [`run`]'s calls give theirs at the start of their
+/// body ([`note_args`]). Inlined into the lane's wrapper, with its two parts
+/// out of line: the calm lane's calls then cost what they did before the dump.
+#[inline(always)]
+fn entry_marked_args(name: &'static str, args: impl FnOnce() -> DumpArgs) -> Result<bool, c_int> {
+    entry_decide(name)?;
+    if inject::trace::on() {
+        dump_args(args);
+    }
+    entry_service()
+}
+
+/// [`entry_marked`]'s first part: refused when inactive, else counted and the
+/// kill decided.
+#[inline(never)]
+fn entry_decide(name: &'static str) -> Result<(), c_int> {
     if !crate::engine::process::is_active() {
         return Err(not_active(name));
     }
     inject::decide_kill(name);
-    if inject::trace::on() {
-        inject::dump::args(args());
+    Ok(())
+}
+
+/// The call's arguments for the state dump, at the start of a wrapper's body
+/// run by [`run`] (generated: codegen's `dump_args`). One load of the edges
+/// word on the fast path: passing them to `run` instead cost the collectives
+/// and waits 15-50 instructions a call (bench/callgrind.sh), as the wrapper
+/// kept more registers alive across the entry.
+#[inline(always)]
+pub fn note_args(args: impl FnOnce() -> DumpArgs) {
+    if edges::any(edges::ARMED) && inject::trace::on() {
+        dump_args(args);
     }
+}
+
+/// Hands the call's arguments to the state dump: out of line and cold, so the
+/// wrapper's fast path never builds them.
+#[cold]
+#[inline(never)]
+fn dump_args(args: impl FnOnce() -> DumpArgs) {
+    inject::dump::args(args());
+}
+
+/// [`entry_marked`]'s last part: the service, if something went wrong somewhere.
+#[inline(never)]
+fn entry_service() -> Result<bool, c_int> {
     if !service::needed() {
         return Ok(false);
     }
@@ -81,10 +123,10 @@ fn not_active(name: &'static str) -> c_int {
 #[inline(always)]
 pub fn run_lane(name: &'static str, args: impl FnOnce() -> DumpArgs, lane: impl FnOnce() -> Option<Outcome>, f: impl FnOnce() -> Outcome) -> c_int {
     if inject::report::is_recovery(name) {
-        return run(name, args, f);
+        return run(name, f);
     }
     if edges::any(edges::ENTRY) {
-        match entry_marked(name, args) {
+        match entry_marked_args(name, args) {
             Err(code) => return code,
             // (`false` below: a recovery call went to `run` at the top.)
             Ok(true) => return guarded(name, false, f),
@@ -187,7 +229,7 @@ fn handled_inner(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
 /// own error handler). MPIFT's own errors still go through [`run`].
 pub fn run_raw(name: &'static str, f: impl FnOnce() -> Result<c_int, Failure>) -> c_int {
     let mut raw = 0;
-    let code = run(name, || DumpArgs::NONE, || {
+    let code = run(name, || {
         raw = f()?;
         Ok(())
     });

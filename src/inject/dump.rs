@@ -105,6 +105,16 @@ fn opt(v: Option<c_int>) -> String {
     v.map_or(String::new(), |v| v.to_string())
 }
 
+/// A peer argument in words the same under every MPI (whose `MPI_ANY_SOURCE`
+/// and `MPI_PROC_NULL` values differ): `any`, `null`, or the rank.
+fn peer(v: Option<c_int>) -> String {
+    match v {
+        Some(p) if p == crate::transport::any_source() => "any".into(),
+        Some(p) if p == crate::transport::proc_null() => "null".into(),
+        v => opt(v),
+    }
+}
+
 fn list(v: &[u32]) -> String {
     v.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")
 }
@@ -117,7 +127,7 @@ pub fn render(s: &State) -> String {
         let _ = writeln!(t, "comm: {:x}\ncomm_name: {}\ncomm_rank: {}\nmembers: {}", c.id, c.name, c.rank, list(&c.members));
         let _ = writeln!(t, "revoked: {}\nfailed: {}\nacked: {}", if c.revoked { "yes" } else { "no" }, list(&c.failed), list(&c.acked));
     }
-    let _ = writeln!(t, "source: {}\ndest: {}\nroot: {}\ntag: {}", opt(s.source), opt(s.dest), opt(s.root), opt(s.tag));
+    let _ = writeln!(t, "source: {}\ndest: {}\nroot: {}\ntag: {}", peer(s.source), peer(s.dest), opt(s.root), opt(s.tag));
     let _ = writeln!(t, "requests: {}\ndead: {}", s.requests.join("; "), s.dead);
     t
 }

@@ -110,7 +110,7 @@ pub fn edges_of(s: &RankState, states: &[RankState], names: &Names) -> Vec<Edge>
         return out;
     };
     let p2p = |p: Option<i32>, how: &str, out: &mut Vec<Edge>| match p {
-        Some(p) if p < 0 && p != -1 => out.extend(c.members.iter().copied().filter(|w| *w != s.rank).map(|t| edge(t, how, c.id))),
+        Some(p) if p < 0 => out.extend(c.members.iter().copied().filter(|w| *w != s.rank).map(|t| edge(t, how, c.id))),
         Some(p) => out.extend(world(&c.members, p).map(|t| edge(t, how, c.id))),
         None => {}
     };

@@ -39,6 +39,8 @@ pub struct RankState {
     /// the process no longer runs.
     pub state: String,
     pub comm: Option<Comm>,
+    /// A peer argument: the rank in the call's communicator, [`ANY`] for any
+    /// source (the dump's `any`); `null` (MPI_PROC_NULL) reads as None.
     pub source: Option<i32>,
     pub dest: Option<i32>,
     pub root: Option<i32>,
@@ -58,6 +60,16 @@ impl RankState {
     /// A live rank inside a call.
     pub fn inside(&self) -> bool {
         self.state == "in"
+    }
+}
+
+/// `source: any` (MPI_ANY_SOURCE, whatever the MPI's value of it).
+pub const ANY: i32 = -1;
+
+fn peer(v: &str) -> Option<i32> {
+    match v.trim() {
+        "any" => Some(ANY),
+        w => w.parse().ok().filter(|p: &i32| *p >= 0),
     }
 }
 
@@ -98,8 +110,8 @@ pub fn parse_state(text: &str) -> Option<RankState> {
         call: num(get("call")).unwrap_or(0),
         function: get("function").to_string(),
         state: get("state").to_string(),
-        source: num(get("source")),
-        dest: num(get("dest")),
+        source: peer(get("source")),
+        dest: peer(get("dest")),
         root: num(get("root")),
         tag: num(get("tag")),
         requests: get("requests").split(';').filter_map(parse_request).collect(),
@@ -160,6 +172,8 @@ mod tests {
         let c = s.comm.unwrap();
         assert_eq!((c.id, c.members, c.revoked, c.failed, c.acked), (0x1a, vec![0, 1, 2, 3], false, vec![1], vec![]));
         assert_eq!((s.source, s.dest, s.tag), (Some(3), None, Some(5)));
+        let any = parse_state("rank: 0\nsource: any\ndest: null\n").unwrap();
+        assert_eq!((any.source, any.dest), (Some(ANY), None));
         assert_eq!(s.requests, vec![Req::Recv(Some(3), 0x1a), Req::Recv(None, 0x1a), Req::Coll(2)]);
         assert!(parse_state("garbage").is_none());
     }
