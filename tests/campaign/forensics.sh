@@ -7,7 +7,7 @@
 #      the victim V=1 under its own name, and with V=2 (every role turned by one
 #      rank, the FINDING ranks shifted) under a neutral name (`prog`), so the
 #      finding comes from the graph, not from the name or the ranks
-#      (FORENSICS_VARIANTS="1 2", the default, lists the victims to run).
+#      (FORENSICS_VARIANTS="1 2", the default, lists the victims to run; 0: none).
 #      "rank B is in F on C" is also met by "rank B waits in F on C" (the same
 #      fact, said of a rank that itself waits).
 #   2. tests/forensics/acked_any_source.c, written for this check after the
@@ -68,7 +68,9 @@ for src in examples/mistakes/*.c; do
   base=$(sed -n 's/^ \* FINDING: //p' "$src")
   [ -n "$base" ] || { bad "$p: no FINDING line in its header"; continue; }
   for v in $VARIANTS; do
-    if [ "$v" = 1 ]; then
+    if [ "$v" = 0 ]; then
+      continue
+    elif [ "$v" = 1 ]; then
       want=$base; diagnose "$p-v1" "$work/$p" 1; findings "$p, victim 1"
     else
       cp "$work/$p" "$work/prog"
