@@ -86,6 +86,19 @@ rank 2 has finished
 rank 3 has finished"
 diagnose acked "$work/acked" 1; findings "acked_any_source (written after the forensics)"
 
+# A campaign whose one kill point hangs: the record's finding, the summary's
+# paragraph, the picture beside matrix.png, the JUnit failure's text.
+timeout -k 5 120 "$bin" --out "$work/camp" --fresh --ranks 1 --calls-of MPI_Send --timeout "$WAIT" --junit "$work/camp/junit.xml" \
+  -- "$MPIEXEC" -n 4 "$work/acked" -1 > "$work/camp.log" 2>&1
+if grep -q "why it hangs: rank 0 waits in MPI_Recv from any rank on MPI_COMM_WORLD" "$work/camp.log" \
+   && ls "$work"/camp/waits/rank_1_call_*.png > /dev/null 2>&1 \
+   && grep -q "why it hangs (waits-for-finished): rank 0 waits in MPI_Recv" "$work/camp/junit.xml" \
+   && python3 -c 'import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; assert len(r)==1 and r[0]["verdict"]=="HANG" and r[0]["hang"]["finding"]["pattern"]=="waits-for-finished"' "$work/camp/runs.jsonl"; then
+  ok "a campaign's HANG: finding in runs.jsonl, paragraph in the summary and the JUnit file, waits/<rule>.png"
+else
+  bad "a campaign's HANG: no finding where expected" "$(cat "$work/camp.log")"
+fi
+
 # 3. The dump on request.
 dir=$work/dump
 rm -rf "$dir"

@@ -1,7 +1,8 @@
 /* acked_any_source: written for the forensics check after the forensics code
  * was done (issue 54), outside examples/mistakes. A manager (rank 0) collects
  * one result from each of the other ranks with MPI_Recv(MPI_ANY_SOURCE). One
- * worker, rank V (argument, default 1), dies before it sends. The manager's
+ * worker, rank V (argument, default 1; -1: none, a campaign's rule kills), dies
+ * before it sends. The manager's
  * receive fails with MPIX_ERR_PROC_FAILED_PENDING; it acknowledges the failure
  * with MPIX_Comm_failure_ack and goes on waiting for as many results as it
  * started with: the mistake. Once acknowledged, the failure no longer ends a
@@ -14,8 +15,8 @@ int main(int argc, char **argv)
     int v = argc > 1 ? atoi(argv[1]) : 1, got = 0, x = 0, rc;
 
     u_init(&argc, &argv, 1);
-    if (v <= 0 || v >= u_size) v = 1;
-    if (u_rank == v) u_die("before it sends its result");
+    if (v == 0 || v >= u_size) v = 1;
+    if (u_rank == v) u_die("before it sends its result"); /* v < 0: none (a campaign kills) */
     if (u_rank != 0) {
         x = 100 + u_rank;
         MPI_Send(&x, 1, MPI_INT, 0, 7, MPI_COMM_WORLD);

@@ -103,7 +103,7 @@ fn prepare(out: &Path, fresh: bool) -> Result<(), Error> {
         for f in ["runs.jsonl", "summary.json", "matrix.png", "baseline.json"] {
             let _ = std::fs::remove_file(out.join(f));
         }
-        for d in ["runs", "baseline"] {
+        for d in ["runs", "baseline", "waits"] {
             let _ = std::fs::remove_dir_all(out.join(d));
         }
     }
@@ -199,10 +199,17 @@ pub fn dir_name(rule: &str) -> String {
     rule.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '_' }).collect()
 }
 
-/// One kill point, run and judged in `OUT/runs/<rule>`.
+/// One kill point, run and judged in `OUT/runs/<rule>`; a hang's picture also
+/// goes beside matrix.png, as `OUT/waits/<rule>.png`.
 fn run_point(ctx: &Ctx, p: &Point) -> Result<Record, Error> {
     let rule = p.rule();
-    run_rule(ctx, &rule, &ctx.out.join("runs").join(dir_name(&rule)))
+    let dir = ctx.out.join("runs").join(dir_name(&rule));
+    let r = run_rule(ctx, &rule, &dir)?;
+    if r.hang.as_ref().is_some_and(|h| h.finding.is_some()) {
+        let pics = ctx.out.join("waits");
+        let _ = std::fs::create_dir_all(&pics).and_then(|_| std::fs::copy(dir.join("waits.png"), pics.join(format!("{}.png", dir_name(&rule)))));
+    }
+    Ok(r)
 }
 
 /// One run of the job with `MPIFT_KILL=rule`, judged, in the scratch directory
