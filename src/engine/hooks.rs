@@ -101,6 +101,11 @@ pub fn leave(_kind: Kind, comm: &CommRef, rc: c_int) -> Outcome {
 /// are made, and the entry written again: a member stuck in that other
 /// communicator must not wait for this collective to end.
 pub fn coll_enter(c: &CommRef, d: &Desc) -> Result<u64, Failure> {
+    if crate::engine::edges::any(crate::engine::edges::ARMED) {
+        // The state dump's arguments of a collective (the wrappers of
+        // collectives give none: here, out of the wrapper, it costs less).
+        crate::engine::observer::coll_entered(c.handle, d.root);
+    }
     news::refresh();
     if d.fcode & !fcode::NB == fcode::OPAQUE {
         unjoinable_enter(c)?;

@@ -284,6 +284,23 @@ pub fn args(a: Args) {
     });
 }
 
+/// A collective entered on `comm` (engine::observer, from the collective's
+/// entry hook, while armed): its communicator and root, for the wrappers of
+/// collectives, which give no arguments themselves (their fast path stays as
+/// it was). A collective MPIFT runs for itself inside another call (a dead
+/// rank's join, a shrink's) is not the program's call: kept out.
+pub fn coll_entered(comm: Sim_FT_MPI_Comm, root: c_int) {
+    if !crate::inject::trace::on() || crate::engine::news::is_zombie() {
+        return;
+    }
+    update(|d| {
+        if d.state.comm.is_none() {
+            d.state.comm = view(comm, &d.names);
+            d.state.root = (root >= 0).then_some(root);
+        }
+    });
+}
+
 /// The exit of the call: a constructor's new communicator gets its name.
 pub fn exit() {
     IN_SINCE_MS.store(0, Ordering::Release);

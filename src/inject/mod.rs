@@ -383,6 +383,7 @@ pub fn start(shadow: MPI_Comm, me: u32, size: u32, init: &'static str) -> Result
         verbose,
         dead_done: trace::dead_done,
         dead_status: trace::dead_status,
+        coll_entered: dump::coll_entered,
         finalize,
         end_process: legacy::end_process,
     });
