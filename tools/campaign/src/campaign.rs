@@ -4,7 +4,7 @@
 use crate::cli::Args;
 use crate::points::{self, Point, Selection};
 use crate::results::{self, Record};
-use crate::run::{self, Exit};
+use crate::run;
 use crate::trace::{self, Calls};
 use crate::verdict::{self, Checks, Evidence, Verdict};
 use std::collections::{HashMap, VecDeque};
@@ -235,11 +235,7 @@ pub fn run_rule(ctx: &Ctx, rule: &str, dir: &Path) -> Result<Record, Error> {
     let deaths = verdict::read_report(&report).map(|r| r.0).unwrap_or_default();
     let ev = Evidence { exit: &exit, out: &out, report: &report, kill: &rule, np: ctx.np, deaths: deaths.len(), check_out: &dir.join("check.txt") };
     let (v, why) = verdict::judge(&ctx.checks, &ev);
-    let (exit_code, signal) = match exit {
-        Exit::Code(c) => (Some(c), None),
-        Exit::Signal(s) => (None, Some(s)),
-        Exit::TimedOut => (None, None),
-    };
+    let (exit_code, signal) = exit.code_and_signal();
     Ok(Record {
         replay: results::replay(&rule, ctx.seed, &ctx.command),
         kill: rule,

@@ -6,7 +6,7 @@
 
 use crate::campaign::{self, Error};
 use crate::results::{self, Record};
-use crate::run::{self, Exit};
+use crate::run;
 use crate::verdict::{self, Checks, Evidence, Verdict};
 use clap::Parser;
 use std::path::PathBuf;
@@ -56,11 +56,7 @@ pub fn run(args: Args) -> Result<bool, Error> {
     let np = world.unwrap_or_else(|| crate::trace::ranks_in(&trace_dir));
     let ev = Evidence { exit: &exit, out: &out, report: &report, kill: "", np, deaths: deaths.len(), check_out: &dir.join("check.txt") };
     let (v, why) = verdict::judge(&checks, &ev);
-    let (exit_code, signal) = match exit {
-        Exit::Code(c) => (Some(c), None),
-        Exit::Signal(s) => (None, Some(s)),
-        Exit::TimedOut => (None, None),
-    };
+    let (exit_code, signal) = exit.code_and_signal();
     let kill = std::env::var("MPIFT_KILL").unwrap_or_default();
     let rec = Record {
         replay: results::command_line(&args.command),

@@ -47,6 +47,14 @@ impl Exit {
             _ => Exit::Code(-1),
         }
     }
+    /// The record's `exit_code` and `signal` (both None: timed out).
+    pub fn code_and_signal(&self) -> (Option<i32>, Option<i32>) {
+        match self {
+            Exit::Code(c) => (Some(*c), None),
+            Exit::Signal(s) => (None, Some(*s)),
+            Exit::TimedOut => (None, None),
+        }
+    }
     pub fn describe(&self) -> String {
         match self {
             Exit::Code(c) => format!("exit status {c}"),
