@@ -22,14 +22,6 @@ usage_more=''
 . tests/campaign/common.sh
 work=$(mktemp -d /tmp/mpift-junit.XXXXXX)
 passed=0 failed=0
-check() { # check ok|no TEXT
-  if [ "$1" = ok ]; then
-    passed=$((passed + 1)); echo "PASS $mpi: $2"
-  else
-    failed=$((failed + 1)); echo "FAIL $mpi: $2"
-    sed 's/^/    | /' "$work/log" 2>/dev/null | tail -n 12
-  fi
-}
 
 # The validator: Debian's python3-xmlschema is installed for /usr/bin/python3,
 # which a python3 earlier on PATH (pyenv, a virtualenv) does not see.

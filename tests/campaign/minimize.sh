@@ -22,14 +22,6 @@ usage_more=''
 . tests/campaign/common.sh
 work=$(mktemp -d /tmp/mpift-minimize.XXXXXX)
 passed=0 failed=0
-check() { # check ok|no TEXT
-  if [ "$1" = ok ]; then
-    passed=$((passed + 1)); echo "PASS $mpi: $2"
-  else
-    failed=$((failed + 1)); echo "FAIL $mpi: $2"
-    sed 's/^/    | /' "$work/log" 2>/dev/null | tail -n 12
-  fi
-}
 
 "$MPICC" -Wall -Wextra -Werror -O2 -Iinclude/compat -Iinclude -I"target/$mpi/release/include" tests/campaign/minimize_prog.c "$lib" \
   -lpthread -ldl -lm -lgcc_s -lutil -lrt -o "$work/minimize_prog" || { echo "cannot build minimize_prog" >&2; exit 1; }

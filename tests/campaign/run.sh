@@ -20,14 +20,6 @@ usage_more=''
 . tests/campaign/common.sh
 work=$(mktemp -d /tmp/mpift-campaign.XXXXXX)
 passed=0 failed=0
-check() { # check NAME CONDITION-TEXT: PASS if the last test command succeeded
-  if [ "$1" = ok ]; then
-    passed=$((passed + 1)); echo "PASS $mpi: $2"
-  else
-    failed=$((failed + 1)); echo "FAIL $mpi: $2"
-    sed 's/^/    | /' "$work/log" 2>/dev/null | tail -n 12
-  fi
-}
 
 prog=$work/master_worker
 "$MPICXX" -O2 -Iinclude/compat -Iinclude -I"target/$mpi/release/include" examples/master_worker.cpp "$lib" \
