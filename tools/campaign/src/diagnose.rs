@@ -14,17 +14,17 @@ use std::time::Duration;
 
 /// Runs a command once under MPIFT's trace and, if it hangs, says why.
 #[derive(Parser, Debug, Clone)]
-#[command(name = "mpift-campaign diagnose", after_help = "Exit status: 0 the run ended well, 1 it hung, crashed or failed a check, 2 usage error.")]
+#[command(name = "mpift-campaign diagnose", bin_name = "mpift-campaign diagnose", after_help = "Exit status: 0 the run ended well, 1 it hung, crashed or failed a check, 2 usage error.")]
 pub struct Args {
     /// Seconds before the run counts as hung.
-    #[arg(long, default_value_t = 60.0)]
+    #[arg(long, default_value_t = 60.0, value_parser = crate::cli::positive_secs)]
     pub timeout: f64,
     /// Output directory (its earlier contents are replaced).
     #[arg(long, default_value = "diagnose-out")]
     pub out: PathBuf,
     /// The output must contain a line matching this regular expression.
-    #[arg(long)]
-    pub expect: Option<String>,
+    #[arg(long, value_parser = crate::cli::parse_regex)]
+    pub expect: Option<regex::Regex>,
     /// Also keep gdb backtraces of every rank (`gdb.<rank>.txt`) when gdb is on PATH.
     #[arg(long)]
     pub gdb: bool,
@@ -35,10 +35,6 @@ pub struct Args {
 
 /// Runs it; Ok(true) when the run ended well.
 pub fn run(args: Args) -> Result<bool, Error> {
-    if !(args.timeout.is_finite() && args.timeout > 0.0) {
-        return Err(Error::Usage(format!("--timeout {} is not a positive number of seconds", args.timeout)));
-    }
-    let expect = args.expect.as_deref().map(regex::Regex::new).transpose().map_err(|e| Error::Usage(format!("--expect: {e}")))?;
     let dir = args.out.clone();
     let _ = std::fs::remove_dir_all(&dir);
     let trace_dir = dir.join("trace");
@@ -52,7 +48,7 @@ pub fn run(args: Args) -> Result<bool, Error> {
     let ran = run::run_job(&mut cmd, &out, Duration::from_secs_f64(args.timeout), |d| run::diagnose(&trace_dir, &dir, d, gdb));
     let (exit, secs, hang) = ran.map_err(|e| Error::Run(format!("cannot run `{}`: {e}", args.command[0])))?;
     let (deaths, world) = verdict::read_report(&report).unwrap_or_default();
-    let checks = Checks { expect, ..Checks::default() };
+    let checks = Checks { expect: args.expect.clone(), ..Checks::default() };
     let np = world.unwrap_or_else(|| crate::trace::ranks_in(&trace_dir));
     let ev = Evidence { exit: &exit, out: &out, report: &report, kill: "", np, deaths: deaths.len(), check_out: &dir.join("check.txt") };
     let (v, why) = verdict::judge(&checks, &ev);
@@ -89,4 +85,20 @@ pub fn say(r: &Record) -> String {
         t += "why it hangs: no rank was inside an MPI call (the program waits outside MPI)\n";
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_values_are_clap_errors() {
+        let parse = |v: &[&str]| Args::try_parse_from(std::iter::once("diagnose").chain(v.iter().copied()));
+        assert!(parse(&["--timeout", "0", "--", "mpiexec"]).is_err());
+        assert!(parse(&["--expect", "(", "--", "mpiexec"]).is_err());
+        assert!(parse(&["--timeout", "x", "--", "mpiexec"]).is_err());
+        let a = parse(&["--timeout", "2.5", "--expect", "OK$", "--", "mpiexec", "-n", "4", "./p"]).unwrap();
+        assert_eq!((a.timeout, a.command.len()), (2.5, 4));
+        assert!(a.expect.unwrap().is_match("rank 0: OK"));
+    }
 }
