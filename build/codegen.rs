@@ -299,7 +299,7 @@ fn dump_args(f: &Function) -> String {
     if let Some(c) = f.params.iter().find(|p| p.is_comm_in()) {
         fields.push(format!("comm: {}", c.name));
     }
-    for (field, names) in [("source", ["source", "source"]), ("dest", ["dest", "dest"])] {
+    for (field, names) in [("source", ["source", "source"]), ("dest", ["dest", "dest"]), ("root", ["root", "root"]), ("tag", ["tag", "recvtag"])] {
         if let Some(n) = named(names[0]).or_else(|| named(names[1])) {
             fields.push(format!("{field}: Some({n})"));
         }

@@ -279,7 +279,7 @@ pub fn args(a: Args) {
         d.state.dest = a.dest;
         d.state.root = a.root;
         d.state.tag = a.tag;
-        d.state.requests = requests(a.requests, a.nreq, &d.names);
+        d.state.requests = requests(a.requests, a.nreq);
         d.newcomm = a.newcomm;
     });
 }
@@ -361,17 +361,17 @@ fn view(h: Sim_FT_MPI_Comm, names: &[(u64, String)]) -> Option<CommView> {
     })
 }
 
-fn requests(reqs: *const Sim_FT_MPI_Request, n: c_int, names: &[(u64, String)]) -> Vec<String> {
+fn requests(reqs: *const Sim_FT_MPI_Request, n: c_int) -> Vec<String> {
     if reqs.is_null() || n <= 0 {
         return Vec::new();
     }
     // SAFETY: the program's array of `n` requests, argument of the call that is
     // being entered on this thread.
     let hs = unsafe { std::slice::from_raw_parts(reqs, n as usize) };
-    hs.iter().take(64).map(|h| describe_request(*h, names)).collect()
+    hs.iter().take(64).map(|h| describe_request(*h)).collect()
 }
 
-fn describe_request(h: Sim_FT_MPI_Request, _names: &[(u64, String)]) -> String {
+fn describe_request(h: Sim_FT_MPI_Request) -> String {
     use crate::engine::hooks::Kind;
     let Ok(st) = crate::engine::request::lookup(h) else { return "null".into() };
     if st.persistent && !st.active {
