@@ -386,16 +386,20 @@ pub fn fcode_only(f: u32) -> bool {
 }
 
 /// Collectives whose dummy part any one member's real entry describes: the same
-/// count, type, root and op at every member, no per-peer lists (unlike the v and
-/// w forms, neighborhood collectives and the other constructors). A dead rank
-/// joins one of these although a member's own entry left that member's log
-/// ([`LogCache::went_on`]).
+/// count, type, root and op at every member, or a per-member list that MPI
+/// requires to be the same at every member (`MPI_Allgatherv`'s receive counts,
+/// `MPI_Reduce_scatter`'s counts: `join_colls` builds both dummies from one
+/// entry). Not the v and w forms whose lists differ by member (a Scatterv's
+/// counts are known at its root only), neighborhood collectives and the other
+/// constructors. A dead rank joins one of these although a member's own entry
+/// left that member's log ([`LogCache::went_on`]).
 pub fn any_entry_describes(f: u32) -> bool {
     use crate::engine::describe::fcode as F;
     matches!(
         f & !F::NB & !DUMMY,
         F::BARRIER | F::BCAST | F::REDUCE | F::ALLREDUCE | F::GATHER | F::SCATTER | F::ALLGATHER | F::ALLTOALL
             | F::REDUCE_SCATTER_BLOCK | F::SCAN | F::EXSCAN | F::COMM_DUP | F::COMM_SPLIT | F::COMM_SPLIT_TYPE
+            | F::ALLGATHERV | F::REDUCE_SCATTER
     )
 }
 
@@ -457,7 +461,7 @@ mod tests {
 
     #[test]
     fn only_collectives_alike_at_every_member_are_recovered() {
-        for f in [fcode::BCAST, fcode::BCAST | fcode::NB, fcode::BARRIER, fcode::ALLREDUCE, fcode::SCATTER, fcode::COMM_SPLIT] {
+        for f in [fcode::BCAST, fcode::BCAST | fcode::NB, fcode::BARRIER, fcode::ALLREDUCE, fcode::SCATTER, fcode::COMM_SPLIT, fcode::ALLGATHERV, fcode::REDUCE_SCATTER | fcode::NB] {
             assert!(any_entry_describes(f), "f{f}");
         }
         for f in [fcode::SCATTERV, fcode::GATHERV | fcode::NB, fcode::ALLTOALLW, fcode::NEIGHBOR_ALLTOALL, fcode::COMM_CREATE, fcode::INTERCOMM_CREATE, fcode::COMM_IDUP] {
