@@ -389,8 +389,12 @@ pub fn fcode_only(f: u32) -> bool {
 /// count, type, root and op at every member, or a per-member list that MPI
 /// requires to be the same at every member (`MPI_Allgatherv`'s receive counts,
 /// `MPI_Reduce_scatter`'s counts: `join_colls` builds both dummies from one
-/// entry). Not the v and w forms whose lists differ by member (a Scatterv's
-/// counts are known at its root only), neighborhood collectives and the other
+/// entry), and the topology constructors, whose arguments MPI requires alike
+/// (`MPI_Cart_create`, `MPI_Graph_create`; a dummy of `MPI_Cart_sub` and the
+/// distributed graph constructors uses only what is alike: `engine::join`,
+/// `engine::topo`). Not the v and w forms whose lists differ by member (a
+/// Scatterv's counts are known at its root only), neighborhood collectives,
+/// `MPI_Comm_create` (disjoint groups differ by member) and the intercommunicator
 /// constructors. A dead rank joins one of these although a member's own entry
 /// left that member's log ([`LogCache::went_on`]).
 pub fn any_entry_describes(f: u32) -> bool {
@@ -399,7 +403,8 @@ pub fn any_entry_describes(f: u32) -> bool {
         f & !F::NB & !DUMMY,
         F::BARRIER | F::BCAST | F::REDUCE | F::ALLREDUCE | F::GATHER | F::SCATTER | F::ALLGATHER | F::ALLTOALL
             | F::REDUCE_SCATTER_BLOCK | F::SCAN | F::EXSCAN | F::COMM_DUP | F::COMM_SPLIT | F::COMM_SPLIT_TYPE
-            | F::ALLGATHERV | F::REDUCE_SCATTER
+            | F::ALLGATHERV | F::REDUCE_SCATTER | F::CART_CREATE | F::CART_SUB | F::GRAPH_CREATE
+            | F::DIST_GRAPH_CREATE | F::DIST_GRAPH_CREATE_ADJACENT
     )
 }
 
@@ -461,7 +466,7 @@ mod tests {
 
     #[test]
     fn only_collectives_alike_at_every_member_are_recovered() {
-        for f in [fcode::BCAST, fcode::BCAST | fcode::NB, fcode::BARRIER, fcode::ALLREDUCE, fcode::SCATTER, fcode::COMM_SPLIT, fcode::ALLGATHERV, fcode::REDUCE_SCATTER | fcode::NB] {
+        for f in [fcode::BCAST, fcode::BCAST | fcode::NB, fcode::BARRIER, fcode::ALLREDUCE, fcode::SCATTER, fcode::COMM_SPLIT, fcode::ALLGATHERV, fcode::REDUCE_SCATTER | fcode::NB, fcode::CART_CREATE, fcode::DIST_GRAPH_CREATE] {
             assert!(any_entry_describes(f), "f{f}");
         }
         for f in [fcode::SCATTERV, fcode::GATHERV | fcode::NB, fcode::ALLTOALLW, fcode::NEIGHBOR_ALLTOALL, fcode::COMM_CREATE, fcode::INTERCOMM_CREATE, fcode::COMM_IDUP] {
