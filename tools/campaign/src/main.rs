@@ -18,6 +18,7 @@
 mod campaign;
 mod cli;
 mod diagnose;
+mod font;
 mod forensics;
 mod junit;
 mod matrix;

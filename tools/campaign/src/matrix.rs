@@ -4,20 +4,13 @@
 //! No system library: plotters' bitmap backend, a TrueType font read at run
 //! time (no labels when none is found).
 
+use crate::font::load_font;
 use crate::trace::Calls;
 use crate::verdict::Verdict;
 use plotters::prelude::*;
-use plotters::style::{FontStyle, FontTransform};
+use plotters::style::FontTransform;
 use std::collections::HashMap;
 use std::path::Path;
-
-/// Fonts tried in order (Debian's fonts-dejavu-core first); `CAMPAIGN_FONT` wins.
-const FONTS: &[&str] = &[
-    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-    "/usr/share/fonts/TTF/DejaVuSans.ttf",
-    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
-    "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
-];
 
 const LEFT: i32 = 80;
 const TOP: i32 = 50;
@@ -32,20 +25,6 @@ pub fn colour(v: Option<Verdict>) -> RGBColor {
         Some(Verdict::Crash) => RGBColor(210, 40, 40),
         Some(Verdict::Wrong) => RGBColor(130, 60, 180),
     }
-}
-
-/// Registers a font once; false when none could be read.
-pub fn load_font() -> bool {
-    static DONE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *DONE.get_or_init(|| {
-        let env = std::env::var("CAMPAIGN_FONT").ok();
-        env.iter().map(String::as_str).chain(FONTS.iter().copied()).any(|p| {
-            let Ok(bytes) = std::fs::read(p) else { return false };
-            // Registered for the life of the process: the font lives as long.
-            let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-            plotters::style::register_font("sans-serif", FontStyle::Normal, bytes).is_ok()
-        })
-    })
 }
 
 /// Pixel span of column `c` (1-based) of `cols` over `width` pixels.

@@ -3,7 +3,7 @@
 //! each rank it waits for, labelled with the call; the paragraph below.
 
 use crate::forensics::Finding;
-use crate::matrix::load_font;
+use crate::font::load_font;
 use crate::states::RankState;
 use plotters::prelude::*;
 use std::collections::BTreeSet;
