@@ -48,7 +48,7 @@ nothing and exits 0 when the tree keeps the rules:
                    engine/ is split into rooms (sub-folders), with those
                    others untied first.
 
-The file graph (for file-cycle; tests/arch/filegraph.py).  Its
+The file graph (for file-cycle and --summary; tests/arch/filegraph.py).  Its
 nodes are the .rs files of src/.  An *arrow* runs from file A to file B when
 A names an item of module B, resolved to B's file (src/engine/news.rs or
 src/engine/news/mod.rs; an item a folder's mod.rs defines resolves to that
@@ -68,12 +68,28 @@ Not arrows: `mod x;` / `pub mod x;` declarations, paths to items of the same
 file, paths in comments and strings, macros in textual scope, extern crates.
 Test modules count like the rest of their file.  An arrow is a pair of files,
 however many paths make it; `names taken` are the first segments after B's
-module (an item, `*`, or `mod x` for the module itself).
+module (an item, `*`, or `mod x` for the module itself).  Floors: a file's
+floor is 1 + the highest floor among the files it points to outside its own
+strongly connected component (1 when there are none); the files of one
+component share a floor.  An arrow *runs back up* when its head is not on a
+lower floor than its tail: exactly the arrows whose two ends are in one
+component of 2+ files, so `up` is 0 exactly when the file graph has no
+circle, and otherwise counts the arrows that tie the circles.
+
+--summary ends with the file table: one row per folder of src/ that holds .rs
+files (src/ itself for lib.rs, each unit, each sub-folder; a row counts the
+folder's own files, not its sub-folders'): files, lines, arrows out of its
+files (to anywhere), how many of those run back up, its circles as file-cycle
+sees them and the files in them, its longest file and longest fn.  The total
+row: every arrow, every arrow up, the circles of the whole file graph (across
+folders too) and the files in them, and the number of floors; then each
+whole-graph circle's files.
 
 Usage:
   python3 tests/arch/check.py [--src DIR]        check (exit 1 on violations)
   python3 tests/arch/check.py --file-cycles      also apply the rule file-cycle
-  python3 tests/arch/check.py --summary          counts per rule and per unit (exit 0)
+  python3 tests/arch/check.py --summary          counts per rule, per unit, and the file
+                                                 graph per folder (exit 0)
   python3 tests/arch/check.py --svg FILE         also draw the layers as SVG
   python3 tests/arch/check.py --blocking         the blocking host calls and their marks (exit 0)
 
@@ -988,6 +1004,8 @@ def summary(tree, res):
     for n in sorted(tree.units):
         u = tree.units[n]
         out.append("  %-18s %s" % (n, "(none)" if u.may is None else (", ".join(u.may) or "nothing")))
+    out.append("")
+    out.extend(filegraph.table(tree, res, res.graph))
     return "\n".join(out) + "\n"
 
 

@@ -1,11 +1,11 @@
 """The file-level import graph of src/, for tests/arch/check.py: the rule
-`file-cycle` (off unless `--file-cycles`).
+`file-cycle` (off unless `--file-cycles`) and the file table of `--summary`.
 
-What an arrow is and what a circle is: check.py's
+What an arrow is, what runs back up and what a circle is: check.py's
 docstring, "The file graph". This module builds the graph from the lexer of
 check.py (passed in as `Lexer`, so that check.py stays the one place that
-reads Rust) and computes its strongly connected components and shortest
-cycles. Everything is sorted by path, so the numbers are the same on
+reads Rust) and computes its strongly connected components, floors and
+shortest cycles. Everything is sorted by path, so the numbers are the same on
 every run over the same tree.
 """
 
@@ -159,7 +159,7 @@ def build(tree, lex):
 
 
 # ---------------------------------------------------------------------------
-# Components and cycles.
+# Components, floors, cycles.
 # ---------------------------------------------------------------------------
 
 def components(nodes, succ):
@@ -203,6 +203,19 @@ def components(nodes, succ):
                         break
                 comps.append(sorted(comp))
     return comps
+
+
+def floors(nodes, succ, comps):
+    """File -> floor: 1 + the highest floor among what the file's component
+    points to outside itself (1 for a file that points to nothing)."""
+    comp_of = {v: i for i, c in enumerate(comps) for v in c}
+    fl = {}
+    for i, comp in enumerate(comps):  # sinks first: every target is done
+        below = [fl[comps[comp_of[w]][0]] for v in comp for w in succ.get(v, ()) if w in nodes and comp_of[w] != i]
+        f = 1 + max(below or [0])
+        for v in comp:
+            fl[v] = f
+    return fl
 
 
 def shortest_cycle(members, succ):
@@ -271,3 +284,56 @@ def check_file_cycles(graph, res):
             if others:
                 detail += "; also in the circle: " + ", ".join(others)
             res.add(cyc[0], 1, "file-cycle", detail)
+
+
+# ---------------------------------------------------------------------------
+# The table of --summary.
+# ---------------------------------------------------------------------------
+
+def numbers(graph):
+    """(floors, up arrows, whole-graph circles) of the whole file graph."""
+    nodes = set(graph.files)
+    comps = components(nodes, graph.succ)
+    fl = floors(nodes, graph.succ, comps)
+    up = {(a, b) for (a, b) in graph.names if fl[b] >= fl[a]}
+    return fl, up, [c for c in comps if len(c) >= 2]
+
+
+def table(tree, res, graph):
+    """The lines of the file table of --summary."""
+    fl, up, circles = numbers(graph)
+    lines_of = {s.rel: s.nlines for s in tree.sources}
+    longest_fn = {}
+    for rel, _ln, name, span in res.fns:
+        d = folder_of(rel)
+        if span > longest_fn.get(d, ("", "", 0))[2]:
+            longest_fn[d] = (rel, name, span)
+    out = ["File graph (arrow: a file takes an item of another file; up: an arrow whose head is not on a",
+           "lower floor than its tail, i.e. inside a circle; circles: of 2+ files of the folder, counting",
+           "only arrows inside the folder; `in` = files in those circles)"]
+    out.append("  %-20s %5s %6s %6s %5s %7s %4s  %-30s %s" % (
+        "folder", "files", "lines", "arrows", "up", "circles", "in", "longest file (lines)", "longest fn (lines)"))
+    for d in folders(graph):
+        fs = [f for f in graph.files if folder_of(f) == d]
+        arrows = [(a, b) for (a, b) in graph.names if folder_of(a) == d]
+        circ, _succ = folder_circles(graph, d)
+        big = min(fs, key=lambda f: (-lines_of[f], f))
+        fn = longest_fn.get(d)
+        out.append("  %-20s %5d %6d %6d %5d %7d %4d  %-30s %s" % (
+            d + "/", len(fs), sum(lines_of[f] for f in fs), len(arrows), sum(1 for a in arrows if a in up),
+            len(circ), sum(len(c) for c in circ), "%s (%d)" % (os.path.basename(big), lines_of[big]),
+            "%s:%s (%d)" % (os.path.basename(fn[0]), fn[1], fn[2]) if fn else "-"))
+    out.append("  %-20s %5d %6d %6d %5d %7d %4d  floors: %d" % (
+        "total (src/)", len(graph.files), sum(lines_of.values()), len(graph.names), len(up), len(circles),
+        sum(len(c) for c in circles), max(fl.values() or [0])))
+    for c in circles:
+        out.append("  circle of %d files: %s" % (len(c), _short_list(c)))
+    return out
+
+
+def _short_list(files):
+    """Files grouped by folder: `src/engine/{a.rs, b.rs}`."""
+    by = defaultdict(list)
+    for f in files:
+        by[folder_of(f)].append(os.path.basename(f))
+    return ", ".join("%s/{%s}" % (d, ", ".join(by[d])) for d in sorted(by))

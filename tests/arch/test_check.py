@@ -8,6 +8,7 @@ rule shown to fire on a violation and to stay quiet when the rule is kept.
 import contextlib
 import io
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -605,6 +606,66 @@ ACROSS = {
     "transport/mod.rs": BASE["transport/mod.rs"] + "pub mod coll;\npub use coll::bcast;\n",
     "transport/coll/mod.rs": "pub fn bcast() -> crate::transport::mpi::MPI_Comm { crate::transport::world() }\n",
 }
+
+
+def table_rows(text):
+    """{folder or 'total': [files, lines, arrows, up, circles, in]} of the file table."""
+    rows = {}
+    part = text.split("File graph (")[1]
+    for ln in part.splitlines():
+        m = re.match(r"  (\S+/|total \(src/\))\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)", ln)
+        if m:
+            rows[m.group(1)] = [int(x) for x in m.groups()[1:]]
+    return rows
+
+
+class FileGraphSummary(unittest.TestCase):
+    def test_counts_on_a_planted_tree(self):
+        # BASE: comm.rs -> protocol/agree.rs (takes agree) and -> transport/mod.rs
+        # (a `use` never used by path).  Planted: a <-> b (2 up), c -> a, a -> agree.rs.
+        files = engine_files({
+            "a.rs": "use crate::engine::b::g;\nuse crate::protocol::agree;\npub fn f() -> u32 { g() + agree::agree() }\n",
+            "b.rs": "pub fn g() -> u32 { super::a::f() }\n",
+            "c.rs": "pub fn h() -> u32 { crate::engine::a::f() }\n",
+        })
+        rc, text = run_check(Tree(files), ["--summary"])
+        self.assertEqual(rc, 0)
+        rows = table_rows(text)
+        # engine/: mod.rs 5 + 3 lines, comm.rs 4, a.rs 3, b.rs 1, c.rs 1
+        self.assertEqual(rows["src/engine/"], [5, 17, 6, 2, 1, 2])
+        self.assertEqual(rows["src/protocol/"][2:], [0, 0, 0, 0])
+        self.assertEqual(rows["total (src/)"][2:], [6, 2, 1, 2])
+        self.assertIn("floors: 3", text)
+        self.assertIn("circle of 2 files: src/engine/{a.rs, b.rs}", text)
+
+    def test_no_circle_no_up(self):
+        rc, text = run_check(Tree(), ["--summary"])
+        rows = table_rows(text)
+        self.assertEqual(rows["total (src/)"][2:], [2, 0, 0, 0])
+        self.assertIn("floors: 2", text)
+
+    def test_circle_across_folders_counts_in_the_total_only(self):
+        rc, text = run_check(Tree(ACROSS), ["--summary"])
+        rows = table_rows(text)
+        self.assertEqual(rows["src/transport/"][2:], [1, 1, 0, 0])
+        self.assertEqual(rows["src/transport/coll/"][2:], [1, 1, 0, 0])
+        self.assertEqual(rows["total (src/)"][2:], [4, 2, 1, 2])
+
+    def test_graph_arrows_and_names(self):
+        files = engine_files({"a.rs": "use crate::engine::{comm, b::{self as bee, g}};\n"
+                                      "pub fn f() { comm::f(); bee::k(); for _i in 0..bee::N {} }\n",
+                              "b.rs": "pub const N: u32 = 1;\npub fn g() {}\npub fn k() {}\n"})
+        files["engine/mod.rs"] += "pub use self::b::g;\n"
+        t = Tree(files)
+        try:
+            tree, res = check.check(t.src)
+        finally:
+            t.close()
+        names = {(a[4:], b[4:]): sorted(n) for (a, b), n in res.graph.names.items()}
+        self.assertEqual(names[("engine/a.rs", "engine/comm.rs")], ["f"])
+        self.assertEqual(names[("engine/a.rs", "engine/b.rs")], ["N", "g", "k"])
+        self.assertEqual(names[("engine/mod.rs", "engine/b.rs")], ["g"])
+        self.assertNotIn(("engine/mod.rs", "engine/a.rs"), names)  # `pub mod a;` only
 
 
 def dead_loop(serve_body, extra=""):
