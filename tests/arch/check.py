@@ -34,10 +34,62 @@ nothing and exits 0 when the tree keeps the rules:
                    fill-in, a catch-up or MPI_Finalize without a `// Blocking:
                    in a turn|kept in flight|never blocks for ever: <why>`
                    comment (tests/arch/blocking.py).
+  file-cycle       (off unless --file-cycles) files of one folder that import
+                   each other in a circle: a strongly connected component of
+                   2+ files of the file graph (below), counting only the
+                   arrows whose two ends are files of that folder (its mod.rs
+                   included, its sub-folders' files not). Reported once per
+                   circle, at the first file of one shortest cycle through it:
+                   `N files: a.rs -> b.rs -> a.rs (names taken: a.rs -> b.rs:
+                   x, y; ..)`, then the circle's other files. No exceptions.
+                   Off by default while src/engine/ is one flat folder whose
+                   files form such a circle (smaller ones are in src/inject/
+                   and src/protocol/models/); it becomes a default rule when
+                   engine/ is split into rooms (sub-folders), with those
+                   others untied first.
+
+The file graph (for file-cycle and --summary; tests/arch/filegraph.py).  Its
+nodes are the .rs files of src/.  An *arrow* runs from file A to file B when
+A names an item of module B, resolved to B's file (src/engine/news.rs or
+src/engine/news/mod.rs; an item a folder's mod.rs defines resolves to that
+mod.rs; the longest prefix of the path that is a file's module wins, so a
+path into an inline module stays in its file), by:
+  - a `crate::` or `super::` path (in `use`, in code, in `use crate::{..}`
+    groups, one arrow per module named) or a `self::` path;
+  - a path through a module name in scope: one of the file's own child
+    modules (`x::f()` or `pub use x::*` in a mod.rs that has `mod x;`), or a
+    module a `use` brought in (`use crate::engine::comm;` then `comm::f()`
+    is an arrow to comm.rs, taking `f`); such a `use` alone is an arrow only
+    when its name is never used in a path (a re-export of the module);
+  - a `pub use` re-export counts as any `use`: A -> the file that defines
+    what it names (a file importing the re-exported name points to A, not
+    further).
+Not arrows: `mod x;` / `pub mod x;` declarations, paths to items of the same
+file, paths in comments and strings, macros in textual scope, extern crates.
+Test modules count like the rest of their file.  An arrow is a pair of files,
+however many paths make it; `names taken` are the first segments after B's
+module (an item, `*`, or `mod x` for the module itself).  Floors: a file's
+floor is 1 + the highest floor among the files it points to outside its own
+strongly connected component (1 when there are none); the files of one
+component share a floor.  An arrow *runs back up* when its head is not on a
+lower floor than its tail: exactly the arrows whose two ends are in one
+component of 2+ files, so `up` is 0 exactly when the file graph has no
+circle, and otherwise counts the arrows that tie the circles.
+
+--summary ends with the file table: one row per folder of src/ that holds .rs
+files (src/ itself for lib.rs, each unit, each sub-folder; a row counts the
+folder's own files, not its sub-folders'): files, lines, arrows out of its
+files (to anywhere), how many of those run back up, its circles as file-cycle
+sees them and the files in them, its longest file and longest fn.  The total
+row: every arrow, every arrow up, the circles of the whole file graph (across
+folders too) and the files in them, and the number of floors; then each
+whole-graph circle's files.
 
 Usage:
   python3 tests/arch/check.py [--src DIR]        check (exit 1 on violations)
-  python3 tests/arch/check.py --summary          counts per rule and per unit (exit 0)
+  python3 tests/arch/check.py --file-cycles      also apply the rule file-cycle
+  python3 tests/arch/check.py --summary          counts per rule, per unit, and the file
+                                                 graph per folder (exit 0)
   python3 tests/arch/check.py --svg FILE         also draw the layers as SVG
   python3 tests/arch/check.py --blocking         the blocking host calls and their marks (exit 0)
 
@@ -54,6 +106,7 @@ from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import blocking  # noqa: E402  (tests/arch/blocking.py)
+import filegraph  # noqa: E402  (tests/arch/filegraph.py)
 
 MAX_FILE_LINES = 600
 MAX_FN_LINES = 80
@@ -70,6 +123,7 @@ RULES = [
     "file-too-long",
     "fn-too-long",
     "blocking-call-unmarked",
+    "file-cycle",  # off unless --file-cycles (until src/engine/ is in rooms)
 ]
 
 IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
@@ -479,6 +533,8 @@ class Result:
         self.host = []  # (rel, line, text)
         self.fns = []  # (rel, line, name, span)
         self.blocking = []  # (rel, line, call, mark, root path)
+        self.graph = None  # filegraph.FileGraph
+        self.file_cycles = False  # the rule file-cycle applied
 
     def add(self, rel, line, rule, detail):
         self.violations.append((rel, line, rule, detail))
@@ -604,6 +660,10 @@ def paths_in(tree, src):
                 absolute = here[:len(here) - k] + segs[k:]
             found.append((start, absolute, rename, word))
     return found
+
+
+LEXER = filegraph.Lexer(paths_in=paths_in, parse_tree=parse_tree, inline_mods=inline_mods,
+                        before=lambda code, off: _before(code, off))
 
 
 def check_imports(tree, res):
@@ -849,9 +909,13 @@ def check_sizes(tree, res):
                 res.add(src.rel, ln, "fn-too-long", "fn %s spans %d lines (max %d)" % (name, span, MAX_FN_LINES))
 
 
-def check(src_dir):
+def check(src_dir, file_cycles=False):
     tree = Tree(src_dir)
     res = Result()
+    res.graph = filegraph.build(tree, LEXER)
+    res.file_cycles = file_cycles
+    if file_cycles:
+        filegraph.check_file_cycles(res.graph, res)
     check_folders(tree, res)
     check_cycles(tree, res)
     check_imports(tree, res)
@@ -874,7 +938,10 @@ def summary(tree, res):
         counts[v[2]] += 1
     out.append("Violations per rule")
     for r in RULES:
-        out.append("  %-28s %5d" % (r, counts[r]))
+        if r == "file-cycle" and not res.file_cycles:
+            out.append("  %-28s %5s" % (r, "off"))  # --file-cycles turns it on
+        else:
+            out.append("  %-28s %5d" % (r, counts[r]))
     out.append("  %-28s %5d" % ("total", len(res.violations)))
     out.append("")
 
@@ -937,6 +1004,8 @@ def summary(tree, res):
     for n in sorted(tree.units):
         u = tree.units[n]
         out.append("  %-18s %s" % (n, "(none)" if u.may is None else (", ".join(u.may) or "nothing")))
+    out.append("")
+    out.extend(filegraph.table(tree, res, res.graph))
     return "\n".join(out) + "\n"
 
 
@@ -1188,6 +1257,8 @@ def main(argv=None):
     default_src = os.path.normpath(os.path.join(here, "..", "..", "src"))
     ap = argparse.ArgumentParser(description="MPIFT house rules on src/ (issue 34).")
     ap.add_argument("--src", default=default_src, help="the src/ directory (default: the repository's)")
+    ap.add_argument("--file-cycles", action="store_true",
+                    help="also apply the rule file-cycle (circles of files inside one folder)")
     ap.add_argument("--summary", action="store_true", help="print counts per rule and per folder; exit 0")
     ap.add_argument("--svg", metavar="FILE", help="write a picture of the layers to FILE")
     ap.add_argument("--blocking", action="store_true",
@@ -1196,7 +1267,7 @@ def main(argv=None):
     if not os.path.isdir(args.src):
         print("check.py: no directory %s" % args.src, file=sys.stderr)
         return 2
-    tree, res = check(args.src)
+    tree, res = check(args.src, file_cycles=args.file_cycles)
     if args.svg:
         with open(args.svg, "w", encoding="utf-8") as f:
             f.write(svg(tree, res))

@@ -8,6 +8,7 @@ rule shown to fire on a violation and to stay quiet when the rule is kept.
 import contextlib
 import io
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -508,6 +509,163 @@ class Outputs(unittest.TestCase):
         finally:
             t.close()
         self.assertEqual(check.floors(tree), {"transport": 1, "protocol": 1, "engine": 2})
+
+
+def engine_files(files, mods=None):
+    """BASE + engine files (`a.rs` -> "engine/a.rs"), each declared in engine/mod.rs."""
+    names = sorted(mods if mods is not None else [f[:-3] for f in files])
+    out = {"engine/" + f: body for f, body in files.items()}
+    out["engine/mod.rs"] = BASE["engine/mod.rs"] + "".join("pub mod %s;\n" % n for n in names)
+    return out
+
+
+def cycles(files, args=("--file-cycles",)):
+    """(exit code, [file-cycle lines]) of check.py's main on BASE + files."""
+    rc, text = run_check(Tree(files), list(args))
+    return rc, [ln for ln in text.splitlines() if ": file-cycle: " in ln]
+
+
+TWO = {
+    "a.rs": "use crate::engine::b::g;\n\npub fn f() -> u32 { g() }\n",
+    "b.rs": "pub fn g() -> u32 {\n    super::a::f()\n}\n",
+}
+
+
+class FileCycle(unittest.TestCase):
+    def test_two_files_importing_each_other(self):
+        rc, v = cycles(engine_files(TWO))
+        self.assertEqual(rc, 1)
+        self.assertEqual(v, ["src/engine/a.rs:1: file-cycle: 2 files: a.rs -> b.rs -> a.rs "
+                             "(names taken: a.rs -> b.rs: g; b.rs -> a.rs: f)"])
+
+    def test_three_files_through_a_pub_use(self):
+        files = {
+            "a.rs": "pub use crate::engine::b::Thing;\n",
+            "b.rs": "pub struct Thing;\npub fn g() { crate::engine::c::h() }\n",
+            "c.rs": "use crate::engine::a::Thing;\npub fn h() { let _t = Thing; }\n",
+        }
+        rc, v = cycles(engine_files(files))
+        self.assertEqual(v, ["src/engine/a.rs:1: file-cycle: 3 files: a.rs -> b.rs -> c.rs -> a.rs "
+                             "(names taken: a.rs -> b.rs: Thing; b.rs -> c.rs: h; c.rs -> a.rs: Thing)"])
+
+    def test_one_way_arrows_quiet(self):
+        files = {
+            "a.rs": "use crate::engine::{b::g, c};\npub fn f() -> u32 { g() + c::h() + crate::engine::top() }\n",
+            "b.rs": "use self::inner::x;\nmod inner { pub fn x() {} }\npub fn g() -> u32 { super::c::h() }\n",
+            "c.rs": "pub fn h() -> u32 { 1 }\n",
+        }
+        files = engine_files(files)
+        files["engine/mod.rs"] += "pub fn top() -> u32 { 0 }\n"  # a.rs -> mod.rs, one way
+        self.assertEqual(cycles(files), (0, []))
+
+    def test_mod_declarations_comments_and_strings_are_not_arrows(self):
+        files = {
+            "a.rs": "use crate::engine::b::g;\npub fn f() -> u32 { g() }\n",
+            "b.rs": ('// use crate::engine::a::f;\n/* super::a::f() */\n'
+                     'pub fn g() -> u32 { 1 }\npub fn s() -> &\'static str { "crate::engine::a::f" }\n'
+                     'pub fn u() -> u32 { crate::engine::top() }\n'),
+        }
+        files = engine_files(files)  # mod.rs declares `pub mod a;` and `pub mod b;`
+        files["engine/mod.rs"] += ('/// Calls [`a::f`] and [`b::g`]; "b::g()" is b\'s.\n'
+                                   'pub fn top() -> u32 { let _s = "a::f()"; 0 }\n')
+        self.assertEqual(cycles(files), (0, []))
+
+    def test_mod_rs_using_its_child_is_an_arrow(self):
+        # `a::f()` in mod.rs names the child module a; a.rs takes mod.rs's `top`
+        files = engine_files({"a.rs": "pub fn f() -> u32 { crate::engine::top() }\n"})
+        files["engine/mod.rs"] += "pub fn top() -> u32 { 0 }\npub fn g() -> u32 { a::f() }\n"
+        rc, v = cycles(files)
+        self.assertEqual(v, ["src/engine/a.rs:1: file-cycle: 2 files: a.rs -> mod.rs -> a.rs "
+                             "(names taken: a.rs -> mod.rs: top; mod.rs -> a.rs: f)"])
+
+    def test_module_brought_in_by_use_gives_the_names_used_through_it(self):
+        files = {
+            "a.rs": "use crate::engine::b;\npub fn f() -> u32 { b::g() + b::k() }\n",
+            "b.rs": "use super::a as other;\npub fn g() -> u32 { 1 }\npub fn k() -> u32 { other::f() }\n",
+        }
+        rc, v = cycles(engine_files(files))
+        self.assertEqual(len(v), 1)
+        self.assertIn("(names taken: a.rs -> b.rs: g, k; b.rs -> a.rs: f)", v[0])
+
+    def test_circle_across_folders_is_not_a_file_cycle(self):
+        self.assertEqual(cycles(ACROSS), (0, []))
+
+    def test_default_run_unchanged_on_an_in_folder_circle(self):
+        files = engine_files(TWO)
+        self.assertEqual(cycles(files, ()), (0, []))
+        rc, text = run_check(Tree(files))
+        self.assertEqual((rc, text), (0, ""))
+        self.assertEqual(found(files), [])
+        rc, text = run_check(Tree(files), ["--summary"])
+        self.assertRegex(text, r"file-cycle\s+off\n")
+
+
+# transport/mod.rs and transport/coll/mod.rs point at each other: a circle of
+# the whole file graph, in two folders
+ACROSS = {
+    "transport/mod.rs": BASE["transport/mod.rs"] + "pub mod coll;\npub use coll::bcast;\n",
+    "transport/coll/mod.rs": "pub fn bcast() -> crate::transport::mpi::MPI_Comm { crate::transport::world() }\n",
+}
+
+
+def table_rows(text):
+    """{folder or 'total': [files, lines, arrows, up, circles, in]} of the file table."""
+    rows = {}
+    part = text.split("File graph (")[1]
+    for ln in part.splitlines():
+        m = re.match(r"  (\S+/|total \(src/\))\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)", ln)
+        if m:
+            rows[m.group(1)] = [int(x) for x in m.groups()[1:]]
+    return rows
+
+
+class FileGraphSummary(unittest.TestCase):
+    def test_counts_on_a_planted_tree(self):
+        # BASE: comm.rs -> protocol/agree.rs (takes agree) and -> transport/mod.rs
+        # (a `use` never used by path).  Planted: a <-> b (2 up), c -> a, a -> agree.rs.
+        files = engine_files({
+            "a.rs": "use crate::engine::b::g;\nuse crate::protocol::agree;\npub fn f() -> u32 { g() + agree::agree() }\n",
+            "b.rs": "pub fn g() -> u32 { super::a::f() }\n",
+            "c.rs": "pub fn h() -> u32 { crate::engine::a::f() }\n",
+        })
+        rc, text = run_check(Tree(files), ["--summary"])
+        self.assertEqual(rc, 0)
+        rows = table_rows(text)
+        # engine/: mod.rs 5 + 3 lines, comm.rs 4, a.rs 3, b.rs 1, c.rs 1
+        self.assertEqual(rows["src/engine/"], [5, 17, 6, 2, 1, 2])
+        self.assertEqual(rows["src/protocol/"][2:], [0, 0, 0, 0])
+        self.assertEqual(rows["total (src/)"][2:], [6, 2, 1, 2])
+        self.assertIn("floors: 3", text)
+        self.assertIn("circle of 2 files: src/engine/{a.rs, b.rs}", text)
+
+    def test_no_circle_no_up(self):
+        rc, text = run_check(Tree(), ["--summary"])
+        rows = table_rows(text)
+        self.assertEqual(rows["total (src/)"][2:], [2, 0, 0, 0])
+        self.assertIn("floors: 2", text)
+
+    def test_circle_across_folders_counts_in_the_total_only(self):
+        rc, text = run_check(Tree(ACROSS), ["--summary"])
+        rows = table_rows(text)
+        self.assertEqual(rows["src/transport/"][2:], [1, 1, 0, 0])
+        self.assertEqual(rows["src/transport/coll/"][2:], [1, 1, 0, 0])
+        self.assertEqual(rows["total (src/)"][2:], [4, 2, 1, 2])
+
+    def test_graph_arrows_and_names(self):
+        files = engine_files({"a.rs": "use crate::engine::{comm, b::{self as bee, g}};\n"
+                                      "pub fn f() { comm::f(); bee::k(); for _i in 0..bee::N {} }\n",
+                              "b.rs": "pub const N: u32 = 1;\npub fn g() {}\npub fn k() {}\n"})
+        files["engine/mod.rs"] += "pub use self::b::g;\n"
+        t = Tree(files)
+        try:
+            tree, res = check.check(t.src)
+        finally:
+            t.close()
+        names = {(a[4:], b[4:]): sorted(n) for (a, b), n in res.graph.names.items()}
+        self.assertEqual(names[("engine/a.rs", "engine/comm.rs")], ["f"])
+        self.assertEqual(names[("engine/a.rs", "engine/b.rs")], ["N", "g", "k"])
+        self.assertEqual(names[("engine/mod.rs", "engine/b.rs")], ["g"])
+        self.assertNotIn(("engine/mod.rs", "engine/a.rs"), names)  # `pub mod a;` only
 
 
 def dead_loop(serve_body, extra=""):
