@@ -5,6 +5,7 @@
 
 use mpift::protocol::agree::{and_into, contribution_live, contribution_zombie, decide, survivors, Decision};
 use mpift::protocol::models::colljoin::*;
+use mpift::protocol::models::colljoin_machine::Machine;
 use mpift::protocol::{CommId, Rank};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;

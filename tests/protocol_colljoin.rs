@@ -15,6 +15,7 @@
 
 use mpift::protocol::agree::Decision;
 use mpift::protocol::models::colljoin::*;
+use mpift::protocol::models::colljoin_machine::Machine;
 use mpift::protocol::{CommId, Rank};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;

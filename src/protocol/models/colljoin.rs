@@ -20,7 +20,6 @@
 //! (`Design::AS_WRITTEN`), the design with the fixes this model showed necessary
 //! (`Design::FIXED`), and mutations of single rules.
 
-pub use super::colljoin_machine::Machine;
 use crate::protocol::agree::Decision;
 use crate::protocol::{CommId, Rank};
 
@@ -123,7 +122,7 @@ pub struct Outcome {
 }
 
 /// Shared memory and the real collectives, as the MPI layer provides them.
-/// Each call marked "step" is one RMA access or MPI call; [`Machine::step`] makes
+/// Each call marked "step" is one RMA access or MPI call; [`Machine::step`](super::colljoin_machine::Machine::step) makes
 /// at most one of them. `complete` and `has_news` are local tests (`MPI_Test`, a
 /// load of a counter) and free.
 pub trait Io {
