@@ -169,7 +169,7 @@ pub extern "C" fn Sim_FT_get_seed() -> c_ulonglong {
 /// `rank=R@call=N` rules count.
 #[no_mangle]
 pub extern "C" fn Sim_FT_call_count() -> c_longlong {
-    crate::inject::calls() as c_longlong
+    crate::inject::me::calls() as c_longlong
 }
 
 /// Flips bits of the data of `count` elements of `datatype` at `buf` (thesis

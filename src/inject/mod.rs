@@ -12,7 +12,9 @@
 //! - [`legacy`]: `raise`/`kill`/`exit` mapped to simulated deaths;
 //! - [`report`]: counters, the JSON report and the summary;
 //! - [`settings`]: the settings agreement at `MPI_Init` (rank 0's environment, the hosts);
-//! - [`trace`]: `MPIFT_TRACE`, each process's calls and live status for outside tools.
+//! - [`trace`]: `MPIFT_TRACE`, each process's calls and live status for outside tools;
+//! - [`me`]: this process's call count, verbosity, clock and rank, which the
+//!   files above read (it imports none of them).
 //!
 //! This module holds the process's injection state and `Sim_FT_decide_kill`
 //! ([`decide_kill`]), which `ffi::boundary` runs at the entry of every wrapped MPI
@@ -32,6 +34,7 @@
 pub mod bitflip;
 pub mod dump;
 pub mod legacy;
+pub mod me;
 pub mod model;
 pub mod plan;
 pub mod policy;
@@ -40,6 +43,7 @@ pub mod rng;
 pub mod settings;
 pub mod trace;
 
+use crate::inject::me::{bump_calls, calls, start_clock, t0, verbose, world_rank};
 use crate::inject::plan::{Cause, Plan};
 use crate::inject::policy::{KillPolicy, Node};
 use crate::inject::report::Death;
@@ -49,29 +53,22 @@ use crate::transport::{self, window, MPI_Comm};
 use std::cell::Cell;
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int, c_long, c_void};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
-use std::sync::{Mutex, OnceLock};
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
 
 /// A kill callback: `cb(world_rank, call, mpi_function, ctx)`, nonzero to die.
 pub type Callback = unsafe extern "C" fn(c_int, c_long, *const c_char, *mut c_void) -> c_int;
 
-/// MPI calls made by this process (see the module docs).
-static CALLS: AtomicU64 = AtomicU64::new(0);
 // Something can kill this process at its next call, the slow path must look:
 // the flag `engine::edges::ARMED` (one word with the others every call reads).
 /// This process has died (simulated).
 static DEAD: AtomicBool = AtomicBool::new(false);
-/// `MPIFT_VERBOSE`; unset: 1 when the environment asks for injection or a report,
-/// else 0 (see [`settings::read_local_settings`]).
-static VERBOSE: AtomicU8 = AtomicU8::new(0);
 /// `node=` is set and this rank has node-mates: watch them.
 static NODE_WATCH: AtomicBool = AtomicBool::new(false);
 /// World rank + 1 of a node-mate known dead (0: none).
 static NODE_DOWN: AtomicU64 = AtomicU64::new(0);
 /// World ranks on this rank's node (itself included), for [`on_dead`].
 static NODE: Mutex<Vec<u32>> = Mutex::new(Vec::new());
-static T0: OnceLock<Instant> = OnceLock::new();
 static CALLBACK: Mutex<Option<(Callback, usize)>> = Mutex::new(None);
 /// A policy set with `Sim_FT_set_kill_policy` before `MPI_Init`.
 static EARLY_POLICY: Mutex<Option<String>> = Mutex::new(None);
@@ -110,18 +107,6 @@ struct State {
 
 static STATE: Mutex<Option<State>> = Mutex::new(None);
 
-pub fn verbose() -> u8 {
-    VERBOSE.load(Ordering::Relaxed)
-}
-pub fn t0() -> Instant {
-    *T0.get_or_init(Instant::now)
-}
-pub fn world_rank() -> usize {
-    news::world_rank()
-}
-pub fn calls() -> u64 {
-    CALLS.load(Ordering::Relaxed)
-}
 pub fn is_dead() -> bool {
     DEAD.load(Ordering::Acquire)
 }
@@ -149,17 +134,6 @@ pub fn decide_kill(name: &'static str) {
 #[inline]
 pub fn count_call() {
     bump_calls();
-}
-
-/// One more MPI call. A load and a store, not an atomic add (which costs more
-/// than the rest of a failure-free collective's bookkeeping): MPI calls of one
-/// process are serialised unless it runs at `MPI_THREAD_MULTIPLE`, and there
-/// the count of calls is not reproducible anyway.
-#[inline]
-fn bump_calls() -> u64 {
-    let call = CALLS.load(Ordering::Relaxed) + 1;
-    CALLS.store(call, Ordering::Relaxed);
-    call
 }
 
 #[cold]
@@ -376,7 +350,7 @@ impl From<String> for Stop {
 /// learns the hosts, draws this rank's plan. An invalid policy is an error with a
 /// message naming the bad token; every rank gets the same one.
 pub fn start(shadow: MPI_Comm, me: u32, size: u32, init: &'static str) -> Result<(), Stop> {
-    T0.get_or_init(Instant::now);
+    start_clock();
     INIT_THREAD.with(|t| t.set(true));
     crate::engine::observer::register(crate::engine::observer::Observer {
         on_dead,
