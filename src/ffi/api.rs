@@ -19,7 +19,7 @@ pub extern "C" fn Sim_FT_kill_me() {
     if !crate::engine::process::is_active() {
         std::process::exit(0);
     }
-    crate::inject::die_now(crate::inject::plan::Cause::Api)
+    crate::inject::death::die_now(crate::inject::plan::Cause::Api)
 }
 
 /// Sets the simulated failure-detection delay in seconds (`SIM_FT_TIMEOUT`): how

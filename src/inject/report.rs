@@ -12,6 +12,7 @@
 //! dependency) and, at `MPIFT_VERBOSE` 1 or more, a few lines on stderr.
 
 use crate::engine::errors::CLASSES;
+use crate::inject::death::Death;
 use crate::inject::plan::{Cause, Plan};
 use crate::transport::{self, coll, env, err, MPI_Comm};
 use std::collections::BTreeMap;
@@ -27,15 +28,6 @@ pub struct Recovery {
     pub t_s: f64,
     pub duration_s: f64,
     pub code: c_int,
-}
-
-/// A death, as the report lists it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Death {
-    pub rank: u32,
-    pub call: u64,
-    pub time_s: f64,
-    pub cause: Cause,
 }
 
 /// Recovery calls kept per rank (the rest are counted).
