@@ -285,8 +285,6 @@ fn rearm() {
 
 // --- MPI_Init ------------------------------------------------------------------
 
-pub use settings::spawned_job;
-
 /// Why `MPI_Init` must stop the job.
 pub struct Stop {
     /// The message, naming the bad token.
