@@ -54,7 +54,7 @@ fn after_init(init: &'static str, argc: *mut c_int, argv: *mut *mut *mut c_char)
         // nonzero exit makes it end the job (Open MPI 4.1 lost one rank's line in 1
         // of 4 runs of that tests/inject case under load).
         std::thread::sleep(std::time::Duration::from_millis(200));
-        if crate::inject::spawned_job() {
+        if crate::inject::settings::spawned_job() {
             // The parents are past MPI_Comm_spawn and would wait for this job
             // for ever (Open MPI 5: in their next call on the intercommunicator):
             // an abort ends the parent job too.

@@ -329,7 +329,7 @@ fn reserve(apps: &[App]) -> [u64; 8] {
 }
 
 fn say_why(why: &str) {
-    if crate::inject::verbose() >= 1 {
+    if crate::inject::me::verbose() >= 1 {
         crate::say!("MPIFT: rank {}: MPI_Comm_spawn: {why}: MPI_ERR_SPAWN", news::world_rank());
     }
 }

@@ -19,7 +19,7 @@ pub extern "C" fn Sim_FT_kill_me() {
     if !crate::engine::process::is_active() {
         std::process::exit(0);
     }
-    crate::inject::die_now(crate::inject::plan::Cause::Api)
+    crate::inject::death::die_now(crate::inject::plan::Cause::Api)
 }
 
 /// Sets the simulated failure-detection delay in seconds (`SIM_FT_TIMEOUT`): how
@@ -169,7 +169,7 @@ pub extern "C" fn Sim_FT_get_seed() -> c_ulonglong {
 /// `rank=R@call=N` rules count.
 #[no_mangle]
 pub extern "C" fn Sim_FT_call_count() -> c_longlong {
-    crate::inject::calls() as c_longlong
+    crate::inject::me::calls() as c_longlong
 }
 
 /// Flips bits of the data of `count` elements of `datatype` at `buf` (thesis

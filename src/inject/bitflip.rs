@@ -246,8 +246,8 @@ fn corrupt(op: &'static str, buf: *const c_void, count: c_int, dt: MPI_Datatype,
     with_rng(|r| flip_random_bits(&mut packed, nbits, m as usize, r));
     MESSAGES.fetch_add(1, Ordering::Relaxed);
     MESSAGE_BITS.fetch_add(m.min(nbits as u64), Ordering::Relaxed);
-    if crate::inject::verbose() >= 3 {
-        crate::say!("MPIFT: rank {}: {op} (tag {tag}): flipped {m} of {nbits} bits on a copy", crate::inject::world_rank());
+    if crate::inject::me::verbose() >= 3 {
+        crate::say!("MPIFT: rank {}: {op} (tag {tag}): flipped {m} of {nbits} bits on a copy", crate::inject::me::world_rank());
     }
     // A copy laid out like the program's buffer: from the lowest to the highest
     // byte the datatype touches over `count` elements.

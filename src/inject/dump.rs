@@ -236,7 +236,7 @@ fn update(f: impl FnOnce(&mut Dump)) {
 }
 
 fn now_ms() -> u64 {
-    (crate::inject::t0().elapsed().as_millis() as u64).max(1)
+    (crate::inject::me::t0().elapsed().as_millis() as u64).max(1)
 }
 
 /// `MPI_Init` with `MPIFT_TRACE=dir`: maps `state.R`, names the predefined
@@ -261,7 +261,7 @@ pub fn enter(call: u64, name: &str) {
     update(|d| {
         let s = &mut d.state;
         *s = State { rank: s.rank, pid: s.pid, call, function: name.to_string(), state: "in".into(), ..State::default() };
-        s.since = crate::inject::t0().elapsed().as_secs_f64();
+        s.since = crate::inject::me::t0().elapsed().as_secs_f64();
         d.newcomm = std::ptr::null_mut();
     });
 }

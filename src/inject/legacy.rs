@@ -11,6 +11,7 @@
 //!   finalize and then ends the process with status 0 through `_exit` (calling
 //!   `exit` again from inside an `atexit` handler is undefined behaviour).
 
+use crate::inject::death::{die_now, is_dead};
 use crate::inject::plan::Cause;
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -24,13 +25,13 @@ fn mapped(sig: c_int) -> bool {
 }
 
 fn can_die() -> bool {
-    crate::engine::process::is_active() && !crate::inject::is_dead()
+    crate::engine::process::is_active() && !is_dead()
 }
 
 /// `raise` under `-DMPIFT_MAP_SIGNALS`.
 pub fn raise(sig: c_int) -> c_int {
     if mapped(sig) && can_die() {
-        crate::inject::die_now(Cause::Signal);
+        die_now(Cause::Signal);
     }
     // SAFETY: raise takes a plain int and touches no memory of ours; the
     // program asked for exactly this call.
@@ -40,7 +41,7 @@ pub fn raise(sig: c_int) -> c_int {
 /// `kill` under `-DMPIFT_MAP_SIGNALS`.
 pub fn kill(pid: c_int, sig: c_int) -> c_int {
     if mapped(sig) && pid == std::process::id() as c_int && can_die() {
-        crate::inject::die_now(Cause::Signal);
+        die_now(Cause::Signal);
     }
     // SAFETY: kill takes plain ints and touches no memory of ours; the program
     // asked for exactly this call.
@@ -50,7 +51,7 @@ pub fn kill(pid: c_int, sig: c_int) -> c_int {
 extern "C" fn at_exit() {
     if can_die() {
         IN_EXIT.store(true, Ordering::Release);
-        crate::inject::die_now(Cause::Exit);
+        die_now(Cause::Exit);
     }
 }
 

@@ -10,11 +10,18 @@
 //! - [`model`]: the thesis's process-failure model p_p(p_c, p_f, k);
 //! - [`bitflip`]: flipping bits in buffers and outgoing messages;
 //! - [`legacy`]: `raise`/`kill`/`exit` mapped to simulated deaths;
+//! - [`death`]: dying: [`death::die`] (a death decided here), [`death::die_now`]
+//!   (one the program asks for, from any thread) and the record of it;
 //! - [`report`]: counters, the JSON report and the summary;
 //! - [`settings`]: the settings agreement at `MPI_Init` (rank 0's environment, the hosts);
-//! - [`trace`]: `MPIFT_TRACE`, each process's calls and live status for outside tools.
+//! - [`trace`]: `MPIFT_TRACE`, each process's calls and live status for outside tools;
+//! - [`dump`]: the state dump under `MPIFT_TRACE`, what a process waits for;
+//! - [`me`]: this process's call count, verbosity, clock and rank, which the
+//!   files above read (it imports none of them).
 //!
-//! This module holds the process's injection state and `Sim_FT_decide_kill`
+//! The files above import none of this module, which orchestrates them:
+//! `MPI_Init` ([`start`]), `MPI_Finalize` ([`finalize`]), and deciding deaths.
+//! It holds the process's injection state and `Sim_FT_decide_kill`
 //! ([`decide_kill`]), which `ffi::boundary` runs at the entry of every wrapped MPI
 //! call, before anything else happens in it (the one point where dying is always
 //! safe: nothing of the call has been started). Its cost without a policy is
@@ -30,8 +37,10 @@
 //! how many calls a rank has made.
 
 pub mod bitflip;
+pub mod death;
 pub mod dump;
 pub mod legacy;
+pub mod me;
 pub mod model;
 pub mod plan;
 pub mod policy;
@@ -40,38 +49,31 @@ pub mod rng;
 pub mod settings;
 pub mod trace;
 
+use crate::inject::death::{die, is_dead};
+use crate::inject::me::{bump_calls, calls, start_clock, t0, verbose, world_rank};
 use crate::inject::plan::{Cause, Plan};
 use crate::inject::policy::{KillPolicy, Node};
-use crate::inject::report::Death;
 use crate::inject::settings::{Agreed, RuleVars};
 use crate::engine::{edges, news};
 use crate::transport::{self, window, MPI_Comm};
 use std::cell::Cell;
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int, c_long, c_void};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
-use std::sync::{Mutex, OnceLock};
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
 
 /// A kill callback: `cb(world_rank, call, mpi_function, ctx)`, nonzero to die.
 pub type Callback = unsafe extern "C" fn(c_int, c_long, *const c_char, *mut c_void) -> c_int;
 
-/// MPI calls made by this process (see the module docs).
-static CALLS: AtomicU64 = AtomicU64::new(0);
 // Something can kill this process at its next call, the slow path must look:
 // the flag `engine::edges::ARMED` (one word with the others every call reads).
-/// This process has died (simulated).
-static DEAD: AtomicBool = AtomicBool::new(false);
-/// `MPIFT_VERBOSE`; unset: 1 when the environment asks for injection or a report,
-/// else 0 (see [`settings::read_local_settings`]).
-static VERBOSE: AtomicU8 = AtomicU8::new(0);
+
 /// `node=` is set and this rank has node-mates: watch them.
 static NODE_WATCH: AtomicBool = AtomicBool::new(false);
 /// World rank + 1 of a node-mate known dead (0: none).
 static NODE_DOWN: AtomicU64 = AtomicU64::new(0);
 /// World ranks on this rank's node (itself included), for [`on_dead`].
 static NODE: Mutex<Vec<u32>> = Mutex::new(Vec::new());
-static T0: OnceLock<Instant> = OnceLock::new();
 static CALLBACK: Mutex<Option<(Callback, usize)>> = Mutex::new(None);
 /// A policy set with `Sim_FT_set_kill_policy` before `MPI_Init`.
 static EARLY_POLICY: Mutex<Option<String>> = Mutex::new(None);
@@ -79,13 +81,7 @@ static EARLY_POLICY: Mutex<Option<String>> = Mutex::new(None);
 thread_local! {
     /// Inside a kill callback: its own MPI calls are counted but not decided on.
     static IN_CALLBACK: Cell<bool> = const { Cell::new(false) };
-    /// This thread called `MPI_Init`: the one that becomes the dead rank.
-    static INIT_THREAD: Cell<bool> = const { Cell::new(false) };
 }
-
-/// A death another thread asked for (its cause's code; 0: none): the thread that
-/// called `MPI_Init` dies at the entry of its next MPI call ([`die_now`]).
-static REQUESTED: AtomicU64 = AtomicU64::new(0);
 
 struct State {
     rank: u32,
@@ -105,26 +101,10 @@ struct State {
     hosts: Vec<u64>,
     /// `max=M` refused a death: no more injected deaths here.
     exhausted: bool,
-    death: Option<Death>,
 }
 
 static STATE: Mutex<Option<State>> = Mutex::new(None);
 
-pub fn verbose() -> u8 {
-    VERBOSE.load(Ordering::Relaxed)
-}
-pub fn t0() -> Instant {
-    *T0.get_or_init(Instant::now)
-}
-pub fn world_rank() -> usize {
-    news::world_rank()
-}
-pub fn calls() -> u64 {
-    CALLS.load(Ordering::Relaxed)
-}
-pub fn is_dead() -> bool {
-    DEAD.load(Ordering::Acquire)
-}
 /// The slow path is on (a policy, a callback, tracing...): `ffi::boundary` marks
 /// a call's exit for [`trace`] only behind this, so the fast path stays one load.
 #[inline]
@@ -151,27 +131,14 @@ pub fn count_call() {
     bump_calls();
 }
 
-/// One more MPI call. A load and a store, not an atomic add (which costs more
-/// than the rest of a failure-free collective's bookkeeping): MPI calls of one
-/// process are serialised unless it runs at `MPI_THREAD_MULTIPLE`, and there
-/// the count of calls is not reproducible anyway.
-#[inline]
-fn bump_calls() -> u64 {
-    let call = CALLS.load(Ordering::Relaxed) + 1;
-    CALLS.store(call, Ordering::Relaxed);
-    call
-}
-
 #[cold]
 fn decide_slow(name: &'static str, call: u64) {
     trace::enter(call, name);
     if is_dead() || IN_CALLBACK.with(Cell::get) {
         return;
     }
-    if let Some(cause) = Cause::from_code(REQUESTED.load(Ordering::Acquire)) {
-        if INIT_THREAD.with(Cell::get) {
-            die(name, call, cause);
-        }
+    if let Some(cause) = death::requested_here() {
+        die(name, call, cause);
     }
     if NODE_WATCH.load(Ordering::Relaxed) {
         news::refresh();
@@ -284,42 +251,6 @@ fn node_of(s: &State) -> Vec<u32> {
     }
 }
 
-/// Dies now (never returns): records the death, tells the user, becomes a zombie.
-pub fn die(name: &str, call: u64, cause: Cause) -> ! {
-    let t = t0().elapsed().as_secs_f64();
-    DEAD.store(true, Ordering::Release);
-    edges::set(edges::ARMED, false);
-    let rank = world_rank() as u32;
-    if let Some(s) = STATE.lock().unwrap().as_mut() {
-        s.death = Some(Death { rank, call, time_s: t, cause });
-    }
-    if verbose() >= 1 {
-        let at = if name.is_empty() { format!("after call {call}") } else { format!("at call {call} ({name})") };
-        crate::say!("MPIFT: rank {rank} dies {at}, cause {}, {t:.3} s after MPI_Init", cause.name());
-    }
-    trace::died(call, name);
-    crate::engine::zombie::kill_me()
-}
-
-/// A death the program asked for (`Sim_FT_kill_me`, a mapped signal, `exit`).
-///
-/// From the thread that called `MPI_Init`, now. From any other thread (a signal
-/// sent by a helper thread while the main thread is inside MPI, say), that thread
-/// cannot become the dead rank: it may not call MPI below `MPI_THREAD_MULTIPLE`,
-/// and the main thread may hold the layer's state. So it records the request and
-/// stops for good, as a killed process's threads do; the main thread dies at the
-/// entry of its next MPI call, which the survivors then see as the death.
-pub fn die_now(cause: Cause) -> ! {
-    if INIT_THREAD.with(Cell::get) {
-        die("", calls(), cause)
-    }
-    REQUESTED.store(cause.code(), Ordering::Release);
-    edges::set(edges::ARMED, true);
-    loop {
-        std::thread::park();
-    }
-}
-
 /// `engine::news` applied the death of these world ranks.
 pub fn on_dead(newly: &[u32]) {
     if verbose() >= 2 && !is_dead() {
@@ -347,14 +278,12 @@ fn rearm() {
     *NODE.lock().unwrap() = node;
     NODE_WATCH.store(watch, Ordering::Release);
     let callback = CALLBACK.lock().unwrap().is_some();
-    let requested = REQUESTED.load(Ordering::Acquire) != 0;
+    let requested = death::requested();
     let armed = !is_dead() && (trace::on() || requested || watch || (!s.exhausted && (!s.plan.is_empty() || callback)));
     edges::set(edges::ARMED, armed);
 }
 
 // --- MPI_Init ------------------------------------------------------------------
-
-pub use settings::spawned_job;
 
 /// Why `MPI_Init` must stop the job.
 pub struct Stop {
@@ -376,8 +305,8 @@ impl From<String> for Stop {
 /// learns the hosts, draws this rank's plan. An invalid policy is an error with a
 /// message naming the bad token; every rank gets the same one.
 pub fn start(shadow: MPI_Comm, me: u32, size: u32, init: &'static str) -> Result<(), Stop> {
-    T0.get_or_init(Instant::now);
-    INIT_THREAD.with(|t| t.set(true));
+    start_clock();
+    death::init_thread();
     crate::engine::observer::register(crate::engine::observer::Observer {
         on_dead,
         verbose,
@@ -433,7 +362,6 @@ pub fn start(shadow: MPI_Comm, me: u32, size: u32, init: &'static str) -> Result
         kill_rng,
         hosts,
         exhausted: false,
-        death: None,
     });
     rearm();
     legacy::start();
@@ -521,10 +449,11 @@ pub fn finalize() {
     if shadow == transport::comm_null() {
         return;
     }
-    let (entry, death, header, me) = {
+    let died = death::recorded();
+    let (entry, header, me) = {
         let g = STATE.lock().unwrap();
         let Some(s) = g.as_ref() else { return };
-        let entry = report::rank_entry(s.rank, calls(), &s.kill, &s.plan, s.death);
+        let entry = report::rank_entry(s.rank, calls(), &s.kill, &s.plan, died);
         let header = (s.rank == 0).then(|| report::Header {
             world_size: s.size,
             seed: s.seed,
@@ -533,8 +462,8 @@ pub fn finalize() {
             bitflip: s.job_bitflip.clone(),
             mpi: env!("MPIFT_BUILT_FOR"),
         });
-        (entry, s.death, header, s.rank)
+        (entry, header, s.rank)
     };
     let _ = me;
-    report::collect(shadow, news::world_size(), &entry, death, calls(), header.as_ref());
+    report::collect(shadow, news::world_size(), &entry, died, calls(), header.as_ref());
 }

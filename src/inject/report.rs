@@ -12,6 +12,7 @@
 //! dependency) and, at `MPIFT_VERBOSE` 1 or more, a few lines on stderr.
 
 use crate::engine::errors::CLASSES;
+use crate::inject::death::Death;
 use crate::inject::plan::{Cause, Plan};
 use crate::transport::{self, coll, env, err, MPI_Comm};
 use std::collections::BTreeMap;
@@ -27,15 +28,6 @@ pub struct Recovery {
     pub t_s: f64,
     pub duration_s: f64,
     pub code: c_int,
-}
-
-/// A death, as the report lists it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Death {
-    pub rank: u32,
-    pub call: u64,
-    pub time_s: f64,
-    pub cause: Cause,
 }
 
 /// Recovery calls kept per rank (the rest are counted).
@@ -67,12 +59,12 @@ pub fn is_recovery(function: &str) -> bool {
 }
 
 pub fn recovery(function: &'static str, started: Instant, code: c_int) {
-    let t_s = started.duration_since(crate::inject::t0()).as_secs_f64();
+    let t_s = started.duration_since(crate::inject::me::t0()).as_secs_f64();
     let duration_s = started.elapsed().as_secs_f64();
-    if crate::inject::verbose() >= 3 {
+    if crate::inject::me::verbose() >= 3 {
         crate::say!(
             "MPIFT: rank {}: {function} took {:.3} ms: {}",
-            crate::inject::world_rank(),
+            crate::inject::me::world_rank(),
             duration_s * 1e3,
             code_name(code)
         );
@@ -265,7 +257,7 @@ pub fn collect(shadow: MPI_Comm, n: usize, entry: &str, death: Option<Death>, ca
         }
     }
     let active = !h.kill.is_empty() || h.bitflip.is_some();
-    if crate::inject::verbose() >= 1 && (active || !deaths.is_empty() || flips > 0 || wrote.is_some()) {
+    if crate::inject::me::verbose() >= 1 && (active || !deaths.is_empty() || flips > 0 || wrote.is_some()) {
         crate::say_raw(&summary(h, &deaths, Totals { errors, recoveries, flips }, wrote.as_deref()));
     }
 }

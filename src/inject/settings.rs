@@ -5,10 +5,9 @@
 //! are its own (`MPIFT_VERBOSE`, [`read_local_settings`]). `inject::start` then
 //! applies what was agreed.
 
-use super::{rng, VERBOSE};
+use super::{me, rng};
 use crate::transport::{self, coll, comm, MPI_Comm};
 use std::os::raw::{c_char, c_int, c_void};
-use std::sync::atomic::Ordering;
 
 /// What rank 0 shares at `MPI_Init`: the seed and the policy texts.
 pub(super) struct Agreed {
@@ -208,10 +207,10 @@ fn host_id() -> u64 {
 pub(super) fn read_local_settings(names: &RuleVars) {
     let asked = |name: &str| std::env::var(name).is_ok_and(|v| !v.trim().is_empty());
     let default = u8::from([names.kill, names.bitflip, "MPIFT_REPORT"].iter().any(|n| asked(n)));
-    VERBOSE.store(default, Ordering::Relaxed);
+    me::set_verbose(default);
     if let Ok(v) = std::env::var("MPIFT_VERBOSE") {
         match v.trim().parse::<u8>() {
-            Ok(x) if x <= 3 => VERBOSE.store(x, Ordering::Relaxed),
+            Ok(x) if x <= 3 => me::set_verbose(x),
             _ => crate::say!("MPIFT: MPIFT_VERBOSE=`{v}` is not 0, 1, 2 or 3; using {default}"),
         }
     }

@@ -130,7 +130,7 @@ impl Trace {
     }
     fn write_calls(&self, dead: Option<(u64, &str)>) {
         let path = self.dir.join(format!("calls.{}", self.rank));
-        let end = dead.is_none().then(|| crate::inject::t0().elapsed().as_secs_f64());
+        let end = dead.is_none().then(|| crate::inject::me::t0().elapsed().as_secs_f64());
         if let Err(e) = std::fs::write(&path, self.calls.encode(dead, end)) {
             crate::say!("MPIFT: rank {}: MPIFT_TRACE: cannot write {}: {e}", self.rank, path.display());
         }
