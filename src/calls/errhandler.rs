@@ -9,7 +9,7 @@
 use crate::engine::errors::{Failure, Outcome, CLASSES};
 use crate::engine::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Comm_errhandler_function};
 use crate::engine::pending;
-use crate::engine::{comm, Real};
+use crate::engine::{args, comm, Real};
 use crate::transport::{self, err, MPI_Errhandler};
 use std::os::raw::{c_char, c_int, c_void};
 use std::sync::Mutex;
@@ -175,7 +175,7 @@ pub fn set(c: Sim_FT_MPI_Comm, eh: MPI_Errhandler) -> Outcome {
     {
         return Ok(());
     }
-    let cr = handles::comm_arg(c)?;
+    let cr = args::comm_arg(c)?;
     let real_eh = real_for(eh);
     let rc = transport::comm::set_errhandler(cr.real, real_eh);
     if rc != 0 {
@@ -239,7 +239,7 @@ pub fn get(c: Sim_FT_MPI_Comm, out: *mut MPI_Errhandler) -> Outcome {
         unsafe { *out = eh };
         return Ok(());
     }
-    let cr = handles::comm_arg(c)?;
+    let cr = args::comm_arg(c)?;
     handles::check_out_ptr(out, &cr)?;
     // SAFETY: checked non-null above; the program's out handle, which MPI
     // requires valid for writing.
@@ -257,7 +257,7 @@ pub fn get(c: Sim_FT_MPI_Comm, out: *mut MPI_Errhandler) -> Outcome {
 /// `MPI_Comm_call_errhandler`: the error is "raised" on `comm`; the call itself
 /// succeeds if the handler returns (MPI-3.1 §8.3.6).
 pub fn call(c: Sim_FT_MPI_Comm, code: c_int) -> Outcome {
-    handles::comm_arg(c)?;
+    args::comm_arg(c)?;
     raise("MPI_Comm_call_errhandler", Failure::on(c, code));
     Ok(())
 }

@@ -282,7 +282,7 @@ pub fn comm_new_by_hand(
     describe: impl FnOnce(&CommRef) -> Desc,
     call: impl FnOnce(crate::transport::MPI_Comm, &mut crate::transport::MPI_Comm) -> c_int,
 ) -> Outcome {
-    let cr = crate::engine::handles::comm_arg(c)?;
+    let cr = crate::engine::args::comm_arg(c)?;
     crate::engine::handles::check_out_ptr(out, &cr)?;
     let desc = describe(&cr);
     coll_enter(&cr, &desc)?;

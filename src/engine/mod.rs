@@ -2,7 +2,8 @@
 //! the semantics of any one call.
 //!
 //! - Registries and types: communicators ([`comm`], [`comm_state`]), requests
-//!   ([`request`], [`req_state`]), handles ([`handles`]), idups not yet usable
+//!   ([`request`], [`req_state`]), the lookups of their arguments ([`args`]),
+//!   handles ([`handles`]), idups not yet usable
 //!   ([`pending`]), the process's state in the job ([`process`]), the error and
 //!   outcome types of every layer ([`errors`]); the one word of flags every
 //!   call's entry and exit read ([`edges`]).
@@ -32,6 +33,7 @@
 //! May import: protocol, transport.
 
 pub mod allreduce;
+pub mod args;
 pub mod barrier;
 pub mod batch;
 pub mod batch_fast;

@@ -28,11 +28,11 @@
 //! in different orders at two ranks would wait for each other).
 
 use crate::engine::errors::{Failure, Outcome};
-use crate::engine::handles::{self, CommRef, Sim_FT_MPI_Comm};
+use crate::engine::handles::{CommRef, Sim_FT_MPI_Comm};
 use crate::engine::describe::Desc;
 use crate::engine::join::{self, Joined, Who};
 use crate::engine::request::ReqState;
-use crate::engine::{comm, edges, logs, news};
+use crate::engine::{args, comm, edges, logs, news};
 use crate::transport::script::Scripts;
 use crate::transport::serial::Serial;
 use crate::transport::{self, window, MPI_Request, MPI_Status};
@@ -91,7 +91,7 @@ pub fn may_owe() -> bool {
 /// starts the job that tells every member (module comment): issues its first
 /// step and returns; the next MPI call of this process finishes it.
 pub fn revoke(c: Sim_FT_MPI_Comm) -> Outcome {
-    let cr = handles::comm_arg(c)?;
+    let cr = args::comm_arg(c)?;
     // Revoked here before any host call: the host's progress may deliver into
     // the program's pending receives ([`end_receives`]).
     comm::troubled();

@@ -5,7 +5,7 @@
 
 use crate::ffi::boundary;
 use crate::engine::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Request, MPI_Fint};
-use crate::engine::{comm, hooks, request};
+use crate::engine::{args, comm, hooks, request};
 use crate::transport;
 #[allow(unused_imports)]
 use crate::transport::{
