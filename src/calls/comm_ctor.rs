@@ -30,8 +30,8 @@
 //!   id at every member of both groups. (The only message MPIFT adds to a
 //!   constructor, once per creation.)
 
-use crate::engine::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_REVOKED};
-use crate::engine::handles::{self, CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
+use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_REVOKED};
+use crate::engine::base::handles::{self, CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::engine::describe::{self, fcode, Desc};
 use crate::engine::hooks::{self, Kind};
 use crate::engine::ctor_join::{free_comm, inter_id};

@@ -10,8 +10,8 @@
 //! engine::inter; spawns from spare processes stay within the job:
 //! calls::spares and calls::spare.)
 
-use crate::engine::errors::{Failure, Outcome};
-use crate::engine::handles::{self, Sim_FT_MPI_Comm};
+use crate::engine::base::errors::{Failure, Outcome};
+use crate::engine::base::handles::{self, Sim_FT_MPI_Comm};
 use crate::engine::{args, comm, hooks};
 use crate::transport::{self, err, MPI_Comm};
 use std::os::raw::c_int;

@@ -6,8 +6,8 @@
 //! handler the user chose: return, abort, or call the user's function with the
 //! user's own handle (the one a callback must see, never the real one).
 
-use crate::engine::errors::{Failure, Outcome, CLASSES};
-use crate::engine::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Comm_errhandler_function};
+use crate::engine::base::errors::{Failure, Outcome, CLASSES};
+use crate::engine::base::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Comm_errhandler_function};
 use crate::engine::pending;
 use crate::engine::{args, comm, Real};
 use crate::transport::{self, err, MPI_Errhandler};
@@ -291,12 +291,12 @@ pub fn with_hint(code: c_int, hint: &str) -> c_int {
 }
 
 /// At `MPI_Init`, where MPIFT's classes sit above the host's `MPI_ERR_LASTCODE`
-/// (engine::errors): takes the same three values from the host with
+/// (engine::base::errors): takes the same three values from the host with
 /// `MPI_Add_error_class`, so it never hands them out to the program and its
 /// `MPI_LASTUSEDCODE` counts them. A host that answers other values (none seen)
 /// is said aloud: the program's added classes could then equal MPIFT's.
 pub fn reserve_classes() {
-    if !crate::engine::errors::ABOVE_HOST {
+    if !crate::engine::base::errors::ABOVE_HOST {
         return;
     }
     for (want, text) in CLASSES {

@@ -10,8 +10,8 @@
 //! communicator refuses; no message from a dead rank with nothing left to arrive
 //! (or a wildcard with an unacknowledged failure) gives `MPI_ERR_PROC_FAILED`.
 
-use crate::engine::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
-use crate::engine::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
+use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
+use crate::engine::base::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::engine::hooks::{self, Kind};
 use crate::calls::p2p::{dead_and_drained, wildcard_blocked};
 use crate::engine::complete::copy_status;

@@ -7,8 +7,8 @@
 //! rank fails at once, and so does a receive from a dead rank that has already
 //! received every message the dead rank sent before dying.
 
-use crate::engine::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
-use crate::engine::handles::{self, CommRef, Sim_FT_MPI_Comm};
+use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
+use crate::engine::base::handles::{self, CommRef, Sim_FT_MPI_Comm};
 use crate::engine::complete::{copy_status, wait_one};
 use crate::engine::hooks::{self, Kind};
 use crate::engine::request::ReqState;

@@ -2,8 +2,8 @@
 //! failure_ack, failure_get_acked, get_failed, ack_failed (ULFM-SEMANTICS.md).
 //! Revoke is engine::revoke; agree, iagree, shrink and ishrink are engine::ft.
 
-use crate::engine::errors::{Failure, Outcome};
-use crate::engine::handles::{self, CommRef, Sim_FT_MPI_Comm};
+use crate::engine::base::errors::{Failure, Outcome};
+use crate::engine::base::handles::{self, CommRef, Sim_FT_MPI_Comm};
 use crate::engine::{args, comm, news};
 use crate::protocol::failures::Failures;
 use crate::protocol::Rank;

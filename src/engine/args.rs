@@ -4,10 +4,10 @@
 //! one of a started send, which also runs the start hook and counts the send.
 //!
 //! The handle types, and `check_out_ptr` (which needs no registry), are in
-//! `engine::handles`.
+//! `engine::base::handles`.
 
-use crate::engine::errors::Failure;
-use crate::engine::handles::{check_out_ptr, CommRef, Sim_FT_MPI_Comm};
+use crate::engine::base::errors::Failure;
+use crate::engine::base::handles::{check_out_ptr, CommRef, Sim_FT_MPI_Comm};
 use crate::engine::{comm, hooks, pending};
 use crate::transport::{self, err};
 

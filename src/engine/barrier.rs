@@ -14,8 +14,8 @@
 //! Intracommunicators only, in the default mode (`MPIFT_COLLECTIVES=blocking`),
 //! and unless `MPIFT_BARRIER=host` (rank 0's, shared at `MPI_Init`).
 
-use crate::engine::errors::{Failure, Outcome, SIM_FT_ERR_REVOKED};
-use crate::engine::handles::Sim_FT_MPI_Comm;
+use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_REVOKED};
+use crate::engine::base::handles::Sim_FT_MPI_Comm;
 use crate::engine::channel::{revoked_id, Channel, Waiter, HEAD};
 use crate::engine::{args, comm, describe, hooks, news};
 use crate::protocol::dissem::{partners, rounds, Stamp};

@@ -3,11 +3,11 @@
 //! One MPIFT communicator wraps exactly one real communicator; failure-free, the
 //! layer creates no communicator of its own (GUIDE principle 5 allows one more).
 
-use crate::engine::errors::{Failure, Outcome};
-use crate::engine::handles::{self, CommRef, Sim_FT_Comm_struct, Sim_FT_MPI_Comm};
+use crate::engine::base::errors::{Failure, Outcome};
+use crate::engine::base::handles::{self, CommRef, Sim_FT_Comm_struct, Sim_FT_MPI_Comm};
 use crate::engine::args;
 use crate::engine::comm_state::new_state;
-use crate::engine::edges;
+use crate::engine::base::edges;
 use crate::engine::Real;
 use crate::transport::serial::Serial;
 use crate::transport::{self, err, MPI_Comm, MPI_Errhandler, MPI_Message, MPI_Status};

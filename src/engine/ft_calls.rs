@@ -3,9 +3,9 @@
 //! `MPIX_Comm_ishrink`, which return the generalized request behind it at once,
 //! and that request's callbacks.
 
-use crate::engine::errors::{Failure, Outcome};
+use crate::engine::base::errors::{Failure, Outcome};
 use crate::engine::ft::{start, wait, What};
-use crate::engine::handles::{self, CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
+use crate::engine::base::handles::{self, CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::engine::{args, inter, news, request};
 use crate::transport::{self, window, MPI_Request, MPI_Status};
 use std::os::raw::{c_int, c_void};

@@ -27,12 +27,13 @@
 //! in ascending communicator id, the same order everywhere (blocking dummy joins
 //! in different orders at two ranks would wait for each other).
 
-use crate::engine::errors::{Failure, Outcome};
-use crate::engine::handles::{CommRef, Sim_FT_MPI_Comm};
+use crate::engine::base::errors::{Failure, Outcome};
+use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm};
 use crate::engine::describe::Desc;
 use crate::engine::join::{self, Joined, Who};
 use crate::engine::request::ReqState;
-use crate::engine::{args, comm, edges, logs, news};
+use crate::engine::base::edges;
+use crate::engine::{args, comm, logs, news};
 use crate::transport::script::Scripts;
 use crate::transport::serial::Serial;
 use crate::transport::{self, window, MPI_Request, MPI_Status};

@@ -24,7 +24,7 @@ fn mapped(sig: c_int) -> bool {
 }
 
 fn can_die() -> bool {
-    crate::engine::process::is_active() && !crate::inject::is_dead()
+    crate::engine::base::process::is_active() && !crate::inject::is_dead()
 }
 
 /// `raise` under `-DMPIFT_MAP_SIGNALS`.

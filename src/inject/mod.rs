@@ -1,8 +1,8 @@
 //! Fault injection: who dies when, which bits flip, and the record of it all
 //! (docs/INJECTION.md; thesis 5.3.6, 5.4, 5.5.2). It sets the engine's knobs at
-//! `MPI_Init` and hears of deaths through `engine::observer`.
+//! `MPI_Init` and hears of deaths through `engine::base::observer`.
 //!
-//! May import: engine, protocol, transport.
+//! May import: engine, engine::base, protocol, transport.
 //!
 //! - [`policy`]: the `MPIFT_KILL` / `MPIFT_BITFLIP` languages (pure, unit-tested);
 //! - [`rng`]: seeded generators, one stream per rank and purpose;
@@ -44,7 +44,8 @@ use crate::inject::plan::{Cause, Plan};
 use crate::inject::policy::{KillPolicy, Node};
 use crate::inject::report::Death;
 use crate::inject::settings::{Agreed, RuleVars};
-use crate::engine::{edges, news};
+use crate::engine::base::edges;
+use crate::engine::news;
 use crate::transport::{self, window, MPI_Comm};
 use std::cell::Cell;
 use std::ffi::CString;
@@ -59,7 +60,7 @@ pub type Callback = unsafe extern "C" fn(c_int, c_long, *const c_char, *mut c_vo
 /// MPI calls made by this process (see the module docs).
 static CALLS: AtomicU64 = AtomicU64::new(0);
 // Something can kill this process at its next call, the slow path must look:
-// the flag `engine::edges::ARMED` (one word with the others every call reads).
+// the flag `engine::base::edges::ARMED` (one word with the others every call reads).
 /// This process has died (simulated).
 static DEAD: AtomicBool = AtomicBool::new(false);
 /// `MPIFT_VERBOSE`; unset: 1 when the environment asks for injection or a report,
@@ -378,7 +379,7 @@ impl From<String> for Stop {
 pub fn start(shadow: MPI_Comm, me: u32, size: u32, init: &'static str) -> Result<(), Stop> {
     T0.get_or_init(Instant::now);
     INIT_THREAD.with(|t| t.set(true));
-    crate::engine::observer::register(crate::engine::observer::Observer {
+    crate::engine::base::observer::register(crate::engine::base::observer::Observer {
         on_dead,
         verbose,
         dead_done: trace::dead_done,
@@ -446,7 +447,7 @@ fn configure_engine(agreed: &Agreed, size: u32, any_multithreaded: bool) -> Resu
     if agreed.spares >= size {
         return Err(format!("invalid MPIFT_SPARES: {} spares leave no process of the {size} launched for the program", agreed.spares).into());
     }
-    crate::engine::process::set_spares(agreed.spares as usize, size as usize);
+    crate::engine::base::process::set_spares(agreed.spares as usize, size as usize);
     crate::engine::ft::set_fanout(agreed.fanout);
     crate::engine::hooks::set_nonblocking_colls(agreed.nb_colls);
     // The own barrier's stamps share one channel per pair of processes: two threads

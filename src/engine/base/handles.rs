@@ -10,7 +10,7 @@
 //! a [`CommRef`] are the registry's (`engine::args`).
 #![allow(non_camel_case_types, non_upper_case_globals)]
 
-use crate::engine::errors::{Failure, Outcome};
+use crate::engine::base::errors::{Failure, Outcome};
 use crate::transport::err;
 use crate::transport::MPI_Comm;
 use std::os::raw::c_void;
