@@ -21,8 +21,8 @@ fn main() {
         "src/ffi/mpi_functions.tbl",
         "src/ffi/mpi4_not_covered.tbl",
         "src/ffi",
-        "src/engine/handles.rs",
-        "src/engine/errors.rs",
+        "src/engine/base/handles.rs",
+        "src/engine/base/errors.rs",
         "src/calls/lifecycle.rs",
         "cbindgen.toml",
         "cpp",
@@ -57,7 +57,7 @@ fn main() {
     // 3. MPI-FT.h from the exported Rust items (hand-written ones and the wrappers).
     let config = cbindgen::Config::from_file(root.join("cbindgen.toml")).unwrap();
     let mut builder = cbindgen::Builder::new().with_config(config);
-    for src in ["src/engine/handles.rs", "src/engine/errors.rs", "src/ffi/api.rs", "src/calls/lifecycle.rs"] {
+    for src in ["src/engine/base/handles.rs", "src/engine/base/errors.rs", "src/ffi/api.rs", "src/calls/lifecycle.rs"] {
         builder = builder.with_src(root.join(src));
     }
     let mut header = Vec::new();

@@ -462,7 +462,7 @@ fn convert_params(s: &mut String, f: &Function, first_comm: &str) {
     for p in &f.params {
         if p.is_comm_in() {
             let conv = if p.name == first_comm { "comm_arg" } else { "comm_arg_or_null" };
-            let _ = writeln!(s, "        let {0}_r = handles::{conv}({0})?;", p.name);
+            let _ = writeln!(s, "        let {0}_r = args::{conv}({0})?;", p.name);
         } else if p.is_comm_out() {
             let _ = writeln!(s, "        handles::check_out_ptr({0}, &{1}_r)?;", p.name, first_comm);
             let _ = writeln!(s, "        let mut {}_r = transport::comm_null();", p.name);
@@ -479,14 +479,14 @@ fn generic_body(s: &mut String, f: &Function) {
     // A started send (not a persistent one): counted for the dead-rank protocol,
     // and possibly sent from a corrupted copy (MPIFT_BITFLIP, src/inject/bitflip.rs)
     // that the request keeps alive. Its checks, start hook and count are one call
-    // (handles::send_arg: one registry lookup when nothing is going on).
+    // (args::send_arg: one registry lookup when nothing is going on).
     let persistent = f.kind == Kind::P2pStart && f.name.ends_with("_init");
     let started_send = f.kind == Kind::P2pStart && peer.as_deref() == Some("dest") && !persistent;
     let request_out = f.params.iter().find(|p| p.is_request_out()).map(|p| p.name.clone());
     let fused_send = started_send && f.params.iter().filter(|p| p.is_comm_in()).count() == 1 && request_out.is_some();
     if fused_send {
         let req = request_out.as_deref().unwrap_or_default();
-        let _ = writeln!(s, "        let ({first_comm}_r, nth) = handles::send_arg({first_comm}, dest, {req})?;");
+        let _ = writeln!(s, "        let ({first_comm}_r, nth) = args::send_arg({first_comm}, dest, {req})?;");
         let _ = writeln!(s, "        let mut {req}_r = transport::request_null();");
     } else {
         convert_params(s, f, &first_comm);
@@ -640,7 +640,7 @@ fn noft_body(s: &mut String, f: &Function, raw: bool) {
     for p in &f.params {
         if p.is_comm_in() {
             let conv = if Some(&p.name) == first_comm.as_ref() { "comm_arg" } else { "comm_arg_or_null" };
-            let _ = writeln!(s, "        let {0}_r = handles::{conv}({0})?;", p.name);
+            let _ = writeln!(s, "        let {0}_r = args::{conv}({0})?;", p.name);
         } else if p.is_request_out() {
             let _ = writeln!(s, "        if {}.is_null() {{ return Err(request::arg_error()); }}", p.name);
             let _ = writeln!(s, "        let mut {}_r = transport::request_null();", p.name);

@@ -7,5 +7,5 @@ MPIFT_PROBE mpich MPICH_VERSION
 #else
 MPIFT_PROBE other MPI_VERSION MPI_SUBVERSION
 #endif
-/* The host's last predefined error code: MPIFT's ULFM classes go above it (src/ffi/errors.rs). */
+/* The host's last predefined error code: MPIFT's ULFM classes go above it (src/engine/base/errors.rs). */
 MPIFT_LASTCODE MPI_ERR_LASTCODE

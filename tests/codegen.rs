@@ -88,7 +88,7 @@ fn promised_functions_are_redirected() {
 fn generic_wrappers_convert_handles_and_run_hooks() {
     let f = table().into_iter().find(|f| f.name == "MPI_Comm_split").unwrap();
     let src = codegen::rust_wrappers(&[f]);
-    assert!(src.contains("handles::comm_arg(comm)?"));
+    assert!(src.contains("args::comm_arg(comm)?"));
     // A constructor is a collective: described, logged, checked for failures after.
     assert!(src.contains("crate::engine::describe::MPI_Comm_split(&comm_r, color, key)"));
     assert!(src.contains("hooks::coll_enter(&comm_r, &desc)?"));

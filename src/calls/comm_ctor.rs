@@ -30,13 +30,13 @@
 //!   id at every member of both groups. (The only message MPIFT adds to a
 //!   constructor, once per creation.)
 
-use crate::engine::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_REVOKED};
-use crate::engine::handles::{self, CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
+use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_REVOKED};
+use crate::engine::base::handles::{self, CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::engine::describe::{self, fcode, Desc};
 use crate::engine::hooks::{self, Kind};
 use crate::engine::ctor_join::{free_comm, inter_id};
 use crate::engine::pending::{self, PendingDup};
-use crate::engine::{comm, news, request, Real};
+use crate::engine::{args, comm, news, request, Real};
 use crate::transport::{self, MPI_Comm, MPI_Group};
 use std::collections::HashMap;
 use std::os::raw::c_int;
@@ -44,7 +44,7 @@ use std::sync::Mutex;
 
 /// `MPI_Comm_idup`.
 pub fn idup(c: Sim_FT_MPI_Comm, newcomm: *mut Sim_FT_MPI_Comm, req: *mut Sim_FT_MPI_Request) -> Outcome {
-    let cr = handles::comm_arg(c)?;
+    let cr = args::comm_arg(c)?;
     handles::check_out_ptr(newcomm, &cr)?;
     handles::check_out_ptr(req, &cr)?;
     let desc = describe::unless_inter(&cr, || Desc { fcode: fcode::COMM_IDUP | fcode::NB, ..Desc::default() });
@@ -106,7 +106,7 @@ fn group_child_id(cr: &CommRef, group: MPI_Group, tag: c_int) -> u64 {
 /// `MPI_Comm_create_group`: refused on a revoked communicator and with a known
 /// failure in the group; not logged (see the module documentation).
 pub fn create_group(c: Sim_FT_MPI_Comm, group: MPI_Group, tag: c_int, newcomm: *mut Sim_FT_MPI_Comm) -> Outcome {
-    let cr = handles::comm_arg(c)?;
+    let cr = args::comm_arg(c)?;
     handles::check_out_ptr(newcomm, &cr)?;
     news::refresh();
     let (revoked, failed) = comm::read(c, |s| (s.revoked, s.has_failed())).unwrap_or((false, false));
@@ -181,8 +181,8 @@ pub(crate) fn intercomm_create_ran(
     newintercomm: *mut Sim_FT_MPI_Comm,
 ) -> (Outcome, bool) {
     let entered = || -> Result<(CommRef, MPI_Comm), Failure> {
-        let cr = handles::comm_arg(local)?;
-        let peer_r = handles::comm_arg_or_null(peer)?;
+        let cr = args::comm_arg(local)?;
+        let peer_r = args::comm_arg_or_null(peer)?;
         handles::check_out_ptr(newintercomm, &cr)?;
         let desc = describe::unless_inter(&cr, || describe_intercomm_create(&cr, local_leader, peer_r.real, remote_leader, tag));
         hooks::coll_enter(&cr, &desc)?;

@@ -10,9 +10,9 @@
 //! engine::inter; spawns from spare processes stay within the job:
 //! calls::spares and calls::spare.)
 
-use crate::engine::errors::{Failure, Outcome};
-use crate::engine::handles::{self, Sim_FT_MPI_Comm};
-use crate::engine::{comm, hooks};
+use crate::engine::base::errors::{Failure, Outcome};
+use crate::engine::base::handles::{self, Sim_FT_MPI_Comm};
+use crate::engine::{args, comm, hooks};
 use crate::transport::{self, err, MPI_Comm};
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -107,7 +107,7 @@ pub fn disconnect(c: *mut Sim_FT_MPI_Comm) -> Outcome {
     }
     // SAFETY: the program's in-out handle, checked non-null above.
     let h = unsafe { *c };
-    let cr = handles::comm_arg(h)?;
+    let cr = args::comm_arg(h)?;
     if !is_inter(cr.real) || !cr.foreign {
         // Within one host job (an intercommunicator of spawned spares too).
         return comm::free(c);

@@ -6,10 +6,10 @@
 //! handler the user chose: return, abort, or call the user's function with the
 //! user's own handle (the one a callback must see, never the real one).
 
-use crate::engine::errors::{Failure, Outcome, CLASSES};
-use crate::engine::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Comm_errhandler_function};
+use crate::engine::base::errors::{Failure, Outcome, CLASSES};
+use crate::engine::base::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Comm_errhandler_function};
 use crate::engine::pending;
-use crate::engine::{comm, Real};
+use crate::engine::{args, comm, Real};
 use crate::transport::{self, err, MPI_Errhandler};
 use std::os::raw::{c_char, c_int, c_void};
 use std::sync::Mutex;
@@ -175,7 +175,7 @@ pub fn set(c: Sim_FT_MPI_Comm, eh: MPI_Errhandler) -> Outcome {
     {
         return Ok(());
     }
-    let cr = handles::comm_arg(c)?;
+    let cr = args::comm_arg(c)?;
     let real_eh = real_for(eh);
     let rc = transport::comm::set_errhandler(cr.real, real_eh);
     if rc != 0 {
@@ -239,7 +239,7 @@ pub fn get(c: Sim_FT_MPI_Comm, out: *mut MPI_Errhandler) -> Outcome {
         unsafe { *out = eh };
         return Ok(());
     }
-    let cr = handles::comm_arg(c)?;
+    let cr = args::comm_arg(c)?;
     handles::check_out_ptr(out, &cr)?;
     // SAFETY: checked non-null above; the program's out handle, which MPI
     // requires valid for writing.
@@ -257,7 +257,7 @@ pub fn get(c: Sim_FT_MPI_Comm, out: *mut MPI_Errhandler) -> Outcome {
 /// `MPI_Comm_call_errhandler`: the error is "raised" on `comm`; the call itself
 /// succeeds if the handler returns (MPI-3.1 §8.3.6).
 pub fn call(c: Sim_FT_MPI_Comm, code: c_int) -> Outcome {
-    handles::comm_arg(c)?;
+    args::comm_arg(c)?;
     raise("MPI_Comm_call_errhandler", Failure::on(c, code));
     Ok(())
 }
@@ -291,12 +291,12 @@ pub fn with_hint(code: c_int, hint: &str) -> c_int {
 }
 
 /// At `MPI_Init`, where MPIFT's classes sit above the host's `MPI_ERR_LASTCODE`
-/// (engine::errors): takes the same three values from the host with
+/// (engine::base::errors): takes the same three values from the host with
 /// `MPI_Add_error_class`, so it never hands them out to the program and its
 /// `MPI_LASTUSEDCODE` counts them. A host that answers other values (none seen)
 /// is said aloud: the program's added classes could then equal MPIFT's.
 pub fn reserve_classes() {
-    if !crate::engine::errors::ABOVE_HOST {
+    if !crate::engine::base::errors::ABOVE_HOST {
         return;
     }
     for (want, text) in CLASSES {

@@ -8,7 +8,7 @@
 //! Null converts to null both ways. Neither direction has an error code: an
 //! invalid MPIFT handle converts like the null handle.
 
-use crate::engine::handles::{Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
+use crate::engine::base::handles::{Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::engine::{comm, request};
 use crate::transport::{self, MPI_Fint};
 

@@ -6,8 +6,8 @@
 //! it). Its three callbacks receive `extra_state` and a status or flag, never a
 //! request or communicator handle, so they are handed to the real MPI unchanged.
 
-use crate::engine::errors::{Failure, Outcome};
-use crate::engine::handles::Sim_FT_MPI_Request;
+use crate::engine::base::errors::{Failure, Outcome};
+use crate::engine::base::handles::Sim_FT_MPI_Request;
 use crate::engine::request;
 use crate::transport::{self, err, MPI_Grequest_cancel_function, MPI_Grequest_free_function, MPI_Grequest_query_function};
 use std::os::raw::c_void;

@@ -19,9 +19,9 @@
 //!   order of setting, while MPI is still fully usable (MPI-3.1 §8.7.1), so
 //!   "cleanup at finalize" callbacks may call MPI.
 
-use crate::engine::errors::{Failure, Outcome};
-use crate::engine::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Comm_copy_attr_function, Sim_FT_MPI_Comm_delete_attr_function};
-use crate::engine::{comm, news};
+use crate::engine::base::errors::{Failure, Outcome};
+use crate::engine::base::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Comm_copy_attr_function, Sim_FT_MPI_Comm_delete_attr_function};
+use crate::engine::{args, comm, news};
 use crate::transport::{self, err, MPI_Comm};
 use std::os::raw::{c_int, c_void};
 use std::sync::Mutex;
@@ -44,7 +44,7 @@ static SELF_ORDER: Mutex<Vec<c_int>> = Mutex::new(Vec::new());
 /// True in a simulated-dead rank: while it serves, and in its final
 /// `MPI_Finalize` (the library is still active but the news runtime is gone).
 fn in_dead_rank() -> bool {
-    news::is_zombie() || (crate::engine::process::is_active() && news::with(|_| ()).is_none())
+    news::is_zombie() || (crate::engine::base::process::is_active() && news::with(|_| ()).is_none())
 }
 
 /// The host's copy callback of every keyval made by [`create`].
@@ -145,7 +145,7 @@ pub fn free(keyval: *mut c_int) -> Outcome {
 
 /// `MPI_Comm_set_attr` (and `MPI_Attr_put`).
 pub fn set_attr(c: Sim_FT_MPI_Comm, keyval: c_int, val: *mut c_void) -> Outcome {
-    let cr = handles::comm_arg(c)?;
+    let cr = args::comm_arg(c)?;
     let rc = transport::comm::set_attr(cr.real, keyval, val);
     if rc != 0 {
         return Err(Failure::on(c, rc));
@@ -163,7 +163,7 @@ pub fn set_attr(c: Sim_FT_MPI_Comm, keyval: c_int, val: *mut c_void) -> Outcome 
 /// carries the predefined attributes (`MPI_TAG_UB`, `MPI_UNIVERSE_SIZE`, ...,
 /// `MPIX_FT`): what the world's own real communicator lacks is read there.
 pub fn get_attr(c: Sim_FT_MPI_Comm, keyval: c_int, val: *mut c_void, flag: *mut c_int) -> Outcome {
-    let cr = handles::comm_arg(c)?;
+    let cr = args::comm_arg(c)?;
     // SAFETY: the program's out-pointers, passed through as it gave them to
     // MPI_Comm_get_attr; the real communicator of a checked handle.
     let mut rc = unsafe { transport::comm::get_attr(cr.real, keyval, val, flag) };

@@ -1,8 +1,9 @@
 //! `MPI_Init*` and `MPI_Finalize` (MPI-3.1 §8.7).
 
-use crate::engine::errors::{Failure, Outcome};
+use crate::engine::base::errors::{Failure, Outcome};
 use crate::calls::{spare, spares};
-use crate::engine::{comm, ft, logs, news, orphans, process, request, revoke, service};
+use crate::engine::base::process;
+use crate::engine::{comm, ft, logs, news, orphans, request, revoke, service};
 use crate::transport;
 use std::os::raw::{c_char, c_int, c_void};
 
@@ -32,7 +33,7 @@ fn after_init(init: &'static str, argc: *mut c_int, argv: *mut *mut *mut c_char)
     transport::env::query_thread(&mut level);
     let multi = level == transport::thread_multiple();
     transport::serial::set_multithreaded(multi);
-    crate::engine::edges::set(crate::engine::edges::MULTI, multi);
+    crate::engine::base::edges::set(crate::engine::base::edges::MULTI, multi);
     crate::calls::errhandler::reserve_classes();
     check(news::start().err().unwrap_or(0))?;
     if let Err(stop) = crate::inject::start(news::shadow(), news::world_rank() as u32, news::world_size() as u32, init) {

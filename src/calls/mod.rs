@@ -6,7 +6,7 @@
 //! ([`ulfm`]) and `MPI_Init`/`MPI_Finalize` ([`lifecycle`]). Calls that only
 //! need the per-kind hooks are generated straight onto the engine (`ffi`).
 //!
-//! May import: inject, engine, protocol, transport.
+//! May import: inject, engine, engine::base, protocol, transport.
 
 pub mod comm_ctor;
 pub mod dynamic;

@@ -10,12 +10,12 @@
 //! communicator refuses; no message from a dead rank with nothing left to arrive
 //! (or a wildcard with an unacknowledged failure) gives `MPI_ERR_PROC_FAILED`.
 
-use crate::engine::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
-use crate::engine::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
+use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
+use crate::engine::base::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::engine::hooks::{self, Kind};
 use crate::calls::p2p::{dead_and_drained, wildcard_blocked};
 use crate::engine::complete::copy_status;
-use crate::engine::{comm, request, Real};
+use crate::engine::{args, comm, request, Real};
 use crate::transport::{self, err, zero_status, MPI_Datatype, MPI_Message, MPI_Status};
 use std::os::raw::{c_int, c_void};
 use std::sync::Mutex;
@@ -51,7 +51,7 @@ pub fn improbe(
     message: *mut MPI_Message,
     status: *mut MPI_Status,
 ) -> Outcome {
-    let cr = handles::comm_arg(c)?;
+    let cr = args::comm_arg(c)?;
     handles::check_out_ptr(flag, &cr)?;
     handles::check_out_ptr(message, &cr)?;
     hooks::p2p_enter(c)?;
@@ -130,7 +130,7 @@ pub fn imrecv(
     // which MPI-3.1 §3.7.2 requires it to keep valid and untouched until the
     // request completes.
     let rc = unsafe { transport::p2p::imrecv(buf, count, dt, message, &mut real) };
-    let owner = from.and_then(|(c, src)| handles::comm_arg(c).ok().map(|cr| (cr, src)));
+    let owner = from.and_then(|(c, src)| args::comm_arg(c).ok().map(|cr| (cr, src)));
     if rc != 0 {
         return Err(Failure::on(owner.map_or(std::ptr::null_mut(), |(cr, _)| cr.handle), rc));
     }

@@ -7,12 +7,12 @@
 //! rank fails at once, and so does a receive from a dead rank that has already
 //! received every message the dead rank sent before dying.
 
-use crate::engine::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
-use crate::engine::handles::{self, CommRef, Sim_FT_MPI_Comm};
+use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
+use crate::engine::base::handles::{self, CommRef, Sim_FT_MPI_Comm};
 use crate::engine::complete::{copy_status, wait_one};
 use crate::engine::hooks::{self, Kind};
 use crate::engine::request::ReqState;
-use crate::engine::{comm, news, request, dead_counts};
+use crate::engine::{args, comm, dead_counts, news, request};
 use crate::transport::{self, zero_status, MPI_Comm, MPI_Datatype, MPI_Request, MPI_Status};
 use std::os::raw::{c_int, c_void};
 
@@ -72,7 +72,7 @@ fn send_with(
     tag: c_int,
     comm: Sim_FT_MPI_Comm,
 ) -> Outcome {
-    let c = handles::comm_arg(comm)?;
+    let c = args::comm_arg(comm)?;
     hooks::p2p_enter(comm)?;
     if dead_and_drained(&c, dest, false) {
         return Err(Failure::on(comm, SIM_FT_ERR_PROC_FAILED));
@@ -131,7 +131,7 @@ pub fn recv(
     comm: Sim_FT_MPI_Comm,
     status: *mut MPI_Status,
 ) -> Outcome {
-    let c = handles::comm_arg(comm)?;
+    let c = args::comm_arg(comm)?;
     hooks::p2p_enter(comm)?;
     if dead_and_drained(&c, source, true) || wildcard_blocked(&c, source) {
         return Err(Failure::on(comm, SIM_FT_ERR_PROC_FAILED));
@@ -183,7 +183,7 @@ fn sendrecv_as(
     comm: Sim_FT_MPI_Comm,
     status: *mut MPI_Status,
 ) -> Outcome {
-    let c = handles::comm_arg(comm)?;
+    let c = args::comm_arg(comm)?;
     hooks::p2p_enter(comm)?;
     if dead_and_drained(&c, dest, false) {
         // As MPI's own Sendrecv (receive posted, send failed, receive cancelled).
@@ -231,7 +231,7 @@ pub fn sendrecv_replace(
     comm: Sim_FT_MPI_Comm,
     status: *mut MPI_Status,
 ) -> Outcome {
-    let c = handles::comm_arg(comm)?;
+    let c = args::comm_arg(comm)?;
     let mut size: c_int = 0;
     transport::p2p::pack_size(count, dt, c.real, &mut size);
     let mut tmp = vec![0u8; size.max(1) as usize];
@@ -253,7 +253,7 @@ pub fn sendrecv_replace(
 
 /// `MPI_Iprobe`: from a dead rank with nothing left to arrive, `MPI_ERR_PROC_FAILED`.
 pub fn iprobe(source: c_int, tag: c_int, comm: Sim_FT_MPI_Comm, flag: *mut c_int, status: *mut MPI_Status) -> Outcome {
-    let c = handles::comm_arg(comm)?;
+    let c = args::comm_arg(comm)?;
     handles::check_out_ptr(flag, &c)?;
     hooks::p2p_enter(comm)?;
     // SAFETY: `flag` was checked non-null above and is the program's int out,

@@ -9,8 +9,8 @@
 //! (`lane` flag, src/ffi/mpi_functions.tbl), tried by `ffi::boundary::run_lane`.
 
 use crate::engine::complete::{copy_status, finish, wait_one};
-use crate::engine::errors::{Failure, Outcome};
-use crate::engine::handles::Sim_FT_MPI_Comm;
+use crate::engine::base::errors::{Failure, Outcome};
+use crate::engine::base::handles::Sim_FT_MPI_Comm;
 use crate::engine::hooks::{self, Kind};
 use crate::engine::request::{self, ReqState};
 use crate::calls::p2p::Isend;

@@ -6,7 +6,7 @@
 
 use super::spares::{spare_world_id, universe, CHILD_WORLD_SEED, MAGIC, TAG_ACTIVATE};
 use crate::calls::comm_ctor;
-use crate::engine::handles::{self, Sim_FT_MPI_Comm};
+use crate::engine::base::handles::{self, Sim_FT_MPI_Comm};
 use crate::engine::{comm, news};
 use crate::transport::{self, stats, window, MPI_Comm, MPI_Request};
 use std::ffi::CString;

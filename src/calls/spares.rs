@@ -34,10 +34,11 @@
 //! The spare's side (waiting, activation, the end of an unused spare) is
 //! calls::spare.
 
-use crate::engine::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
-use crate::engine::handles::{self, Sim_FT_MPI_Comm};
+use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
+use crate::engine::base::handles::{self, Sim_FT_MPI_Comm};
 use crate::calls::comm_ctor;
-use crate::engine::{comm, ctor_join, describe, hooks, news, process};
+use crate::engine::base::process;
+use crate::engine::{args, comm, ctor_join, describe, hooks, news};
 use crate::transport::{self, err, stats, window, MPI_Info};
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_void};
@@ -242,7 +243,7 @@ fn from_spares(
     intercomm: *mut Sim_FT_MPI_Comm,
     errcodes: *mut c_int,
 ) -> Outcome {
-    let cr = handles::comm_arg(c)?;
+    let cr = args::comm_arg(c)?;
     handles::check_out_ptr(intercomm, &cr)?;
     if cr.inter {
         return Err(Failure::on(cr.handle, err::comm()));

@@ -2,9 +2,9 @@
 //! failure_ack, failure_get_acked, get_failed, ack_failed (ULFM-SEMANTICS.md).
 //! Revoke is engine::revoke; agree, iagree, shrink and ishrink are engine::ft.
 
-use crate::engine::errors::{Failure, Outcome};
-use crate::engine::handles::{self, CommRef, Sim_FT_MPI_Comm};
-use crate::engine::{comm, news};
+use crate::engine::base::errors::{Failure, Outcome};
+use crate::engine::base::handles::{self, CommRef, Sim_FT_MPI_Comm};
+use crate::engine::{args, comm, news};
 use crate::protocol::failures::Failures;
 use crate::protocol::Rank;
 use crate::transport::{self, MPI_Group};
@@ -20,7 +20,7 @@ fn check(rc: c_int, on: &CommRef) -> Outcome {
 
 /// `MPIX_Comm_is_revoked`.
 pub fn is_revoked(c: Sim_FT_MPI_Comm, flag: *mut c_int) -> Outcome {
-    let cr = handles::comm_arg(c)?;
+    let cr = args::comm_arg(c)?;
     handles::check_out_ptr(flag, &cr)?;
     news::refresh();
     // SAFETY: the program's out-int, checked non-null above.
@@ -30,7 +30,7 @@ pub fn is_revoked(c: Sim_FT_MPI_Comm, flag: *mut c_int) -> Outcome {
 
 /// `MPIX_Comm_failure_ack`: acknowledges the failures known so far.
 pub fn failure_ack(c: Sim_FT_MPI_Comm) -> Outcome {
-    handles::comm_arg(c)?;
+    args::comm_arg(c)?;
     news::refresh();
     comm::update(c, |st| st.failures.ack_all());
     Ok(())
@@ -54,14 +54,14 @@ fn group_of(cr: &CommRef, ranks: &[c_int], out: *mut MPI_Group) -> Outcome {
 
 /// `MPIX_Comm_failure_get_acked`: the acknowledged failed processes.
 pub fn failure_get_acked(c: Sim_FT_MPI_Comm, out: *mut MPI_Group) -> Outcome {
-    let cr = handles::comm_arg(c)?;
+    let cr = args::comm_arg(c)?;
     group_of(&cr, &failed_ranks(c, Failures::acked), out)
 }
 
 /// `MPIX_Comm_get_failed`: the failed processes known locally, in detection order
 /// (earlier results are prefixes of later ones).
 pub fn get_failed(c: Sim_FT_MPI_Comm, out: *mut MPI_Group) -> Outcome {
-    let cr = handles::comm_arg(c)?;
+    let cr = args::comm_arg(c)?;
     news::refresh();
     group_of(&cr, &failed_ranks(c, Failures::known), out)
 }
@@ -69,7 +69,7 @@ pub fn get_failed(c: Sim_FT_MPI_Comm, out: *mut MPI_Group) -> Outcome {
 /// `MPIX_Comm_ack_failed`: acknowledges the first `num_to_ack` known failures and
 /// reports how many are acknowledged.
 pub fn ack_failed(c: Sim_FT_MPI_Comm, num_to_ack: c_int, num_acked: *mut c_int) -> Outcome {
-    let cr = handles::comm_arg(c)?;
+    let cr = args::comm_arg(c)?;
     news::refresh();
     handles::check_out_ptr(num_acked, &cr)?;
     let mut n = 0;

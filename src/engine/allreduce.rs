@@ -18,8 +18,8 @@
 //! member order, so the result is bitwise the same at every member, also for
 //! floating point (the host's own algorithms give no such promise either).
 
-use crate::engine::errors::{Failure, Outcome, SIM_FT_ERR_REVOKED};
-use crate::engine::handles::CommRef;
+use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_REVOKED};
+use crate::engine::base::handles::CommRef;
 use crate::engine::barrier::Ended;
 use crate::engine::channel::{revoked_id, Channel, Waiter, HEAD};
 use crate::engine::describe::{self, fcode, Desc, TY_BYTES};

@@ -14,10 +14,10 @@
 //! Intracommunicators only, in the default mode (`MPIFT_COLLECTIVES=blocking`),
 //! and unless `MPIFT_BARRIER=host` (rank 0's, shared at `MPI_Init`).
 
-use crate::engine::errors::{Failure, Outcome, SIM_FT_ERR_REVOKED};
-use crate::engine::handles::{self, Sim_FT_MPI_Comm};
+use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_REVOKED};
+use crate::engine::base::handles::Sim_FT_MPI_Comm;
 use crate::engine::channel::{revoked_id, Channel, Waiter, HEAD};
-use crate::engine::{comm, describe, hooks, news};
+use crate::engine::{args, comm, describe, hooks, news};
 use crate::protocol::dissem::{partners, rounds, Stamp};
 use crate::transport;
 use std::os::raw::c_int;
@@ -91,7 +91,7 @@ pub fn join(id: u64, seq: u64, me: usize, members: &[u32]) {
 
 /// `MPI_Barrier`.
 pub fn barrier(comm: Sim_FT_MPI_Comm) -> Outcome {
-    let c = handles::comm_arg(comm)?;
+    let c = args::comm_arg(comm)?;
     if hooks::nonblocking_colls() {
         let desc = describe::unless_inter(&c, || describe::MPI_Ibarrier(&c));
         hooks::coll_enter(&c, &desc)?;

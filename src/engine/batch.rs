@@ -11,8 +11,8 @@
 use crate::engine::complete::{
     apply, awaits_dead, completed, copy_status, empty_status, finish, to_proc_null, user_status, verdict,
 };
-use crate::engine::errors::{Failure, Outcome};
-use crate::engine::handles::Sim_FT_MPI_Request;
+use crate::engine::base::errors::{Failure, Outcome};
+use crate::engine::base::handles::Sim_FT_MPI_Request;
 use crate::engine::request::{self, arg_error, ReqState};
 use crate::engine::batch_fast::{self, outcome, some_out, undefined, Calmly, Interrupted, SomeOut};
 use crate::engine::{news, service};

@@ -39,8 +39,8 @@
 //! [`Batch`]: crate::engine::batch
 
 use crate::engine::complete::{copy_status, empty_status, finish, finish_brief, user_status};
-use crate::engine::errors::Outcome;
-use crate::engine::handles::{Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
+use crate::engine::base::errors::Outcome;
+use crate::engine::base::handles::{Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::engine::request::{self, Brief, ReqState};
 use crate::engine::{comm, news, service};
 use crate::transport::{self, err, zero_status, MPI_Request, MPI_Status};

@@ -15,7 +15,7 @@
 //! `MPI_Waitany` over it and the wake receive, like every MPIFT wait
 //! (engine::complete), so news interrupts it.
 
-use crate::engine::handles::Sim_FT_MPI_Comm;
+use crate::engine::base::handles::Sim_FT_MPI_Comm;
 use crate::engine::{comm, news, service};
 use crate::protocol::dissem::{Mailbox, Sorted, Stamp};
 use crate::transport::serial::Serial;

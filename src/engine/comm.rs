@@ -3,10 +3,11 @@
 //! One MPIFT communicator wraps exactly one real communicator; failure-free, the
 //! layer creates no communicator of its own (GUIDE principle 5 allows one more).
 
-use crate::engine::errors::{Failure, Outcome};
-use crate::engine::handles::{self, CommRef, Sim_FT_Comm_struct, Sim_FT_MPI_Comm};
+use crate::engine::base::errors::{Failure, Outcome};
+use crate::engine::base::handles::{self, CommRef, Sim_FT_Comm_struct, Sim_FT_MPI_Comm};
+use crate::engine::args;
 use crate::engine::comm_state::new_state;
-use crate::engine::edges;
+use crate::engine::base::edges;
 use crate::engine::Real;
 use crate::transport::serial::Serial;
 use crate::transport::{self, err, MPI_Comm, MPI_Errhandler, MPI_Message, MPI_Status};
@@ -167,7 +168,7 @@ pub(crate) fn clear() {
 }
 
 /// The checked lookup behind every communicator argument (inlined: see
-/// [`crate::engine::handles::comm_arg`]).
+/// [`crate::engine::args::comm_arg`]).
 #[inline(always)]
 pub fn lookup(h: Sim_FT_MPI_Comm) -> Option<CommRef> {
     let mut guard = COMMS.lock();
@@ -176,7 +177,7 @@ pub fn lookup(h: Sim_FT_MPI_Comm) -> Option<CommRef> {
 }
 
 /// [`lookup`] and [`count_send`] under one lock: what the start of a send needs
-/// from the registry (the calm path of `MPI_Isend` & co., engine::handles).
+/// from the registry (the calm path of `MPI_Isend` & co., engine::args).
 #[inline]
 pub fn lookup_send(h: Sim_FT_MPI_Comm, dest: std::os::raw::c_int) -> Option<(CommRef, u32)> {
     let mut guard = COMMS.lock();
@@ -268,7 +269,7 @@ pub fn free(comm: *mut Sim_FT_MPI_Comm) -> Outcome {
     // SAFETY: the program's `comm` argument, checked non-null above; MPI requires
     // it to point at a communicator handle.
     let h = unsafe { *comm };
-    let c = handles::comm_arg(h)?;
+    let c = args::comm_arg(h)?;
     if read(h, |st| st.predefined).expect("looked up above") {
         return Err(Failure::on(h, err::comm()));
     }

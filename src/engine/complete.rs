@@ -27,8 +27,8 @@
 //! MPIFT's blocking calls); the array forms (`MPI_Waitall` & co.) are in
 //! [`crate::engine::batch`] and give the same verdicts with the functions here.
 
-use crate::engine::errors::{Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_PROC_FAILED_PENDING, SIM_FT_ERR_REVOKED};
-use crate::engine::handles::{Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
+use crate::engine::base::errors::{Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_PROC_FAILED_PENDING, SIM_FT_ERR_REVOKED};
+use crate::engine::base::handles::{Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::engine::hooks::Kind;
 use crate::engine::request::{self, arg_error, one_active, Brief, ReqState};
 use crate::engine::revoke::Idle;

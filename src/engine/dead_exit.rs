@@ -1,10 +1,10 @@
 //! When a dead rank leaves (engine::zombie::serve): what protocol::exit reads,
 //! gathered from the log cache and the news, and what the rank says while it
-//! stays (its `MPIFT_TRACE` status, through engine::observer; the
+//! stays (its `MPIFT_TRACE` status, through engine::base::observer; the
 //! `MPIFT_DEBUG=stuck` report).
 
 use crate::engine::dead_comm::{InFlight, Own, ZComm};
-use crate::engine::observer::{self, DeadStatus};
+use crate::engine::base::observer::{self, DeadStatus};
 use crate::engine::{describe, logs, news};
 use crate::protocol::exit::{self, Comm, Exit, View, Why};
 use std::time::{Duration, Instant};
@@ -80,7 +80,7 @@ impl Leaving {
             self.confirm = None;
             return Some(p);
         }
-        if !crate::engine::process::spares_on() {
+        if !crate::engine::base::process::spares_on() {
             return None;
         }
         match &self.confirm {
@@ -146,5 +146,5 @@ fn entered_by_all(comms: &[ZComm], id: u64, s: u64) -> bool {
 
 /// Every process of the job is dead (and no spare can replace one).
 pub fn nobody_alive(me: usize, n: usize) -> bool {
-    !crate::engine::process::spares_on() && (0..n).all(|p| p == me || news::is_dead(p as u32))
+    !crate::engine::base::process::spares_on() && (0..n).all(|p| p == me || news::is_dead(p as u32))
 }

@@ -15,7 +15,7 @@
 //! result that is reported as a success, so only the algorithm choice must match).
 #![allow(non_snake_case)]
 
-use crate::engine::handles::CommRef;
+use crate::engine::base::handles::CommRef;
 use crate::transport::{self, MPI_Aint, MPI_Datatype, MPI_Group, MPI_Info, MPI_Op};
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -40,7 +40,7 @@
 //! done or waits for a member's entry, which wakes it again (news::wakes,
 //! [`wanted`]).
 
-use crate::engine::handles::Sim_FT_MPI_Comm;
+use crate::engine::base::handles::Sim_FT_MPI_Comm;
 use crate::engine::describe::{fcode, Desc};
 use crate::engine::join::{self, Joined, Who};
 use crate::engine::{comm, hooks, logs, news, orphans};

@@ -23,11 +23,12 @@
 //! The program's entry points are [`crate::engine::ft_calls`] (re-exported
 //! here), the slots in the window [`crate::engine::ft_slots`].
 
-use crate::engine::errors::SIM_FT_ERR_PROC_FAILED;
+use crate::engine::base::errors::SIM_FT_ERR_PROC_FAILED;
 use crate::engine::ft_slots::{self, claim, parse, probe_start, store_field};
-use crate::engine::handles::{CommRef, Sim_FT_MPI_Comm};
+use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm};
 use crate::engine::inter::Sides;
-use crate::engine::{comm, edges, inter, news, service};
+use crate::engine::base::edges;
+use crate::engine::{comm, inter, news, service};
 use crate::protocol::agree;
 use crate::protocol::ftagree::{Agreement, Published, Step, View};
 use crate::protocol::Rank;
@@ -47,7 +48,7 @@ static FANOUT: AtomicU32 = AtomicU32::new(DEFAULT_FANOUT);
 static RUNNING: AtomicUsize = AtomicUsize::new(0);
 
 /// Resynchronises [`edges::AGREEING`] with `RUNNING` (exact below
-/// `MPI_THREAD_MULTIPLE`; above, the entry does not trust it: engine::edges).
+/// `MPI_THREAD_MULTIPLE`; above, the entry does not trust it: engine::base::edges).
 fn running_changed() {
     edges::set(edges::AGREEING, RUNNING.load(Ordering::Acquire) != 0);
 }

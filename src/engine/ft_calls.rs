@@ -3,10 +3,10 @@
 //! `MPIX_Comm_ishrink`, which return the generalized request behind it at once,
 //! and that request's callbacks.
 
-use crate::engine::errors::{Failure, Outcome};
+use crate::engine::base::errors::{Failure, Outcome};
 use crate::engine::ft::{start, wait, What};
-use crate::engine::handles::{self, CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
-use crate::engine::{inter, news, request};
+use crate::engine::base::handles::{self, CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
+use crate::engine::{args, inter, news, request};
 use crate::transport::{self, window, MPI_Request, MPI_Status};
 use std::os::raw::{c_int, c_void};
 
@@ -31,7 +31,7 @@ fn result(cr: &CommRef, code: c_int) -> Outcome {
 /// revoked communicators. `MPI_ERR_PROC_FAILED` at every survivor unless every
 /// failure was acknowledged by every survivor; `*flag` is valid either way.
 pub fn agree(c: Sim_FT_MPI_Comm, flag: *mut c_int) -> Outcome {
-    let cr = handles::comm_arg(c)?;
+    let cr = args::comm_arg(c)?;
     handles::check_out_ptr(flag, &cr)?;
     if cr.foreign {
         return inter::agree_foreign(&cr, flag);
@@ -71,7 +71,7 @@ impl Drop for InAgree {
 /// `MPIX_Comm_iagree`: starts the agreement and returns at once; `*flag` is set
 /// when the request completes, with the error `MPIX_Comm_agree` would return.
 pub fn iagree(c: Sim_FT_MPI_Comm, flag: *mut c_int, req: *mut Sim_FT_MPI_Request) -> Outcome {
-    let cr = handles::comm_arg(c)?;
+    let cr = args::comm_arg(c)?;
     handles::check_out_ptr(flag, &cr)?;
     handles::check_out_ptr(req, &cr)?;
     refuse_inter(&cr)?;
@@ -89,7 +89,7 @@ pub fn iagree(c: Sim_FT_MPI_Comm, flag: *mut c_int, req: *mut Sim_FT_MPI_Request
 /// `MPIX_Comm_shrink`: the live members, in the old rank order, the same at every
 /// survivor; works on revoked communicators; the result is not revoked.
 pub fn shrink(c: Sim_FT_MPI_Comm, newcomm: *mut Sim_FT_MPI_Comm) -> Outcome {
-    let cr = handles::comm_arg(c)?;
+    let cr = args::comm_arg(c)?;
     handles::check_out_ptr(newcomm, &cr)?;
     refuse_inter(&cr)?;
     let key = start(&cr, What::Shrink { newcomm }, !0, transport::request_null());
@@ -99,7 +99,7 @@ pub fn shrink(c: Sim_FT_MPI_Comm, newcomm: *mut Sim_FT_MPI_Comm) -> Outcome {
 /// `MPIX_Comm_ishrink`: starts the shrink and returns at once; `*newcomm` is set
 /// when the request completes (see the module comment for its last step).
 pub fn ishrink(c: Sim_FT_MPI_Comm, newcomm: *mut Sim_FT_MPI_Comm, req: *mut Sim_FT_MPI_Request) -> Outcome {
-    let cr = handles::comm_arg(c)?;
+    let cr = args::comm_arg(c)?;
     handles::check_out_ptr(newcomm, &cr)?;
     handles::check_out_ptr(req, &cr)?;
     refuse_inter(&cr)?;

@@ -10,8 +10,8 @@
 //! communicator every non-local operation returns `MPI_ERR_REVOKED` without
 //! entering (ULFM-SEMANTICS.md, Revoke).
 
-use crate::engine::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_REVOKED};
-use crate::engine::handles::{CommRef, Sim_FT_MPI_Comm};
+use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_REVOKED};
+use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm};
 use crate::engine::describe::{fcode, Desc};
 use crate::engine::request::ReqState;
 use crate::engine::{comm, news, revoke};
@@ -101,10 +101,10 @@ pub fn leave(_kind: Kind, comm: &CommRef, rc: c_int) -> Outcome {
 /// are made, and the entry written again: a member stuck in that other
 /// communicator must not wait for this collective to end.
 pub fn coll_enter(c: &CommRef, d: &Desc) -> Result<u64, Failure> {
-    if crate::engine::edges::any(crate::engine::edges::ARMED) {
+    if crate::engine::base::edges::any(crate::engine::base::edges::ARMED) {
         // The state dump's arguments of a collective (the wrappers of
         // collectives give none: here, out of the wrapper, it costs less).
-        crate::engine::observer::coll_entered(c.handle, d.root);
+        crate::engine::base::observer::coll_entered(c.handle, d.root);
     }
     news::refresh();
     if d.fcode & !fcode::NB == fcode::OPAQUE {
@@ -282,8 +282,8 @@ pub fn comm_new_by_hand(
     describe: impl FnOnce(&CommRef) -> Desc,
     call: impl FnOnce(crate::transport::MPI_Comm, &mut crate::transport::MPI_Comm) -> c_int,
 ) -> Outcome {
-    let cr = crate::engine::handles::comm_arg(c)?;
-    crate::engine::handles::check_out_ptr(out, &cr)?;
+    let cr = crate::engine::args::comm_arg(c)?;
+    crate::engine::base::handles::check_out_ptr(out, &cr)?;
     let desc = describe(&cr);
     coll_enter(&cr, &desc)?;
     let child_id = next_child_id(&cr);

@@ -3,8 +3,8 @@
 //! intercommunicator (docs/ARCHITECTURE.md, "Intercommunicators"); and the
 //! agreement on a communicator with members of another job.
 
-use crate::engine::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
-use crate::engine::handles::CommRef;
+use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
+use crate::engine::base::handles::CommRef;
 use crate::engine::{comm, news};
 use crate::protocol::Rank;
 use crate::transport::{self, MPI_Comm};

@@ -24,8 +24,8 @@
 
 use crate::engine::complete::{self, copy_status};
 use crate::engine::{comm, service};
-use crate::engine::errors::{Failure, Outcome};
-use crate::engine::handles::{Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
+use crate::engine::base::errors::{Failure, Outcome};
+use crate::engine::base::handles::{Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::engine::hooks::{self, Kind};
 use crate::engine::request::{self, ReqState};
 use crate::transport::{self, zero_status, MPI_Comm, MPI_Request, MPI_Status};

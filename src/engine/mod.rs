@@ -1,11 +1,14 @@
 //! The process runtime: what MPIFT keeps and does for the whole process, below
 //! the semantics of any one call.
 //!
-//! - Registries and types: communicators ([`comm`], [`comm_state`]), requests
-//!   ([`request`], [`req_state`]), handles ([`handles`]), idups not yet usable
-//!   ([`pending`]), the process's state in the job ([`process`]), the error and
-//!   outcome types of every layer ([`errors`]); the one word of flags every
-//!   call's entry and exit read ([`edges`]).
+//! - The base ([`base`]), which imports nothing else of the engine: handles
+//!   ([`base::handles`]), the error and outcome types of every layer
+//!   ([`base::errors`]), the one word of flags every call's entry and exit read
+//!   ([`base::edges`]), the process's state in the job ([`base::process`]), the
+//!   callbacks to fault injection ([`base::observer`]).
+//! - Registries: communicators ([`comm`], [`comm_state`]), requests
+//!   ([`request`], [`req_state`]), the checked lookups of a communicator
+//!   argument ([`args`]), idups not yet usable ([`pending`]).
 //! - Knowledge: failure and revoke news over the RMA window ([`news`]), the wake
 //!   receive that interrupts blocked calls ([`wake`]), revoke jobs and catch-ups
 //!   ([`revoke`]), the collective logs ([`describe`], [`logs`]).
@@ -27,12 +30,14 @@
 //!   known touches goes straight to the host ([`lane`]).
 //!
 //! The engine tells fault injection what happened through the callbacks of
-//! [`observer`], registered at `MPI_Init`; it never imports it.
+//! [`base::observer`], registered at `MPI_Init`; it never imports it.
 //!
-//! May import: protocol, transport.
+//! May import: engine::base, protocol, transport.
 
 pub mod allreduce;
+pub mod args;
 pub mod barrier;
+pub mod base;
 pub mod batch;
 pub mod batch_fast;
 pub mod channel;
@@ -45,13 +50,10 @@ pub mod dead_counts;
 pub mod dead_drain;
 pub mod dead_exit;
 pub mod describe;
-pub mod edges;
-pub mod errors;
 pub mod fillin;
 pub mod ft;
 pub mod ft_calls;
 pub mod ft_slots;
-pub mod handles;
 pub mod hooks;
 pub mod lane;
 pub mod inter;
@@ -59,10 +61,8 @@ pub mod join;
 pub mod join_colls;
 pub mod logs;
 pub mod news;
-pub mod observer;
 pub mod orphans;
 pub mod pending;
-pub mod process;
 pub mod req_state;
 pub mod request;
 pub mod revoke;

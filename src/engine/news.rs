@@ -218,7 +218,7 @@ fn apply_news() -> bool {
     }
     if !newly_dead.is_empty() {
         // Verbose detection messages; node-mates of a dead rank die next (src/inject).
-        crate::engine::observer::on_dead(&newly_dead);
+        crate::engine::base::observer::on_dead(&newly_dead);
     }
     if !revokes.is_empty() {
         crate::engine::revoke::note_owed();

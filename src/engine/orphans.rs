@@ -2,7 +2,7 @@
 //! on revoked communicators, fill-ins' collectives): progressed in the
 //! background by the service, completed or let go at `MPI_Finalize`.
 
-use crate::engine::handles::Sim_FT_MPI_Comm;
+use crate::engine::base::handles::Sim_FT_MPI_Comm;
 use crate::engine::{comm, Real};
 use crate::transport::{self, MPI_Request};
 use std::sync::Mutex;

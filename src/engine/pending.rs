@@ -3,7 +3,7 @@
 //! request completed ([`adopt`]), because only then may the real one be queried
 //! (`calls::comm_ctor` starts them).
 
-use crate::engine::handles::{CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
+use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::engine::{comm, request, Real};
 use crate::transport::{self, MPI_Comm, MPI_Errhandler};
 use std::sync::atomic::{AtomicBool, Ordering};

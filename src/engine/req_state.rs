@@ -1,7 +1,7 @@
 //! What MPIFT keeps per request (engine::request's table holds one per live
 //! MPIFT request handle).
 
-use crate::engine::handles::Sim_FT_MPI_Comm;
+use crate::engine::base::handles::Sim_FT_MPI_Comm;
 use crate::engine::hooks::Kind;
 use crate::engine::Real;
 use crate::transport::{self, MPI_Request};

@@ -7,8 +7,8 @@
 //! request) the MPIFT handle is released and set to `MPI_REQUEST_NULL`; a
 //! persistent request stays valid, as in MPI.
 
-use crate::engine::errors::{Failure, Outcome};
-use crate::engine::handles::{CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
+use crate::engine::base::errors::{Failure, Outcome};
+use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::engine::hooks::Kind;
 use crate::engine::Real;
 use crate::transport::{self, err, MPI_Request, MPI_Status};
@@ -558,7 +558,7 @@ pub fn find_by_real(real: MPI_Request) -> Option<Sim_FT_MPI_Request> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::handles::{self, CommRef};
+    use crate::engine::base::handles::{self, CommRef};
 
     fn fake_real() -> MPI_Request {
         // Any value other than MPI_REQUEST_NULL; never handed to MPI here.

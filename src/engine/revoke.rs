@@ -27,12 +27,13 @@
 //! in ascending communicator id, the same order everywhere (blocking dummy joins
 //! in different orders at two ranks would wait for each other).
 
-use crate::engine::errors::{Failure, Outcome};
-use crate::engine::handles::{self, CommRef, Sim_FT_MPI_Comm};
+use crate::engine::base::errors::{Failure, Outcome};
+use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm};
 use crate::engine::describe::Desc;
 use crate::engine::join::{self, Joined, Who};
 use crate::engine::request::ReqState;
-use crate::engine::{comm, edges, logs, news};
+use crate::engine::base::edges;
+use crate::engine::{args, comm, logs, news};
 use crate::transport::script::Scripts;
 use crate::transport::serial::Serial;
 use crate::transport::{self, window, MPI_Request, MPI_Status};
@@ -91,7 +92,7 @@ pub fn may_owe() -> bool {
 /// starts the job that tells every member (module comment): issues its first
 /// step and returns; the next MPI call of this process finishes it.
 pub fn revoke(c: Sim_FT_MPI_Comm) -> Outcome {
-    let cr = handles::comm_arg(c)?;
+    let cr = args::comm_arg(c)?;
     // Revoked here before any host call: the host's progress may deliver into
     // the program's pending receives ([`end_receives`]).
     comm::troubled();

@@ -7,10 +7,11 @@
 //! (docs/ARCHITECTURE.md, "Revoke"): a member stuck in a collective on a revoked
 //! communicator is released as soon as every other member has called MPI once,
 //! whatever it called, or is waiting inside MPI. Failure-free none of it runs: the
-//! boundary reads one word (engine::edges) and goes straight to the call.
+//! boundary reads one word (engine::base::edges) and goes straight to the call.
 
-use crate::engine::errors::Failure;
-use crate::engine::{comm, edges, ft, news, orphans, revoke};
+use crate::engine::base::errors::Failure;
+use crate::engine::base::edges;
+use crate::engine::{comm, ft, news, orphans, revoke};
 
 /// Some failure or revoke is known here, or an agreement is running.
 #[inline]
@@ -43,7 +44,7 @@ fn must_poll_marked() -> bool {
     ft::running() || crate::engine::fillin::wanted()
 }
 
-/// The flags of engine::edges that [`must_poll`] and [`quiet`] read first: clear,
+/// The flags of engine::base::edges that [`must_poll`] and [`quiet`] read first: clear,
 /// nothing is known wrong and no agreement runs (exact below
 /// `MPI_THREAD_MULTIPLE`, hence [`edges::MULTI`]).
 const CALM_BITS: u32 = edges::TROUBLE | edges::AGREEING | edges::MULTI;

@@ -28,7 +28,7 @@
 #![allow(non_snake_case, clippy::too_many_arguments)]
 
 use crate::engine::ctor_join::free_comm;
-use crate::engine::handles::CommRef;
+use crate::engine::base::handles::CommRef;
 use crate::engine::describe::{self, fcode, Desc, Spec};
 use crate::engine::join::{Joined, Pending, Who};
 use crate::engine::news;

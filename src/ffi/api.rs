@@ -1,7 +1,7 @@
 //! Hand-written exported items that are not MPI functions.
 #![allow(non_upper_case_globals, non_camel_case_types, non_snake_case, clippy::missing_safety_doc)]
 
-use crate::engine::handles::Sim_FT_MPI_Comm;
+use crate::engine::base::handles::Sim_FT_MPI_Comm;
 use std::os::raw::{c_char, c_int, c_long, c_longlong, c_ulonglong, c_void};
 
 /// Which MPI libmpift.a was built for, e.g. "MPICH 4.0.2" (NUL-terminated).
@@ -16,7 +16,7 @@ pub extern "C" fn Sim_FT_built_for() -> *const c_char {
 /// Outside `MPI_Init`..`MPI_Finalize` the process just exits with status 0.
 #[no_mangle]
 pub extern "C" fn Sim_FT_kill_me() {
-    if !crate::engine::process::is_active() {
+    if !crate::engine::base::process::is_active() {
         std::process::exit(0);
     }
     crate::inject::death::die_now(crate::inject::plan::Cause::Api)
@@ -44,7 +44,7 @@ pub extern "C" fn Sim_FT_set_tree_fanout(k: c_int) {
 /// there), so polling it in a loop sees a death.
 #[no_mangle]
 pub extern "C" fn Sim_FT_is_dead(rank: c_int) -> c_int {
-    if !crate::engine::process::is_active() {
+    if !crate::engine::base::process::is_active() {
         return 0;
     }
     crate::engine::news::drain_wakes();
@@ -179,7 +179,7 @@ pub extern "C" fn Sim_FT_call_count() -> c_longlong {
 /// Returns the number of bits flipped, or -1 on a bad argument.
 #[no_mangle]
 pub extern "C" fn Sim_FT_Manipulate_bits(buf: *mut c_void, count: c_int, datatype: crate::transport::MPI_Datatype, p: f64) -> c_longlong {
-    if count < 0 || (count > 0 && buf.is_null()) || !(0.0..=1.0).contains(&p) || !crate::engine::process::is_active() {
+    if count < 0 || (count > 0 && buf.is_null()) || !(0.0..=1.0).contains(&p) || !crate::engine::base::process::is_active() {
         return -1;
     }
     if count == 0 {

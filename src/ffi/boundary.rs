@@ -9,11 +9,12 @@
 //! where, once a failure or revoke is known, the process does its part for others
 //! before the call itself (engine::service).
 
-use crate::engine::errors::{Failure, Outcome};
+use crate::engine::base::errors::{Failure, Outcome};
 use crate::inject;
 use crate::inject::dump::Args as DumpArgs;
 use crate::calls::errhandler;
-use crate::engine::{edges, revoke, service};
+use crate::engine::base::edges;
+use crate::engine::{revoke, service};
 use crate::transport::err;
 use std::os::raw::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -26,7 +27,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 /// again, and `is_recovery` was tested at run time on every call (13
 /// instructions per `MPI_Waitall`); the notices are in out-of-line functions.
 ///
-/// The entry reads one word (engine::edges): clear, the call is counted and its
+/// The entry reads one word (engine::base::edges): clear, the call is counted and its
 /// body runs; else [`entry_marked`] looks at each flag.
 #[inline(always)]
 pub fn run(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
@@ -70,7 +71,7 @@ fn entry_marked_args(name: &'static str, args: impl FnOnce() -> DumpArgs) -> Res
 /// kill decided.
 #[inline(never)]
 fn entry_decide(name: &'static str) -> Result<(), c_int> {
-    if !crate::engine::process::is_active() {
+    if !crate::engine::base::process::is_active() {
         return Err(not_active(name));
     }
     inject::decide_kill(name);
@@ -157,7 +158,7 @@ fn lane_panicked(name: &'static str) -> c_int {
 /// Runs an MPI call that is valid outside `MPI_Init`..`MPI_Finalize` too.
 pub fn run_any(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
     let recovery = inject::report::is_recovery(name);
-    if crate::engine::process::is_active() {
+    if crate::engine::base::process::is_active() {
         inject::decide_kill(name);
     } else {
         inject::count_call();

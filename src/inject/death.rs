@@ -3,7 +3,7 @@
 //! ([`Death`], [`recorded`]) for the report at `MPI_Finalize`. `inject`'s
 //! orchestration decides when to die; `legacy` and the C API ask for it.
 
-use crate::engine::edges;
+use crate::engine::base::edges;
 use crate::inject::me::{calls, t0, verbose, world_rank};
 use crate::inject::plan::Cause;
 use crate::inject::trace;

@@ -21,9 +21,9 @@
 //!   no lock the blocked thread may hold.
 //!
 //! Cost: nothing without `MPIFT_TRACE` (the arguments are read in the
-//! wrappers' slow entry only, engine::edges::ARMED).
+//! wrappers' slow entry only, engine::base::edges::ARMED).
 
-use crate::engine::handles::{world_handle, self_handle, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
+use crate::engine::base::handles::{world_handle, self_handle, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use std::fmt::Write as _;
 use std::fs::OpenOptions;
 use std::os::raw::c_int;
@@ -97,7 +97,7 @@ pub struct State {
     /// (the peer's world rank, `any` for any source),
     /// `coll comm <id>`, `agree comm <id>`, `done`.
     pub requests: Vec<String>,
-    /// A dead rank: what it waits for or blocks in (engine::observer::DeadStatus).
+    /// A dead rank: what it waits for or blocks in (engine::base::observer::DeadStatus).
     pub dead: String,
 }
 
@@ -284,7 +284,7 @@ pub fn args(a: Args) {
     });
 }
 
-/// A collective entered on `comm` (engine::observer, from the collective's
+/// A collective entered on `comm` (engine::base::observer, from the collective's
 /// entry hook, while armed): its communicator and root, for the wrappers of
 /// collectives, which give no arguments themselves (their fast path stays as
 /// it was). A collective MPIFT runs for itself inside another call (a dead

@@ -25,7 +25,7 @@ fn mapped(sig: c_int) -> bool {
 }
 
 fn can_die() -> bool {
-    crate::engine::process::is_active() && !is_dead()
+    crate::engine::base::process::is_active() && !is_dead()
 }
 
 /// `raise` under `-DMPIFT_MAP_SIGNALS`.

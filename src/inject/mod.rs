@@ -1,6 +1,6 @@
 //! Fault injection: who dies when, which bits flip, and the record of it all
 //! (docs/INJECTION.md; thesis 5.3.6, 5.4, 5.5.2). It sets the engine's knobs at
-//! `MPI_Init` and hears of deaths through `engine::observer`.
+//! `MPI_Init` and hears of deaths through `engine::base::observer`.
 //!
 //! May import: engine, protocol, transport.
 //!
@@ -54,7 +54,8 @@ use crate::inject::me::{bump_calls, calls, start_clock, t0, verbose, world_rank}
 use crate::inject::plan::{Cause, Plan};
 use crate::inject::policy::{KillPolicy, Node};
 use crate::inject::settings::{Agreed, RuleVars};
-use crate::engine::{edges, news};
+use crate::engine::base::edges;
+use crate::engine::news;
 use crate::transport::{self, window, MPI_Comm};
 use std::cell::Cell;
 use std::ffi::CString;
@@ -66,7 +67,7 @@ use std::sync::Mutex;
 pub type Callback = unsafe extern "C" fn(c_int, c_long, *const c_char, *mut c_void) -> c_int;
 
 // Something can kill this process at its next call, the slow path must look:
-// the flag `engine::edges::ARMED` (one word with the others every call reads).
+// the flag `engine::base::edges::ARMED` (one word with the others every call reads).
 
 /// `node=` is set and this rank has node-mates: watch them.
 static NODE_WATCH: AtomicBool = AtomicBool::new(false);
@@ -307,7 +308,7 @@ impl From<String> for Stop {
 pub fn start(shadow: MPI_Comm, me: u32, size: u32, init: &'static str) -> Result<(), Stop> {
     start_clock();
     death::init_thread();
-    crate::engine::observer::register(crate::engine::observer::Observer {
+    crate::engine::base::observer::register(crate::engine::base::observer::Observer {
         on_dead,
         verbose,
         dead_done: trace::dead_done,
@@ -374,7 +375,7 @@ fn configure_engine(agreed: &Agreed, size: u32, any_multithreaded: bool) -> Resu
     if agreed.spares >= size {
         return Err(format!("invalid MPIFT_SPARES: {} spares leave no process of the {size} launched for the program", agreed.spares).into());
     }
-    crate::engine::process::set_spares(agreed.spares as usize, size as usize);
+    crate::engine::base::process::set_spares(agreed.spares as usize, size as usize);
     crate::engine::ft::set_fanout(agreed.fanout);
     crate::engine::hooks::set_nonblocking_colls(agreed.nb_colls);
     // The own barrier's stamps share one channel per pair of processes: two threads

@@ -11,7 +11,7 @@
 //! writes one JSON document (by hand: a few objects do not need a serde
 //! dependency) and, at `MPIFT_VERBOSE` 1 or more, a few lines on stderr.
 
-use crate::engine::errors::CLASSES;
+use crate::engine::base::errors::CLASSES;
 use crate::inject::death::Death;
 use crate::inject::plan::{Cause, Plan};
 use crate::transport::{self, coll, env, err, MPI_Comm};

@@ -10,10 +10,10 @@
 //!   entry and exit, so a reader sees where a hung process is:
 //!   `pid <pid> call <n> <function> in|out|dead-serving|finalized|dead-finalized`;
 //!   a dead rank's `dead-serving` is followed by what it waits for or blocks in
-//!   (engine::observer::DeadStatus).
+//!   (engine::base::observer::DeadStatus).
 //!
 //! Cost: nothing when `MPIFT_TRACE` is unset (the call path's one relaxed load of
-//! `engine::edges::ARMED` stays clear). When set, every call takes the slow path: a mutex, a
+//! `engine::base::edges::ARMED` stays clear). When set, every call takes the slow path: a mutex, a
 //! run-length step (a push when the function changes) and a formatted line.
 
 use std::fmt::Write as _;
@@ -216,14 +216,14 @@ pub fn finish() {
     super::dump::set_state("finalized", None);
 }
 
-/// What a dead rank waits for, or is about to block in (engine::observer's
+/// What a dead rank waits for, or is about to block in (engine::base::observer's
 /// `DeadStatus`, the words after `dead-serving`; on its way out, after
 /// `dead-finalized`).
-pub fn dead_status(s: &crate::engine::observer::DeadStatus) {
+pub fn dead_status(s: &crate::engine::base::observer::DeadStatus) {
     if !on() {
         return;
     }
-    use crate::engine::observer::DeadStatus;
+    use crate::engine::base::observer::DeadStatus;
     let state = if matches!(s, DeadStatus::Leaving(_)) { "dead-finalized" } else { "dead-serving" };
     with(|t| t.show(t.last.0, t.last.1, &format!("{state} {s}")));
     super::dump::set_state(state, Some(s.to_string()));

@@ -54,7 +54,7 @@ pub type MPI_Fint = mpi_sys::RSMPI_Fint;
 /// The host's file handle and offset types (in the generated wrappers' signatures).
 pub use mpi_sys::{MPI_File, MPI_Offset};
 /// The host's `MPI_ERR_LASTCODE`, a compile-time constant of its `mpi.h` (MPIFT's
-/// own error classes are placed relative to it, engine::errors).
+/// own error classes are placed relative to it, engine::base::errors).
 pub const ERR_LASTCODE: i64 = mpi_sys::MPI_ERR_LASTCODE as i64;
 use std::os::raw::{c_int, c_void};
 

@@ -12,7 +12,7 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// Outside `MPI_Init`..`MPI_Finalize` (engine::process).
+/// Outside `MPI_Init`..`MPI_Finalize` (engine::base::process).
 pub const INACTIVE: u32 = 1;
 /// Fault injection's slow path is on: a policy, a callback, tracing (inject).
 pub const ARMED: u32 = 1 << 1;

@@ -1,4 +1,4 @@
-//! MPIFT's C handle types and the one checked conversion for each.
+//! MPIFT's C handle types, and the checks of an argument that need no registry.
 //!
 //! `Sim_FT_MPI_Comm` and `Sim_FT_MPI_Request` are opaque pointers. A communicator
 //! handle is the address of a [`Sim_FT_Comm_struct`] anchor (the two predefined
@@ -6,12 +6,12 @@
 //! initialisers); a request handle encodes a slot of the request table. Neither
 //! is ever dereferenced: a handle is looked up in the layer's registry, so a null,
 //! freed or garbage handle becomes `MPI_ERR_COMM` / `MPI_ERR_REQUEST`, never
-//! undefined behaviour (GUIDE principle 8).
+//! undefined behaviour (GUIDE principle 8). The lookups that turn a handle into
+//! a [`CommRef`] are the registry's (`engine::args`).
 #![allow(non_camel_case_types, non_upper_case_globals)]
 
-use crate::engine::errors::{Failure, Outcome};
-use crate::engine::comm;
-use crate::transport::{self, err};
+use crate::engine::base::errors::{Failure, Outcome};
+use crate::transport::err;
 use crate::transport::MPI_Comm;
 use std::os::raw::c_void;
 
@@ -80,69 +80,6 @@ pub struct CommRef {
     /// intercommunicator and what is made from it): MPIFT's own collectives and
     /// agreement, which address members by world rank, do not apply.
     pub foreign: bool,
-}
-
-fn err_comm() -> i32 {
-    err::comm()
-}
-
-/// Converts the communicator an operation works on: null or unknown handles give
-/// `MPI_ERR_COMM` (reported on `MPI_COMM_WORLD`).
-///
-/// Inlined with the registry's lookup, so that the fields go from the registry
-/// into the caller's `CommRef` directly. Out of line, the lookup built its
-/// result with narrow stores (the flags are bytes) and this function copied it
-/// with wide loads, which the store buffer cannot forward: they waited until
-/// every older store had reached the cache, among them the host's stores into
-/// the shared-memory queue of the call before, whose lines the other rank polls
-/// (perf, bench/calls.c bcast at the root on Open MPI 4.1: a quarter of the
-/// call's time on that one load).
-#[inline(always)]
-pub fn comm_arg(h: Sim_FT_MPI_Comm) -> Result<CommRef, Failure> {
-    match comm::lookup(h) {
-        Some(c) => Ok(c),
-        None => comm_arg_pending(h),
-    }
-}
-
-/// [`comm_arg`] of a handle the registry does not hold (yet): a communicator of
-/// a pending non-blocking constructor is adopted now; anything else is
-/// `MPI_ERR_COMM`.
-#[inline(never)]
-fn comm_arg_pending(h: Sim_FT_MPI_Comm) -> Result<CommRef, Failure> {
-    crate::engine::pending::adopt(h).ok_or_else(|| Failure::on_world(err_comm()))
-}
-
-/// The communicator of a started send (`MPI_Isend` & co.) with its checks, in the
-/// order [`comm_arg`], [`check_out_ptr`] of `request`, the start hook, then the
-/// send counted ([`comm::count_send`]); returns the send's number. When nothing is
-/// going on that is one registry lookup (which also counts), else those steps one
-/// by one.
-#[inline]
-pub fn send_arg<T>(h: Sim_FT_MPI_Comm, dest: std::os::raw::c_int, request: *mut T) -> Result<(CommRef, u32), Failure> {
-    if !request.is_null() && crate::engine::hooks::p2p_calm() {
-        if let Some(found) = comm::lookup_send(h, dest) {
-            return Ok(found);
-        }
-    }
-    send_arg_checked(h, dest, request)
-}
-
-#[inline(never)]
-fn send_arg_checked<T>(h: Sim_FT_MPI_Comm, dest: std::os::raw::c_int, request: *mut T) -> Result<(CommRef, u32), Failure> {
-    let c = comm_arg(h)?;
-    check_out_ptr(request, &c)?;
-    crate::engine::hooks::p2p_enter(h)?;
-    Ok((c, comm::count_send(h, dest)))
-}
-
-/// Converts a secondary communicator argument that MPI allows to be
-/// `MPI_COMM_NULL` where it is not significant (e.g. `peer_comm` off the leader).
-pub fn comm_arg_or_null(h: Sim_FT_MPI_Comm) -> Result<CommRef, Failure> {
-    if h.is_null() {
-        return Ok(CommRef { handle: h, real: transport::comm_null(), revoked: false, id: 0, rank: -1, size: 0, inter: false, foreign: false });
-    }
-    comm_arg(h)
 }
 
 /// An output pointer must not be null: `MPI_ERR_ARG` on the operation's communicator.

@@ -17,8 +17,8 @@ pub struct Observer {
     /// What this dead rank waits for or is about to block in ([`DeadStatus`]).
     pub dead_status: fn(&DeadStatus),
     /// A collective is entered on this communicator (with this root; -1: none),
-    /// for the state dump: only while injection is armed (engine::edges::ARMED).
-    pub coll_entered: fn(crate::engine::handles::Sim_FT_MPI_Comm, i32),
+    /// for the state dump: only while injection is armed (engine::base::edges::ARMED).
+    pub coll_entered: fn(crate::engine::base::handles::Sim_FT_MPI_Comm, i32),
     /// This process is about to finalize the host MPI (dead rank or spare): the
     /// run report's gather happens here.
     pub finalize: fn(),
@@ -87,7 +87,7 @@ pub fn dead_status(s: &DeadStatus) {
 }
 
 /// A collective entered on `comm` ([`Observer::coll_entered`]).
-pub fn coll_entered(comm: crate::engine::handles::Sim_FT_MPI_Comm, root: i32) {
+pub fn coll_entered(comm: crate::engine::base::handles::Sim_FT_MPI_Comm, root: i32) {
     if let Some(o) = OBSERVER.get() {
         (o.coll_entered)(comm, root)
     }

@@ -2,7 +2,7 @@
 //! between them, and how many launched processes are spares (`MPIFT_SPARES`,
 //! `calls::spares`). Read by every layer, so it lives at the bottom of the engine.
 
-use crate::engine::edges;
+use crate::engine::base::edges;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Spares of this job (0: off, `MPI_Comm_spawn` is the host's).

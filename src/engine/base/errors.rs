@@ -15,7 +15,7 @@
 //!   it with low 7 bits 125-127, which MPICH never uses as the class of a code.
 //! Programs compare return codes with `==`, so the class is returned as the code.
 
-use crate::engine::handles::Sim_FT_MPI_Comm;
+use crate::engine::base::handles::Sim_FT_MPI_Comm;
 use std::os::raw::c_int;
 
 /// The host's `MPI_ERR_LASTCODE`.
