@@ -2,7 +2,7 @@
 //! (docs/INJECTION.md; thesis 5.3.6, 5.4, 5.5.2). It sets the engine's knobs at
 //! `MPI_Init` and hears of deaths through `engine::base::observer`.
 //!
-//! May import: engine, protocol, transport.
+//! May import: engine, engine::base, protocol, transport.
 //!
 //! - [`policy`]: the `MPIFT_KILL` / `MPIFT_BITFLIP` languages (pure, unit-tested);
 //! - [`rng`]: seeded generators, one stream per rank and purpose;
