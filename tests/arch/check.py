@@ -564,60 +564,11 @@ def declared_graph(tree):
 
 def check_cycles(tree, res):
     g = declared_graph(tree)
-    # Tarjan's strongly connected components
-    index, low, on, stack, comps = {}, {}, set(), [], []
-    counter = [0]
-
-    def strong(v):
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in g[v]:
-            if w not in index:
-                strong(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            comps.append(comp)
-
-    for v in sorted(g):
-        if v not in index:
-            strong(v)
-    for comp in comps:
+    for comp in filegraph.components(set(g), g):
         if len(comp) < 2:
             continue
-        members = set(comp)
         start = min(comp)
-        # a shortest cycle through `start`, by breadth-first search
-        prev, frontier, found = {start: None}, [start], None
-        while frontier and found is None:
-            nxt = []
-            for v in frontier:
-                for w in sorted(g[v]):
-                    if w == start:
-                        found = v
-                        break
-                    if w in members and w not in prev:
-                        prev[w] = v
-                        nxt.append(w)
-                if found is not None:
-                    break
-            frontier = nxt
-        path, v = [], found
-        while v is not None:
-            path.append(v)
-            v = prev[v]
-        path.reverse()
-        cyc = " -> ".join(path + [start])
+        cyc = " -> ".join(filegraph.cycle_through(start, set(comp), g))
         u = tree.units[start]
         res.add(u.doc_rel, u.may_line, "layer-cycle", "declared May-import lines form a cycle: %s" % cyc)
 

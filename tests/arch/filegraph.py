@@ -218,34 +218,41 @@ def floors(nodes, succ, comps):
     return fl
 
 
+def cycle_through(start, members, succ):
+    """A shortest cycle through `start` among `members`, as [start, .., start]
+    (breadth-first, successors in sorted order); None when there is none."""
+    prev, frontier, found = {start: None}, [start], None
+    while frontier and found is None:
+        nxt = []
+        for v in frontier:
+            for w in sorted(succ.get(v, ())):
+                if w == start:
+                    found = v
+                    break
+                if w in members and w not in prev:
+                    prev[w] = v
+                    nxt.append(w)
+            if found is not None:
+                break
+        frontier = nxt
+    if found is None:
+        return None
+    path, v = [], found
+    while v is not None:
+        path.append(v)
+        v = prev[v]
+    path.reverse()
+    return path + [start]
+
+
 def shortest_cycle(members, succ):
-    """A shortest cycle among members, as [a, b, .., a]: breadth-first from
-    each member in path order; the first of the shortest wins."""
+    """A shortest cycle among members, as [a, b, .., a]: [`cycle_through`] each
+    member in path order; the first of the shortest wins."""
     best = None
     for s in sorted(members):
-        prev, frontier, found = {s: None}, [s], None
-        while frontier and found is None:
-            nxt = []
-            for v in frontier:
-                for w in sorted(succ.get(v, ())):
-                    if w == s:
-                        found = v
-                        break
-                    if w in members and w not in prev:
-                        prev[w] = v
-                        nxt.append(w)
-                if found is not None:
-                    break
-            frontier = nxt
-        if found is None:
-            continue
-        path, v = [], found
-        while v is not None:
-            path.append(v)
-            v = prev[v]
-        path.reverse()
-        if best is None or len(path) < len(best) - 1:
-            best = path + [s]
+        path = cycle_through(s, members, succ)
+        if path is not None and (best is None or len(path) < len(best)):
+            best = path
     return best
 
 
