@@ -30,6 +30,7 @@
 //!   id at every member of both groups. (The only message MPIFT adds to a
 //!   constructor, once per creation.)
 
+use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_REVOKED};
 use crate::engine::base::handles::{self, CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::engine::describe::{self, fcode, Desc};
@@ -137,7 +138,7 @@ pub fn create_group(c: Sim_FT_MPI_Comm, group: MPI_Group, tag: c_int, newcomm: *
 /// their next `MPI_Comm_create_group` with the same tag even matched it).
 fn group_has_dead(cr: &CommRef, group: MPI_Group) -> bool {
     let known = comm::read(cr.handle, |s| s.failed_world_ranks()).unwrap_or_default();
-    in_parent(cr, group).iter().any(|w| news::is_dead(*w) || known.contains(w))
+    in_parent(cr, group).iter().any(|w| runtime::is_dead(*w) || known.contains(w))
 }
 
 /// Descriptor of `MPI_Intercomm_create` on the local communicator: leaders, tag,

@@ -19,9 +19,10 @@
 //!   order of setting, while MPI is still fully usable (MPI-3.1 §8.7.1), so
 //!   "cleanup at finalize" callbacks may call MPI.
 
+use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome};
 use crate::engine::base::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Comm_copy_attr_function, Sim_FT_MPI_Comm_delete_attr_function};
-use crate::engine::{args, comm, news};
+use crate::engine::{args, comm};
 use crate::transport::{self, err, MPI_Comm};
 use std::os::raw::{c_int, c_void};
 use std::sync::Mutex;
@@ -44,7 +45,7 @@ static SELF_ORDER: Mutex<Vec<c_int>> = Mutex::new(Vec::new());
 /// True in a simulated-dead rank: while it serves, and in its final
 /// `MPI_Finalize` (the library is still active but the news runtime is gone).
 fn in_dead_rank() -> bool {
-    news::is_zombie() || (crate::engine::base::process::is_active() && news::with(|_| ()).is_none())
+    runtime::is_zombie() || (crate::engine::base::process::is_active() && runtime::with(|_| ()).is_none())
 }
 
 /// The host's copy callback of every keyval made by [`create`].

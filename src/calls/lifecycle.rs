@@ -1,5 +1,6 @@
 //! `MPI_Init*` and `MPI_Finalize` (MPI-3.1 §8.7).
 
+use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome};
 use crate::calls::{spare, spares};
 use crate::engine::base::process;
@@ -36,8 +37,8 @@ fn after_init(init: &'static str, argc: *mut c_int, argv: *mut *mut *mut c_char)
     crate::engine::base::edges::set(crate::engine::base::edges::MULTI, multi);
     crate::calls::errhandler::reserve_classes();
     check(news::start().err().unwrap_or(0))?;
-    if let Err(stop) = crate::inject::start(news::shadow(), news::world_rank() as u32, news::world_size() as u32, init) {
-        crate::say!("MPIFT: rank {}: MPI_Init: {}", news::world_rank(), stop.why);
+    if let Err(stop) = crate::inject::start(runtime::shadow(), runtime::world_rank() as u32, runtime::world_size() as u32, init) {
+        crate::say!("MPIFT: rank {}: MPI_Init: {}", runtime::world_rank(), stop.why);
         if !stop.everywhere {
             // Only this rank's own policy is wrong: the others cannot know. Give the
             // launcher time to forward the message first (MPICH's hydra dropped it

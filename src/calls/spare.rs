@@ -4,6 +4,7 @@
 //! world, its parent intercommunicator, its arguments), or, once every other
 //! process is finalizing or dead, finalizes and exits without running the program.
 
+use crate::engine::base::runtime;
 use super::spares::{spare_world_id, universe, CHILD_WORLD_SEED, MAGIC, TAG_ACTIVATE};
 use crate::calls::comm_ctor;
 use crate::engine::base::handles::{self, Sim_FT_MPI_Comm};
@@ -31,8 +32,8 @@ pub fn parent() -> Option<Sim_FT_MPI_Comm> {
 /// then runs the program as a child) or every other process is finalizing or
 /// dead (then it finalizes and exits).
 pub fn wait_as_spare(argc: *mut c_int, argv: *mut *mut *mut c_char) {
-    let me = news::world_rank();
-    let mut finals = Finals::new(news::world_size(), me);
+    let me = runtime::world_rank();
+    let mut finals = Finals::new(runtime::world_size(), me);
     loop {
         set_waiting(true);
         let mut nap = Duration::from_micros(50);
@@ -52,7 +53,7 @@ pub fn wait_as_spare(argc: *mut c_int, argv: *mut *mut *mut c_char) {
         if activate(&msg, argc, argv) {
             return;
         }
-        finals = Finals::new(news::world_size(), me);
+        finals = Finals::new(runtime::world_size(), me);
     }
 }
 
@@ -63,7 +64,7 @@ fn set_waiting(on: bool) {
 
 /// An activation sent to this spare, if one is here.
 fn activation() -> Option<Vec<u8>> {
-    let shadow = news::shadow();
+    let shadow = runtime::shadow();
     let mut flag = 0;
     let mut st = transport::zero_status();
     transport::p2p::iprobe(transport::any_source(), TAG_ACTIVATE, shadow, &mut flag, Some(&mut st));
@@ -187,7 +188,7 @@ impl Finals {
     fn all_done(&mut self) -> bool {
         let mut round_done = true;
         for p in (0..self.reads.len()).filter(|p| *p != self.me) {
-            if news::is_dead(p as u32) {
+            if runtime::is_dead(p as u32) {
                 continue;
             }
             if let Some((mut r, b, started)) = self.reads[p].take() {
@@ -203,7 +204,7 @@ impl Finals {
             if self.reads[p].is_none() && self.seen[p].1 < self.round {
                 let mut b = Box::new([0u64; 1]);
                 let round = self.round;
-                if let Some(r) = news::with(|rt| rt.win.rget(p, window::FINALIZING, &mut b[..])) {
+                if let Some(r) = runtime::with(|rt| rt.win.rget(p, window::FINALIZING, &mut b[..])) {
                     self.reads[p] = Some((r, b, round));
                 }
             }
@@ -211,7 +212,7 @@ impl Finals {
         if !round_done {
             return false;
         }
-        let done = (0..self.seen.len()).filter(|p| *p != self.me && !news::is_dead(*p as u32)).all(|p| self.seen[p].0);
+        let done = (0..self.seen.len()).filter(|p| *p != self.me && !runtime::is_dead(*p as u32)).all(|p| self.seen[p].0);
         self.round += 1;
         match (done, self.confirm) {
             (false, _) => {

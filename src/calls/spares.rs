@@ -34,11 +34,12 @@
 //! The spare's side (waiting, activation, the end of an unused spare) is
 //! calls::spare.
 
+use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
 use crate::engine::base::handles::{self, Sim_FT_MPI_Comm};
 use crate::calls::comm_ctor;
 use crate::engine::base::process;
-use crate::engine::{args, comm, ctor_join, describe, hooks, news};
+use crate::engine::{args, comm, ctor_join, describe, hooks};
 use crate::transport::{self, err, stats, window, MPI_Info};
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_void};
@@ -72,7 +73,7 @@ pub fn start() -> Result<bool, c_int> {
         comm::install_predefined(transport::comm_world(), comm::WORLD_ID);
         return Ok(false);
     }
-    let me = news::world_rank();
+    let me = runtime::world_rank();
     let spare = me >= process::first_spare();
     let (mut world, mut all) = (transport::comm_null(), transport::comm_null());
     let color = if spare { transport::undefined() } else { 0 };
@@ -312,7 +313,7 @@ fn reserve(apps: &[App]) -> [u64; 8] {
         return Plan::error(spawn_err);
     }
     let spares = process::spares() as u64;
-    let got = news::with(|rt| {
+    let got = runtime::with(|rt| {
         let before = rt.win.fetch_add(0, window::SPARES_TAKEN, k);
         if before.saturating_add(k) <= spares {
             return Some((before, rt.win.fetch_add(0, window::SPAWNS, 1) + 1));
@@ -331,7 +332,7 @@ fn reserve(apps: &[App]) -> [u64; 8] {
 
 fn say_why(why: &str) {
     if crate::inject::me::verbose() >= 1 {
-        crate::say!("MPIFT: rank {}: MPI_Comm_spawn: {why}: MPI_ERR_SPAWN", news::world_rank());
+        crate::say!("MPIFT: rank {}: MPI_Comm_spawn: {why}: MPI_ERR_SPAWN", runtime::world_rank());
     }
 }
 
@@ -375,11 +376,11 @@ fn args_of(argv: *mut *mut c_char) -> Vec<Vec<u8>> {
 /// Step 3: the activation, to each spare of the plan, in the order of the
 /// commands (each child gets its command's arguments).
 fn activate_spares(plan: &Plan, apps: &[App]) {
-    let shadow = news::shadow();
+    let shadow = runtime::shadow();
     let mut s = plan.first;
     for app in apps {
         let args = args_of(app.argv);
-        let head = [MAGIC, plan.spawn, plan.first, plan.count, news::world_rank() as u64, plan.tag as u64, args.len() as u64];
+        let head = [MAGIC, plan.spawn, plan.first, plan.count, runtime::world_rank() as u64, plan.tag as u64, args.len() as u64];
         let mut msg: Vec<u8> = head.iter().flat_map(|w| w.to_le_bytes()).collect();
         for a in &args {
             msg.extend_from_slice(a);

@@ -18,12 +18,13 @@
 //! member order, so the result is bitwise the same at every member, also for
 //! floating point (the host's own algorithms give no such promise either).
 
+use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_REVOKED};
 use crate::engine::base::handles::CommRef;
 use crate::engine::barrier::Ended;
 use crate::engine::channel::{revoked_id, Channel, Waiter, HEAD};
 use crate::engine::describe::{self, fcode, Desc, TY_BYTES};
-use crate::engine::{comm, hooks, news};
+use crate::engine::{comm, hooks};
 use crate::protocol::dissem::Stamp;
 use crate::protocol::recdbl::{Plan, Step};
 use crate::transport::serial::Serial;
@@ -271,8 +272,8 @@ fn own_allreduce(
     let h = c.handle;
     // Members' world ranks are read per step: no copy of the list on the failure-free path.
     let world = |r: usize| comm::read(h, |s| s.members[r]).unwrap_or(0);
-    if news::debug() {
-        crate::say!("MPIFT allreduce {}: comm {:x} #{} enters", news::world_rank(), c.id, seq);
+    if runtime::debug() {
+        crate::say!("MPIFT allreduce {}: comm {:x} #{} enters", runtime::world_rank(), c.id, seq);
     }
     let (ended, rc) = run(c.id, seq, c.rank as usize, c.size as usize, &world, Waiter::Program(h), acc, Some(&red));
     Some(match ended {

@@ -14,10 +14,11 @@
 //! Intracommunicators only, in the default mode (`MPIFT_COLLECTIVES=blocking`),
 //! and unless `MPIFT_BARRIER=host` (rank 0's, shared at `MPI_Init`).
 
+use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_REVOKED};
 use crate::engine::base::handles::Sim_FT_MPI_Comm;
 use crate::engine::channel::{revoked_id, Channel, Waiter, HEAD};
-use crate::engine::{args, comm, describe, hooks, news};
+use crate::engine::{args, comm, describe, hooks};
 use crate::protocol::dissem::{partners, rounds, Stamp};
 use crate::transport;
 use std::os::raw::c_int;
@@ -59,23 +60,23 @@ pub enum Ended {
 /// `pair(to, from)` gives the world ranks of members `to` and `from`.
 fn run(id: u64, seq: u64, me: usize, n: usize, pair: &dyn Fn(usize, usize) -> (u32, u32), how: Waiter) -> Ended {
     let want = Stamp { id, seq };
-    if news::debug() {
-        crate::say!("MPIFT barrier {}: comm {:x} #{} enters", news::world_rank(), id, seq);
+    if runtime::debug() {
+        crate::say!("MPIFT barrier {}: comm {:x} #{} enters", runtime::world_rank(), id, seq);
     }
     for d in rounds(n) {
         let (to, from) = partners(me, n, d);
         let (to, from) = pair(to, from);
         let mut buf = [0u8; HEAD];
         if CHANNEL.step(want, &[], Some(to), Some(from), &mut buf, 0, how).is_none() {
-            if news::debug() {
-                crate::say!("MPIFT barrier {}: comm {:x} #{} revoked, leaves", news::world_rank(), id, seq);
+            if runtime::debug() {
+                crate::say!("MPIFT barrier {}: comm {:x} #{} revoked, leaves", runtime::world_rank(), id, seq);
             }
             CHANNEL.purge();
             return Ended::Revoked;
         }
     }
-    if news::debug() {
-        crate::say!("MPIFT barrier {}: comm {:x} #{} done", news::world_rank(), id, seq);
+    if runtime::debug() {
+        crate::say!("MPIFT barrier {}: comm {:x} #{} done", runtime::world_rank(), id, seq);
     }
     Ended::Done
 }

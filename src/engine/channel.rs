@@ -15,6 +15,7 @@
 //! `MPI_Waitany` over it and the wake receive, like every MPIFT wait
 //! (engine::complete), so news interrupts it.
 
+use crate::engine::base::runtime;
 use crate::engine::base::handles::Sim_FT_MPI_Comm;
 use crate::engine::{comm, news, service};
 use crate::protocol::dissem::{Mailbox, Sorted, Stamp};
@@ -67,7 +68,7 @@ pub enum Waiter {
 
 /// Is communicator `id` known revoked here (news or a revoke hint)?
 pub fn revoked_id(id: u64) -> bool {
-    if news::revoked_id(id).is_some() {
+    if runtime::revoked_id(id).is_some() {
         return true;
     }
     let mut r = false;
@@ -130,7 +131,7 @@ impl Channel {
     /// Sends `stamp` and `body` to world rank `to` now (a stand-in's part,
     /// engine::standin).
     pub fn post(&self, stamp: Stamp, body: &[u8], to: u32) {
-        self.send(stamp, body, to, news::shadow());
+        self.send(stamp, body, to, runtime::shadow());
     }
 
     /// Receives every message of this channel that has arrived and keeps it in
@@ -139,7 +140,7 @@ impl Channel {
     /// process that no longer runs blocking steps (a dead rank): a blocking step
     /// posts its receive and would race this one for the same message.
     pub fn pull(&self) -> bool {
-        let shadow = news::shadow();
+        let shadow = runtime::shadow();
         let mut got = false;
         loop {
             let (mut flag, mut st) = (0, transport::zero_status());
@@ -185,7 +186,7 @@ impl Channel {
     /// the communicator was revoked (the receive is cancelled).
     #[allow(clippy::too_many_arguments)]
     pub fn step(&self, want: Stamp, body: &[u8], to: Option<u32>, from: Option<u32>, buf: &mut [u8], expect: usize, how: Waiter) -> Option<usize> {
-        let shadow = news::shadow();
+        let shadow = runtime::shadow();
         let Some(from) = from else {
             if let Some(to) = to {
                 self.send(want, body, to, shadow);

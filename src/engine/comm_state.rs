@@ -174,13 +174,13 @@ pub(super) fn new_state(real: MPI_Comm, errhandler: Real<MPI_Errhandler>, id: u6
     // contributed to alive, engine::ft) is a known failure of the new communicator.
     let mut failures = Failures::new();
     for (r, w) in members.iter().enumerate() {
-        if crate::engine::news::is_dead(*w) {
+        if crate::engine::base::runtime::is_dead(*w) {
             failures.learn(r as u32);
         }
     }
     let mut remote_failed = Failures::new();
     for (r, w) in remote.iter().enumerate() {
-        if crate::engine::news::is_dead(*w) {
+        if crate::engine::base::runtime::is_dead(*w) {
             remote_failed.learn(r as u32);
         }
     }
@@ -189,7 +189,7 @@ pub(super) fn new_state(real: MPI_Comm, errhandler: Real<MPI_Errhandler>, id: u6
     // the news named an id no communicator here had yet. It applies now, else this
     // member enters the communicator's collectives as if nothing had happened and
     // the others wait for it (issue 18, defect 5).
-    let revoke = if calm() { None } else { crate::engine::news::revoked_id(id) };
+    let revoke = if calm() { None } else { crate::engine::base::runtime::revoked_id(id) };
     if revoke.is_some() {
         crate::engine::revoke::note_owed();
     }

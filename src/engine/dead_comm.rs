@@ -2,9 +2,10 @@
 //! requests started alive, its dummy joins in flight, and the communicators
 //! made after its death that it takes up.
 
+use crate::engine::base::runtime;
 use crate::engine::describe::Desc;
 use crate::engine::join::Pending;
-use crate::engine::{comm, news};
+use crate::engine::comm;
 use crate::transport::{MPI_Comm, MPI_Request};
 use std::collections::HashMap;
 
@@ -45,7 +46,7 @@ impl ZComm {
     /// `found` (the members' log entries of one collective): it entered it.
     pub fn entered_by_the_others(&self, found: Option<&HashMap<u32, Desc>>) -> bool {
         let me = self.members[self.rank];
-        self.everyone().all(|w| w == me || news::is_dead(w) || found.is_some_and(|f| f.contains_key(&w)))
+        self.everyone().all(|w| w == me || runtime::is_dead(w) || found.is_some_and(|f| f.contains_key(&w)))
     }
 
     /// World ranks that point-to-point ranks name (comm::CommState::peer_world).

@@ -5,7 +5,8 @@
 //! message the dead rank sent has been received (or their grace is over); a send
 //! numbered above what it received alive was only drained.
 
-use crate::engine::{comm, news};
+use crate::engine::base::runtime;
+use crate::engine::comm;
 use crate::transport::window;
 use std::sync::Mutex;
 
@@ -42,13 +43,13 @@ fn grace_over(w: u32) -> bool {
             return false;
         }
     };
-    t.elapsed() >= IN_FLIGHT_GRACE.max(news::timeout())
+    t.elapsed() >= IN_FLIGHT_GRACE.max(runtime::timeout())
 }
 
 /// The count-of-messages record a dead rank left for this process about `comm`:
 /// (messages it sent here, messages it received from here while alive).
 fn record_of_dead(dead_world: u32, comm_id: u64) -> Option<(u32, u32)> {
-    news::with(|rt| {
+    runtime::with(|rt| {
         let at = rt.win.sent(dead_world as usize);
         for k in 0..window::SENT_SLOTS {
             if rt.win.load(at + 2 * k) == comm_id {

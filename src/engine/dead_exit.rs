@@ -3,9 +3,10 @@
 //! stays (its `MPIFT_TRACE` status, through engine::base::observer; the
 //! `MPIFT_DEBUG=stuck` report).
 
+use crate::engine::base::runtime;
 use crate::engine::dead_comm::{InFlight, Own, ZComm};
 use crate::engine::base::observer::{self, DeadStatus};
-use crate::engine::{describe, logs, news};
+use crate::engine::{describe, logs};
 use crate::protocol::exit::{self, Comm, Exit, View, Why};
 use std::time::{Duration, Instant};
 
@@ -31,7 +32,7 @@ impl Leaving {
     /// collective it can join but waits for a turn (with the function code);
     /// `chores_done`: its news is out, no agreement or revoke of its pending.
     pub fn decide(&mut self, comms: &[ZComm], pending: &[InFlight], own: &[Own], owed: &[(u64, u32)], chores_done: bool) -> Exit {
-        let (me, n) = (news::world_rank(), news::world_size());
+        let (me, n) = (runtime::world_rank(), runtime::world_size());
         self.note_deaths(me, n);
         let nobody_alive = nobody_alive(me, n);
         let views: Vec<Comm> = comms.iter().map(|c| Comm { id: c.id, joined: c.seq, next_ready: owed.iter().any(|o| o.0 == c.id) }).collect();
@@ -53,7 +54,7 @@ impl Leaving {
     /// may have started before the dead rank's last log entry.
     fn note_deaths(&mut self, me: usize, n: usize) {
         self.dead_need.resize(n, None);
-        let new: Vec<u32> = (0..n as u32).filter(|p| *p as usize != me && self.dead_need[*p as usize].is_none() && news::is_dead(*p)).collect();
+        let new: Vec<u32> = (0..n as u32).filter(|p| *p as usize != me && self.dead_need[*p as usize].is_none() && runtime::is_dead(*p)).collect();
         if new.is_empty() {
             return;
         }
@@ -75,7 +76,7 @@ impl Leaving {
     /// count: all are final only once read cycles that started after the first
     /// such answer (`confirm`) have finished and still say so.
     fn live_not_final(&mut self, me: usize, n: usize) -> Option<u32> {
-        let live: Vec<u32> = (0..n as u32).filter(|p| *p as usize != me && !news::is_dead(*p)).collect();
+        let live: Vec<u32> = (0..n as u32).filter(|p| *p as usize != me && !runtime::is_dead(*p)).collect();
         if let Some(p) = logs::with(|cache| live.iter().copied().find(|p| !cache.read_to_end(*p as usize))) {
             self.confirm = None;
             return Some(p);
@@ -112,7 +113,7 @@ impl Leaving {
     /// ranks known dead not read since their death (a dead rank that never
     /// leaves is a hang of the whole job).
     fn check_stuck(&mut self, why: Why, live_final: bool, state: impl FnOnce() -> String) {
-        if !news::debug_stuck() || self.said {
+        if !runtime::debug_stuck() || self.said {
             return;
         }
         if !live_final {
@@ -124,7 +125,7 @@ impl Leaving {
             self.said = true;
             crate::say!(
                 "MPIFT: rank {}: dead, every live rank finalizing for 5 s, not leaving: {why}; dead logs unread since the death {:?}; {}",
-                news::world_rank(),
+                runtime::world_rank(),
                 self.dead_unread(),
                 state()
             );
@@ -146,5 +147,5 @@ fn entered_by_all(comms: &[ZComm], id: u64, s: u64) -> bool {
 
 /// Every process of the job is dead (and no spare can replace one).
 pub fn nobody_alive(me: usize, n: usize) -> bool {
-    !crate::engine::base::process::spares_on() && (0..n).all(|p| p == me || news::is_dead(p as u32))
+    !crate::engine::base::process::spares_on() && (0..n).all(|p| p == me || runtime::is_dead(p as u32))
 }

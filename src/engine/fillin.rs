@@ -40,6 +40,7 @@
 //! done or waits for a member's entry, which wakes it again (news::wakes,
 //! [`wanted`]).
 
+use crate::engine::base::runtime;
 use crate::engine::base::handles::Sim_FT_MPI_Comm;
 use crate::engine::describe::{fcode, Desc};
 use crate::engine::join::{self, Joined, Who};
@@ -81,7 +82,7 @@ fn wanted_troubled() -> bool {
 
 /// The other members of `troubled`, as world ranks, each once.
 fn member_ranks(troubled: &[Troubled]) -> Vec<u32> {
-    let me = news::world_rank() as u32;
+    let me = runtime::world_rank() as u32;
     let mut ranks: Vec<u32> = troubled.iter().flat_map(|t| t.members.iter().copied()).collect();
     ranks.retain(|w| *w != me);
     ranks.sort_unstable();
@@ -121,7 +122,7 @@ static CHECK: Mutex<Option<NewsCheck>> = Mutex::new(None);
 /// reads the death and reports `MPI_ERR_PROC_FAILED`). Never waits: steps started
 /// by an earlier call are tested, missing ones started; false until all are done.
 fn all_know(members: &[u32], me: u32) -> bool {
-    let dead: Vec<u32> = members.iter().copied().filter(|w| news::is_dead(*w)).collect();
+    let dead: Vec<u32> = members.iter().copied().filter(|w| runtime::is_dead(*w)).collect();
     let mut g = CHECK.lock().unwrap();
     let c = g.get_or_insert_with(NewsCheck::default);
     let mut next = Vec::new();
@@ -136,7 +137,7 @@ fn all_know(members: &[u32], me: u32) -> bool {
             st.bump = true;
             st.buf[0] = 1;
             let (vals, old) = st.buf.split_at_mut(1);
-            if let Some(r) = news::with(|rt| rt.win.rupdate(st.member as usize, window::NEWS_GEN, vals, true, old)) {
+            if let Some(r) = runtime::with(|rt| rt.win.rupdate(st.member as usize, window::NEWS_GEN, vals, true, old)) {
                 st.req = r;
                 next.push(st);
             }
@@ -145,7 +146,7 @@ fn all_know(members: &[u32], me: u32) -> bool {
     }
     c.steps = next;
     let mut all = true;
-    for &p in members.iter().filter(|p| **p != me && !news::is_dead(**p)) {
+    for &p in members.iter().filter(|p| **p != me && !runtime::is_dead(**p)) {
         for &d in &dead {
             if c.known.contains(&(p, d)) {
                 continue;
@@ -155,7 +156,7 @@ fn all_know(members: &[u32], me: u32) -> bool {
                 continue;
             }
             let mut buf = Box::new([0u64; 2]);
-            if let Some(req) = news::with(|rt| rt.win.rget(p as usize, window::DEAD + d as usize, &mut buf[..1])) {
+            if let Some(req) = runtime::with(|rt| rt.win.rget(p as usize, window::DEAD + d as usize, &mut buf[..1])) {
                 c.steps.push(Step { member: p, dead: d, bump: false, req, buf });
             }
         }
@@ -203,13 +204,13 @@ pub fn settle_owed(mut pause: impl FnMut()) {
         return;
     }
     SETTLING.store(true, Ordering::Relaxed);
-    let n = news::world_size();
+    let n = runtime::world_size();
     loop {
         *LAST_POLL.lock().unwrap() = None;
         poll();
         // poll() reads before it fills in: what it read was acted on.
         let others = member_ranks(&troubled());
-        let live = others.iter().filter(|w| (**w as usize) < n && !news::is_dead(**w));
+        let live = others.iter().filter(|w| (**w as usize) < n && !runtime::is_dead(**w));
         let all_done = logs::with(|cache| live.clone().all(|w| cache.program_read_to_end(*w as usize)));
         if all_done && !BLOCKED.load(Ordering::Relaxed) {
             return;
@@ -306,14 +307,14 @@ fn troubled() -> Vec<Troubled> {
 /// live members other than this rank that have not entered it.
 fn holds_everyone(t: &Troubled, d: &Desc, missing: &[u32]) -> bool {
     use fcode::*;
-    let me = news::world_rank() as u32;
+    let me = runtime::world_rank() as u32;
     let rank_of = |w: u32| t.members.iter().position(|m| *m == w);
     let entered: Vec<usize> = (t.members.iter().enumerate())
-        .filter(|(_, w)| **w != me && !news::is_dead(**w) && !missing.contains(w))
+        .filter(|(_, w)| **w != me && !runtime::is_dead(**w) && !missing.contains(w))
         .map(|(r, _)| r)
         .collect();
     let root = t.members.get(d.root as usize).copied();
-    let root_waits = root.is_some_and(|w| news::is_dead(w) || missing.contains(&w));
+    let root_waits = root.is_some_and(|w| runtime::is_dead(w) || missing.contains(&w));
     !entered.is_empty()
         && match d.fcode {
             BARRIER | ALLREDUCE | ALLGATHER | ALLGATHERV | ALLTOALL | ALLTOALLV | ALLTOALLW | REDUCE_SCATTER | REDUCE_SCATTER_BLOCK => true,
@@ -384,7 +385,7 @@ fn in_agree(id: u64, seq: u64, missing: &[u32]) -> bool {
             continue;
         }
         let mut buf = Box::new([0u64; 1]);
-        if let Some(req) = news::with(|rt| rt.win.rget(p as usize, window::IN_AGREE, &mut buf[..])) {
+        if let Some(req) = runtime::with(|rt| rt.win.rget(p as usize, window::IN_AGREE, &mut buf[..])) {
             a.flight.push(AgreeRead { key, req, buf });
         }
     }
@@ -394,7 +395,7 @@ fn in_agree(id: u64, seq: u64, missing: &[u32]) -> bool {
 /// Fills in, in order, for the doomed collectives on `t` the others entered.
 /// True when it stopped at one that waits for reads of this rank's own.
 fn fill(mut t: Troubled) -> bool {
-    let me = news::world_rank() as u32;
+    let me = runtime::world_rank() as u32;
     loop {
         let s = t.seq + 1;
         let Some((d, per, missing)) = logs::with(|cache| {
@@ -416,7 +417,7 @@ fn fill(mut t: Troubled) -> bool {
                 _ => {}
             }
             let missing: Vec<u32> = (t.members.iter().enumerate())
-                .filter(|(r, w)| *r != t.rank && !news::is_dead(**w) && !found.contains_key(w))
+                .filter(|(r, w)| *r != t.rank && !runtime::is_dead(**w) && !found.contains_key(w))
                 .filter(|(_, w)| !(alike && cache.went_on(t.id, s, **w)))
                 .map(|(_, w)| *w)
                 .collect();
@@ -450,8 +451,8 @@ fn fill(mut t: Troubled) -> bool {
             st.seq = s;
             st.filled += 1;
         });
-        if news::debug() {
-            crate::say!("MPIFT fill-in {}: comm {:x} #{} f{}", news::world_rank(), t.id, s, d.fcode);
+        if runtime::debug() {
+            crate::say!("MPIFT fill-in {}: comm {:x} #{} f{}", runtime::world_rank(), t.id, s, d.fcode);
         }
         let who = Who { real: t.real, rank: t.rank, size: t.members.len(), id: t.id, members: &t.members, seq: s, standin: false };
         // Blocking: never blocks for ever: a blocking form only once every other

@@ -23,12 +23,13 @@
 //! The program's entry points are [`crate::engine::ft_calls`] (re-exported
 //! here), the slots in the window [`crate::engine::ft_slots`].
 
+use crate::engine::base::runtime;
 use crate::engine::base::errors::SIM_FT_ERR_PROC_FAILED;
 use crate::engine::ft_slots::{self, claim, parse, probe_start, store_field};
 use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm};
 use crate::engine::inter::Sides;
 use crate::engine::base::edges;
-use crate::engine::{comm, inter, news, service};
+use crate::engine::{comm, inter, service};
 use crate::protocol::agree;
 use crate::protocol::ftagree::{Agreement, Published, Step, View};
 use crate::protocol::Rank;
@@ -301,7 +302,7 @@ fn advance(op: &mut Op) {
 fn advance_once(op: &mut Op) -> bool {
     let n = op.members.len();
     let l = agree::contribution_len(n as u32);
-    let sw = news::with(|rt| rt.win.ft_slot_words()).unwrap_or(0);
+    let sw = runtime::with(|rt| rt.win.ft_slot_words()).unwrap_or(0);
     let mut got = false;
     for m in 0..n {
         let done = match &mut op.reads[m] {
@@ -347,8 +348,8 @@ fn advance_once(op: &mut Op) -> bool {
             continue;
         }
         let w = op.members[m] as usize;
-        let final_ = news::is_dead(w as u32);
-        let read = news::with(|rt| {
+        let final_ = runtime::is_dead(w as u32);
+        let read = runtime::with(|rt| {
             let mut buf = vec![0u64; sw * window::FT_PROBE].into_boxed_slice();
             let req = rt.win.rget(w, rt.win.ft_slot(start), &mut buf);
             Read { req, buf, final_ }

@@ -3,10 +3,11 @@
 //! `MPIX_Comm_ishrink`, which return the generalized request behind it at once,
 //! and that request's callbacks.
 
+use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome};
 use crate::engine::ft::{start, wait, What};
 use crate::engine::base::handles::{self, CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
-use crate::engine::{args, inter, news, request};
+use crate::engine::{args, inter, request};
 use crate::transport::{self, window, MPI_Request, MPI_Status};
 use std::os::raw::{c_int, c_void};
 
@@ -52,7 +53,7 @@ struct InAgree(u64);
 
 impl InAgree {
     fn mark(id: u64) -> InAgree {
-        let before = news::with(|rt| {
+        let before = runtime::with(|rt| {
             let b = rt.win.load(window::IN_AGREE);
             rt.win.store(window::IN_AGREE, id);
             rt.win.sync();
@@ -64,7 +65,7 @@ impl InAgree {
 
 impl Drop for InAgree {
     fn drop(&mut self) {
-        news::with(|rt| rt.win.store(window::IN_AGREE, self.0));
+        runtime::with(|rt| rt.win.store(window::IN_AGREE, self.0));
     }
 }
 

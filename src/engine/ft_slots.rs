@@ -9,7 +9,8 @@
 //! that window with one read. A slot is reused only once every live member has
 //! the result of the instance it held ([`retired`]).
 
-use crate::engine::{news, service};
+use crate::engine::base::runtime;
+use crate::engine::service;
 use crate::protocol::agree;
 use crate::protocol::ftagree::Published;
 use crate::transport::serial::Serial;
@@ -70,7 +71,7 @@ pub(super) fn parse(buf: &[u64], slot_words: usize, id: u64, inst: u64, l: usize
 /// Publishes field `f` (0 contribution, 1 partial, 2 result) of instance
 /// (id, inst) in this process's slot `slot`: the words, then their check word.
 pub(super) fn store_field(slot: usize, id: u64, inst: u64, f: usize, words: &[u64]) {
-    news::with(|rt| {
+    runtime::with(|rt| {
         let base = rt.win.ft_slot(slot);
         let at = base + field_at(words.len(), f);
         for (i, w) in words.iter().enumerate() {
@@ -109,7 +110,7 @@ pub(super) fn claim(id: u64, inst: u64, l: usize) -> usize {
         });
         if let Some(j) = found {
             SLOTS.lock()[j] = SlotUse::Busy;
-            news::with(|rt| {
+            runtime::with(|rt| {
                 let base = rt.win.ft_slot(j);
                 for f in 0..3 {
                     rt.win.store(base + field_at(l, f) + l, 0);
@@ -130,11 +131,11 @@ pub(super) fn claim(id: u64, inst: u64, l: usize) -> usize {
 /// slot, which it does only after checking the same): nobody reads this
 /// process's slot for it any more. Blocking reads; only on a slot collision.
 fn retired(id: u64, inst: u64, members: &[u32], n: usize) -> bool {
-    let me = news::world_rank() as u32;
+    let me = runtime::world_rank() as u32;
     let l = agree::contribution_len(n as u32);
     let start = probe_start(id, inst);
-    for &w in members.iter().filter(|w| **w != me && !news::is_dead(**w)) {
-        let got = news::with(|rt| {
+    for &w in members.iter().filter(|w| **w != me && !runtime::is_dead(**w)) {
+        let got = runtime::with(|rt| {
             let sw = rt.win.ft_slot_words();
             let mut buf = vec![0u64; sw * window::FT_PROBE];
             // Blocking: never blocks for ever: a passive-target read of a live

@@ -10,6 +10,7 @@
 //! communicator every non-local operation returns `MPI_ERR_REVOKED` without
 //! entering (ULFM-SEMANTICS.md, Revoke).
 
+use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_REVOKED};
 use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm};
 use crate::engine::describe::{fcode, Desc};
@@ -158,8 +159,8 @@ fn wake_members(c: &CommRef, seq: u64) {
     if all_dead_entered_seq(c.handle, seq) {
         return;
     }
-    let me = news::world_rank() as u32;
-    for w in members.into_iter().filter(|w| *w != me && !news::is_dead(*w)) {
+    let me = runtime::world_rank() as u32;
+    for w in members.into_iter().filter(|w| *w != me && !runtime::is_dead(*w)) {
         news::wake(w as usize);
     }
 }

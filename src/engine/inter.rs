@@ -3,9 +3,10 @@
 //! intercommunicator (docs/ARCHITECTURE.md, "Intercommunicators"); and the
 //! agreement on a communicator with members of another job.
 
+use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
 use crate::engine::base::handles::CommRef;
-use crate::engine::{comm, news};
+use crate::engine::comm;
 use crate::protocol::Rank;
 use crate::transport::{self, MPI_Comm};
 use std::os::raw::{c_int, c_void};
@@ -72,7 +73,7 @@ pub(crate) fn shrunk(members: &[u32], me: usize, sides: Sides, live: &[Rank], ta
         return Err(SIM_FT_ERR_PROC_FAILED);
     }
     let worlds: Vec<c_int> = live.iter().map(|r| members[*r as usize] as c_int).collect();
-    let shadow = news::shadow();
+    let shadow = runtime::shadow();
     let mut wg = transport::group_empty();
     let mut g = transport::group_empty();
     let mut both = transport::comm_null();

@@ -3,6 +3,7 @@
 //! collectives it must join, and by a live rank catching up on a revoked
 //! communicator.
 
+use crate::engine::base::runtime;
 use crate::engine::describe::Desc;
 use crate::engine::news;
 use crate::transport::{self, window, MPI_Request};
@@ -71,14 +72,14 @@ pub fn clear() {
 impl LogCache {
     /// Reads new entries of the given world ranks.
     pub fn poll(&mut self, ranks: &[u32]) {
-        let n = news::world_size();
+        let n = runtime::world_size();
         if self.after.len() < n {
             self.after.resize(n, 0);
         }
         for &p in ranks {
             let p = p as usize;
             let (head, got) = news::read_log(p, self.after[p]);
-            if news::debug() && head != self.after[p] {
+            if runtime::debug() && head != self.after[p] {
                 crate::say!("MPIFT logs: rank {} head {} -> {} ({} parsed)", p, self.after[p], head, got.len());
             }
             self.after[p] = self.take(p, head, got);
@@ -110,7 +111,7 @@ impl LogCache {
     /// on a core until then. Also tracks each rank's `FINALIZING` word.
     pub fn poll_async(&mut self, ranks: &[u32]) -> bool {
         let mut news = false;
-        let n = news::world_size();
+        let n = runtime::world_size();
         // (`poll` may have sized `after` already.)
         self.after.resize(n.max(self.after.len()), 0);
         self.fetch.resize_with(n, Fetch::default);
@@ -123,7 +124,7 @@ impl LogCache {
                 match std::mem::take(&mut self.fetch[p]) {
                     Fetch::Idle => {
                         let mut b = Box::new([0u64; 3]);
-                        let Some(r) = news::with(|rt| rt.win.rget(p, window::FINALIZING, &mut b[..])) else { return news };
+                        let Some(r) = runtime::with(|rt| rt.win.rget(p, window::FINALIZING, &mut b[..])) else { return news };
                         self.fetch[p] = Fetch::Head(r, b);
                         self.cycles[p].0 += 1;
                     }
@@ -173,7 +174,7 @@ impl LogCache {
         // history.
         let mine = if got.is_empty() { Default::default() } else { crate::engine::comm::entered_counts() };
         for e in got {
-            if news::debug() {
+            if runtime::debug() {
                 crate::say!("MPIFT logs: from {} comm {:x} #{} f{} state {}", p, e.comm, e.seq, e.desc.fcode, e.state);
             }
             match e.state {
@@ -220,9 +221,9 @@ impl LogCache {
         if !self.any_lost() {
             return None;
         }
-        let me = news::world_rank() as u32;
+        let me = runtime::world_rank() as u32;
         let has = |w: u32| self.entries.get(&(comm, seq)).is_some_and(|m| m.contains_key(&w));
-        let others = || members.iter().copied().filter(|w| *w != me && !news::is_dead(*w));
+        let others = || members.iter().copied().filter(|w| *w != me && !runtime::is_dead(*w));
         if !others().all(|w| has(w) || self.went_on(comm, seq, w)) {
             return None; // someone has yet to enter it, or its log to be read
         }
@@ -250,7 +251,7 @@ impl LogCache {
             "MPIFT: rank {} ({who}): collective #{seq} of communicator {comm:x} cannot be joined: world rank \
              {member}'s entry of it left its log (the last {} collectives) before this rank read it ({} entries \
              lost); members inside it may wait for ever (MPIFT's limit, docs/ULFM-DIFFERENCES.md)",
-            news::world_rank(),
+            runtime::world_rank(),
             window::LOG_LEN,
             self.lost(member)
         );

@@ -11,12 +11,12 @@
 //! message on the shadow communicator ([`crate::engine::wake`], whose functions
 //! are re-exported here).
 
+use crate::engine::base::runtime::{self, set_timeout, with, Runtime};
 use crate::engine::comm;
 use crate::engine::describe::Desc;
 use crate::transport::script::{Scripts, Update};
-use crate::transport::serial::Serial;
 use crate::transport::window::{self, Window};
-use crate::transport::{self, stats, MPI_Comm, MPI_Request};
+use crate::transport::{self, stats, MPI_Request};
 use std::collections::HashMap;
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
@@ -25,69 +25,9 @@ use std::time::Duration;
 /// The wake messages, kept at their old paths (`news::wake` etc.).
 pub use crate::engine::wake::{drain_wakes, hint_revoke, rearm_wake, wake, wake_all, wake_request, wakes, TAG_WAKE};
 
-pub struct Runtime {
-    pub win: Window,
-    pub shadow: MPI_Comm,
-    /// The persistent receive of wake messages, and its buffer (engine::wake).
-    pub(crate) wake_req: MPI_Request,
-    pub(crate) wake_buf: Box<[u64; 4]>,
-    /// Revoke hints sent and not known complete yet, with their buffers.
-    pub(crate) hints: Vec<(MPI_Request, Box<[u64; 2]>)>,
-    /// World ranks known dead, and in which order they became known.
-    pub dead: Vec<bool>,
-    pub dead_order: Vec<u32>,
-    /// Revoked communicator ids, with the horizon once published.
-    pub revoked: HashMap<u64, Option<u64>>,
-    ring_next: u64,
-    /// Collective log entries written by this process.
-    log_count: u64,
-    pub zombie: bool,
-}
-
-// SAFETY: the host handles inside (pointers with Open MPI) and the window's
-// base pointer name host objects not tied to any thread; they are only used
-// under RT's lock, by the thread that calls MPI. The buffers are plain memory
-// owned by the runtime.
-unsafe impl Send for Runtime {}
-
-static RT: Serial<Option<Runtime>> = Serial::new(None);
 /// This process's `NEWS_GEN` word and the value last acted on: the fast path.
 static NEWS_WORD: AtomicPtr<u64> = AtomicPtr::new(std::ptr::null_mut());
 static NEWS_SEEN: AtomicU64 = AtomicU64::new(0);
-/// Simulated detection delay in microseconds (`SIM_FT_TIMEOUT`).
-static TIMEOUT_US: AtomicU64 = AtomicU64::new(0);
-
-/// `MPIFT_DEBUG` as read once: None unset, Some(true) `stuck`, Some(false) any
-/// other value.
-fn debug_setting() -> Option<bool> {
-    static ON: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("MPIFT_DEBUG").map(|v| v == "stuck"))
-}
-
-/// `MPIFT_DEBUG` is set, to anything but `stuck`: dead ranks report what they
-/// read and wait for, at every turn of their loop.
-pub fn debug() -> bool {
-    debug_setting() == Some(false)
-}
-
-/// `MPIFT_DEBUG` is set, `stuck` included: a dead rank that cannot leave says why
-/// (engine::zombie), and nothing else is printed with `stuck`, so a hunt for a
-/// rare hang keeps the timing of a quiet run.
-pub fn debug_stuck() -> bool {
-    debug_setting().is_some()
-}
-
-pub fn with<R>(f: impl FnOnce(&mut Runtime) -> R) -> Option<R> {
-    RT.lock().as_mut().map(f)
-}
-
-pub fn timeout() -> Duration {
-    Duration::from_micros(TIMEOUT_US.load(Ordering::Relaxed))
-}
-pub fn set_timeout(seconds: f64) {
-    let us = if seconds.is_finite() && seconds > 0.0 { (seconds * 1e6) as u64 } else { 0 };
-    TIMEOUT_US.store(us, Ordering::Relaxed);
-}
 
 /// Called by `MPI_Init` after the real init (collective over the world).
 pub fn start() -> Result<(), c_int> {
@@ -121,7 +61,7 @@ pub fn start() -> Result<(), c_int> {
     crate::engine::wake::arm(&mut rt);
     NEWS_WORD.store(rt.win.word_ptr(window::NEWS_GEN), Ordering::Release);
     NEWS_SEEN.store(0, Ordering::Release);
-    *RT.lock() = Some(rt);
+    runtime::install(rt);
     Ok(())
 }
 
@@ -129,7 +69,7 @@ pub fn start() -> Result<(), c_int> {
 pub fn stop() {
     NEWS_WORD.store(std::ptr::null_mut(), Ordering::Release);
     LAST_STATE.store(std::ptr::null_mut(), Ordering::Release);
-    if let Some(mut rt) = RT.lock().take() {
+    if let Some(mut rt) = runtime::take() {
         crate::engine::wake::disarm(&mut rt);
         // Blocking: never blocks for ever: collective over every process, each of
         // which comes here once on its way out (MPI_Finalize, a dead rank's end),
@@ -249,16 +189,6 @@ fn apply_news() -> bool {
         crate::engine::revoke::owe_end_receives(id);
     }
     true
-}
-
-/// A revoke of communicator `id` is known here: Some(its horizon, if published).
-pub fn revoked_id(id: u64) -> Option<Option<u64>> {
-    with(|rt| rt.revoked.get(&id).copied()).flatten()
-}
-
-/// Is world rank `w` known dead here?
-pub fn is_dead(w: u32) -> bool {
-    with(|rt| rt.dead.get(w as usize).copied().unwrap_or(false)).unwrap_or(false)
 }
 
 /// Writes this process's log entry for collective number `seq` on communicator
@@ -534,15 +464,3 @@ pub fn set_stage(w: u64) {
 pub const PROGRAM_DONE: u64 = 1;
 pub const FINAL: u64 = 2;
 
-pub fn world_size() -> usize {
-    with(|rt| rt.win.n).unwrap_or(1)
-}
-pub fn world_rank() -> usize {
-    with(|rt| rt.win.me).unwrap_or(0)
-}
-pub fn is_zombie() -> bool {
-    with(|rt| rt.zombie).unwrap_or(false)
-}
-pub fn shadow() -> MPI_Comm {
-    with(|rt| rt.shadow).unwrap_or_else(transport::comm_null)
-}

@@ -27,6 +27,7 @@
 //! in ascending communicator id, the same order everywhere (blocking dummy joins
 //! in different orders at two ranks would wait for each other).
 
+use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome};
 use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm};
 use crate::engine::describe::Desc;
@@ -103,7 +104,7 @@ pub fn revoke(c: Sim_FT_MPI_Comm) -> Outcome {
     }
     note_owed();
     news::refresh();
-    let me = news::world_rank() as u32;
+    let me = runtime::world_rank() as u32;
     // Both groups of an intercommunicator (its id is the same at each member:
     // engine::ctor_join::inter_id); no news reaches another job's processes.
     let (members, seq, already) =
@@ -276,7 +277,7 @@ fn advance(j: &mut Job) -> bool {
 
 fn start_head(p: usize) -> Read {
     let mut b = Box::new([0u64; 1]);
-    match news::with(|rt| rt.win.rget(p, window::LOG_HEAD, &mut b[..])) {
+    match runtime::with(|rt| rt.win.rget(p, window::LOG_HEAD, &mut b[..])) {
         Some(r) => Read::Head(r, b),
         None => Read::Done,
     }
@@ -383,7 +384,7 @@ pub(crate) fn catch_up(cr: &CommRef) -> Outcome {
 fn join_next(cr: &CommRef, s: u64) -> Outcome {
     let (members, rank, union) =
         comm::read(cr.handle, |st| (st.members.clone(), st.rank as usize, st.union())).expect("caller looked it up");
-    let me = news::world_rank() as u32;
+    let me = runtime::world_rank() as u32;
     // Both groups of an intercommunicator: the other one may be the only one in it.
     let others: Vec<u32> = union.iter().copied().filter(|w| *w != me).collect();
     let mut idle = Idle::new();

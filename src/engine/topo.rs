@@ -27,11 +27,11 @@
 
 #![allow(non_snake_case, clippy::too_many_arguments)]
 
+use crate::engine::base::runtime;
 use crate::engine::ctor_join::free_comm;
 use crate::engine::base::handles::CommRef;
 use crate::engine::describe::{self, fcode, Desc, Spec};
 use crate::engine::join::{Joined, Pending, Who};
-use crate::engine::news;
 use crate::transport::{self, coll, comm, env, topo_kind, MPI_Aint, MPI_Comm, MPI_Datatype, MPI_Request};
 use std::os::raw::{c_int, c_void};
 
@@ -130,7 +130,7 @@ fn type_size(t: MPI_Datatype) -> i64 {
 /// out-neighbors with what it sends to each (or no lists, if they do not fit).
 fn with_lists(c: &CommRef, mut x: Desc, recv_amount: impl Fn(usize) -> i64, send_amount: impl Fn(usize) -> i64) -> Desc {
     let Some(adj) = adjacency(c.real) else { return x };
-    let cap = news::world_size();
+    let cap = runtime::world_size();
     x.extra[0] = adj.ins.len() as u64;
     x.extra[1] = adj.outs.len() as u64;
     if adj.ins.len() > cap || adj.outs.len() > cap {
@@ -403,9 +403,9 @@ fn join_neighbor(who: &Who, f: u32, nb: bool, entries: &[Option<Desc>]) -> Joine
         fcode::NEIGHBOR_ALLTOALLW => neighbor_alltoallw(who.real, nb, &x, &mut p),
         _ => return Joined::Unsupported,
     };
-    if code != 0 && news::debug() {
+    if code != 0 && runtime::debug() {
         // A peer of this join waits for a message that was never sent.
-        crate::say!("MPIFT join {}: comm {:x} #{} f{} failed at once: error {}", news::world_rank(), who.id, who.seq, f, code);
+        crate::say!("MPIFT join {}: comm {:x} #{} f{} failed at once: error {}", runtime::world_rank(), who.id, who.seq, f, code);
     }
     if nb {
         Joined::Pending(p)

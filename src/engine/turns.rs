@@ -9,7 +9,7 @@
 //! [`may_abandon`] before it leaves, and owes nothing on a communicator with an
 //! [`abandoned`] member.
 
-use crate::engine::news;
+use crate::engine::base::runtime;
 use crate::protocol::turns::{self, Decision, Leave, State, Turn};
 use crate::transport::{self, window, MPI_Request};
 use std::sync::Mutex;
@@ -64,7 +64,7 @@ fn take_reads(d: &mut Driver) -> Option<Vec<State>> {
 /// Writes this rank's state into its window, visible before its next reads.
 fn publish(s: State) {
     let w = turns::encode(s);
-    news::with(|rt| {
+    runtime::with(|rt| {
         // The check word last: a reader that finds it matching read the other two
         // as written with it (the region is plain memory; transport::window::sync).
         rt.win.store(window::TURN, w[0]);
@@ -82,16 +82,16 @@ fn publish(s: State) {
 /// first is read by the other (protocol::turns; tests/protocol_turns.rs, news
 /// that lands late).
 fn start_reads(d: &mut Driver) {
-    let me = news::world_rank();
-    let n = news::world_size();
-    let dead: Vec<usize> = news::with(|rt| {
+    let me = runtime::world_rank();
+    let n = runtime::world_size();
+    let dead: Vec<usize> = runtime::with(|rt| {
         rt.win.sync();
         (0..n).filter(|p| *p != me && (rt.dead.get(*p).copied().unwrap_or(false) || rt.win.load(window::DEAD + *p) != 0)).collect()
     })
     .unwrap_or_default();
     for p in dead {
         let mut buf = Box::new([0u64; turns::WORDS]);
-        if let Some(req) = news::with(|rt| rt.win.rget(p, window::TURN, &mut buf[..])) {
+        if let Some(req) = runtime::with(|rt| rt.win.rget(p, window::TURN, &mut buf[..])) {
             d.reads.push(Read { p, req, buf });
         }
     }
@@ -183,8 +183,8 @@ pub fn may_abandon(mine: &[u64]) -> bool {
 
 /// No other dead rank to read (a cycle of no reads is complete at once).
 fn news_is_alone() -> bool {
-    let me = news::world_rank();
-    (0..news::world_size()).all(|p| p == me || !news::is_dead(p as u32))
+    let me = runtime::world_rank();
+    (0..runtime::world_size()).all(|p| p == me || !runtime::is_dead(p as u32))
 }
 
 /// The last state read of dead rank `w` is [`State::Abandoned`].

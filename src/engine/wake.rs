@@ -7,7 +7,7 @@
 //! wake may carry a revoke hint ([`hint_revoke`]).
 
 use crate::engine::comm;
-use crate::engine::news::{self, with, Runtime};
+use crate::engine::base::runtime::{self, with, Runtime};
 use crate::transport::{self, stats, MPI_Request};
 use std::os::raw::{c_int, c_void};
 
@@ -155,8 +155,8 @@ pub fn hint_revoke(p: usize, id: u64) {
 /// Zero-byte wake message to every other process (non-blocking, fire and forget:
 /// the receive is always posted, so they complete promptly).
 pub fn wake_all() {
-    let n = news::world_size();
-    let me = news::world_rank();
+    let n = runtime::world_size();
+    let me = runtime::world_rank();
     for p in (0..n).filter(|p| *p != me) {
         wake(p);
     }

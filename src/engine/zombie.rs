@@ -23,6 +23,7 @@
 //! 4. sends its part of the run report (src/inject/report.rs) with the others,
 //!    frees the window with them, finalizes, and exits with status 0.
 
+use crate::engine::base::runtime;
 use crate::engine::dead_comm::{InFlight, Own, ZComm, NEW_COMMS};
 use crate::engine::dead_exit::Leaving;
 use crate::engine::describe::{fcode, Desc};
@@ -61,15 +62,15 @@ pub fn kill_me() -> ! {
         })
         .collect();
     let sent = comm::sent_summary();
-    news::with(|rt| rt.zombie = true);
-    std::thread::sleep(news::timeout());
+    runtime::with(|rt| rt.zombie = true);
+    std::thread::sleep(runtime::timeout());
     let news_out = announce(&sent);
     if observer::verbose() >= 3 {
-        crate::say!("MPIFT: rank {}: dead; telling every process, serving", news::world_rank());
+        crate::say!("MPIFT: rank {}: dead; telling every process, serving", runtime::world_rank());
     }
     serve(comms, &mut own, news_out);
     if observer::verbose() >= 3 {
-        crate::say!("MPIFT: rank {}: every live rank is finalizing; dead rank finalizes", news::world_rank());
+        crate::say!("MPIFT: rank {}: every live rank is finalizing; dead rank finalizes", runtime::world_rank());
     }
     observer::dead_status(&DeadStatus::Leaving("report"));
     observer::finalize();
@@ -90,7 +91,7 @@ pub fn kill_me() -> ! {
 /// lands, so a peer computing outside MPI delays nobody else's news.
 fn announce(sent: &[(u64, u32, u32, u32)]) -> Scripts {
     let mut s = Scripts::default();
-    let Some((me, n, at_sent)) = news::with(|rt| {
+    let Some((me, n, at_sent)) = runtime::with(|rt| {
         let me = rt.win.me;
         rt.dead[me] = true;
         (me, rt.win.n, rt.win.sent(me))
@@ -128,8 +129,8 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<Own>, mut news_out: Scripts) {
     let mut pending: Vec<InFlight> = Vec::new();
     let mut idle = Duration::from_micros(50);
     let mut last_busy = std::time::Instant::now();
-    let n = news::world_size();
-    let me = news::world_rank();
+    let n = runtime::world_size();
+    let me = runtime::world_rank();
     let everyone: Vec<u32> = (0..n as u32).filter(|p| *p as usize != me).collect();
     let mut scratch = vec![0u8; 1 << 16];
     // Peers that have this death's news in their memory.
@@ -331,8 +332,8 @@ fn next_ready(c: &ZComm, told: &[bool]) -> Option<Ready> {
     let s = c.seq + 1;
     logs::with(|cache| {
         let found = cache.get(c.id, s);
-        if news::debug() {
-            crate::say!("MPIFT zombie {}: comm {:x} waits for #{} found {:?}", news::world_rank(), c.id, s, found.map(|f| f.keys().collect::<Vec<_>>()));
+        if runtime::debug() {
+            crate::say!("MPIFT zombie {}: comm {:x} waits for #{} found {:?}", runtime::world_rank(), c.id, s, found.map(|f| f.keys().collect::<Vec<_>>()));
         }
         let found = found?;
         // Every member not known dead must have logged it: then nobody in it waits

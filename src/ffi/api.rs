@@ -26,7 +26,7 @@ pub extern "C" fn Sim_FT_kill_me() {
 /// long a dying rank waits before the survivors learn of its death.
 #[no_mangle]
 pub extern "C" fn Sim_FT_set_timeout(seconds: f64) {
-    crate::engine::news::set_timeout(seconds)
+    crate::engine::base::runtime::set_timeout(seconds)
 }
 
 /// Sets the fan-out of the tree that `MPIX_Comm_agree`/`shrink` and their
@@ -49,7 +49,7 @@ pub extern "C" fn Sim_FT_is_dead(rank: c_int) -> c_int {
     }
     crate::engine::news::drain_wakes();
     crate::engine::news::refresh();
-    (rank >= 0 && crate::engine::news::is_dead(rank as u32)) as c_int
+    (rank >= 0 && crate::engine::base::runtime::is_dead(rank as u32)) as c_int
 }
 
 // --- accounting (bench/README.md) ----------------------------------------------

@@ -290,7 +290,7 @@ pub fn args(a: Args) {
 /// it was). A collective MPIFT runs for itself inside another call (a dead
 /// rank's join, a shrink's) is not the program's call: kept out.
 pub fn coll_entered(comm: Sim_FT_MPI_Comm, root: c_int) {
-    if MAP.load(Ordering::Relaxed) == 0 || crate::engine::news::is_zombie() {
+    if MAP.load(Ordering::Relaxed) == 0 || crate::engine::base::runtime::is_zombie() {
         return; // no state file (tracing off), or a dead rank's join
     }
     update(|d| {

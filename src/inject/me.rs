@@ -3,7 +3,7 @@
 //! started at `MPI_Init` and its world rank. A leaf: it imports no other file of
 //! `inject`, so the parts below `inject`'s orchestration can all use it.
 
-use crate::engine::news;
+use crate::engine::base::runtime;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -30,7 +30,7 @@ pub fn start_clock() {
     T0.get_or_init(Instant::now);
 }
 pub fn world_rank() -> usize {
-    news::world_rank()
+    runtime::world_rank()
 }
 pub fn calls() -> u64 {
     CALLS.load(Ordering::Relaxed)

@@ -49,6 +49,7 @@ pub mod rng;
 pub mod settings;
 pub mod trace;
 
+use crate::engine::base::runtime;
 use crate::inject::death::{die, is_dead};
 use crate::inject::me::{bump_calls, calls, start_clock, t0, verbose, world_rank};
 use crate::inject::plan::{Cause, Plan};
@@ -199,7 +200,7 @@ fn grant(cause: Cause) -> bool {
         if s.policy.is_spare(s.rank) {
             return false;
         }
-        let mates = node_of(s).iter().filter(|w| **w != s.rank && !s.policy.is_spare(**w) && !news::is_dead(**w)).count();
+        let mates = node_of(s).iter().filter(|w| **w != s.rank && !s.policy.is_spare(**w) && !runtime::is_dead(**w)).count();
         (s.policy.max, mates as u64)
     };
     let Some(max) = max else { return true };
@@ -209,7 +210,7 @@ fn grant(cause: Cause) -> bool {
     // deaths are granted; a request can be refused spuriously only while another
     // is overshooting (two node failures at once). (MPI_Compare_and_swap would
     // avoid that, but Open MPI 4.1's vader transport crashes its target on it.)
-    let ok = news::with(|rt| {
+    let ok = runtime::with(|rt| {
         let before = rt.win.fetch_add(0, window::KILL_TICKETS, want);
         if before.saturating_add(want) <= max {
             return true;
@@ -272,7 +273,7 @@ fn rearm() {
     let node = node_of(s);
     let watch = node.len() > 1 && !s.policy.is_spare(s.rank);
     if watch {
-        if let Some(w) = node.iter().find(|w| **w != s.rank && news::is_dead(**w)) {
+        if let Some(w) = node.iter().find(|w| **w != s.rank && runtime::is_dead(**w)) {
             NODE_DOWN.store(*w as u64 + 1, Ordering::Release);
         }
     }
@@ -446,7 +447,7 @@ pub fn set_callback(cb: Option<Callback>, ctx: *mut c_void) {
 pub fn finalize() {
     edges::set(edges::ARMED, false);
     NODE_WATCH.store(false, Ordering::Release);
-    let shadow = news::shadow();
+    let shadow = runtime::shadow();
     if shadow == transport::comm_null() {
         return;
     }
@@ -466,5 +467,5 @@ pub fn finalize() {
         (entry, header, s.rank)
     };
     let _ = me;
-    report::collect(shadow, news::world_size(), &entry, died, calls(), header.as_ref());
+    report::collect(shadow, runtime::world_size(), &entry, died, calls(), header.as_ref());
 }

@@ -20,3 +20,4 @@ pub mod errors;
 pub mod handles;
 pub mod observer;
 pub mod process;
+pub mod runtime;
