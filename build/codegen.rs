@@ -373,7 +373,7 @@ fn nonblocking_branch(s: &mut String, f: &Function, first_comm: &str, dargs: &[S
     let twin = nonblocking_twin(&f.name);
     let mut args = real_args(f);
     args.push("&mut nb_request".to_string());
-    let _ = writeln!(s, "        if hooks::nonblocking_colls() {{");
+    let _ = writeln!(s, "        if crate::engine::base::settings::nonblocking_colls() {{");
     let _ = writeln!(
         s,
         "            let desc = crate::engine::describe::unless_inter(&{first_comm}_r, || crate::engine::describe::{twin}({}));",

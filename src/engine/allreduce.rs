@@ -18,6 +18,7 @@
 //! member order, so the result is bitwise the same at every member, also for
 //! floating point (the host's own algorithms give no such promise either).
 
+use crate::engine::base::settings;
 use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_REVOKED};
 use crate::engine::base::handles::CommRef;
@@ -30,7 +31,7 @@ use crate::protocol::recdbl::{Plan, Step};
 use crate::transport::serial::Serial;
 use crate::transport::{self, MPI_Datatype, MPI_Op};
 use std::os::raw::{c_int, c_void};
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 
 /// The shadow communicator's tag for allreduce messages (engine::barrier's is 2).
 pub const TAG_ALLREDUCE: c_int = 3;
@@ -48,7 +49,6 @@ pub fn channel() -> &'static Channel {
     &CHANNEL
 }
 
-static OWN: AtomicBool = AtomicBool::new(true);
 
 /// Without `MPIFT_ALLREDUCE`: own where it measured no slower than the host's
 /// blocking allreduce for small messages (MPICH 4.0: 0.85-1.1 at 2 ranks), the
@@ -56,10 +56,6 @@ static OWN: AtomicBool = AtomicBool::new(true);
 /// (bench/README.md); one answer for the whole job (one host MPI).
 pub fn default_own() -> bool {
     transport::host_is_mpich()
-}
-
-pub fn set_own(on: bool) {
-    OWN.store(on, Ordering::Relaxed);
 }
 
 /// Whether each predefined (type, operation) pair is valid for a reduction: 0
@@ -111,7 +107,7 @@ fn bytes_of(count: i32, ty: u32) -> usize {
 /// The bytes of data if allreduce `d` runs as MPIFT's own, else None. The same
 /// answer at every member and at every joiner: it reads only the log entry.
 pub fn eligible(d: &Desc) -> Option<usize> {
-    if !OWN.load(Ordering::Relaxed) || d.fcode != fcode::ALLREDUCE || d.send.ty & TY_BYTES != 0 || d.send.count < 0 {
+    if !settings::own_allreduce() || d.fcode != fcode::ALLREDUCE || d.send.ty & TY_BYTES != 0 || d.send.count < 0 {
         return None;
     }
     if !valid(d.send.ty, d.op) {
@@ -234,7 +230,7 @@ pub fn allreduce(
     datatype: MPI_Datatype,
     op: MPI_Op,
 ) -> Option<Outcome> {
-    if !OWN.load(Ordering::Relaxed) {
+    if !settings::own_allreduce() {
         return None;
     }
     own_allreduce(c, d, seq, sendbuf, recvbuf, count, datatype, op)
@@ -272,7 +268,7 @@ fn own_allreduce(
     let h = c.handle;
     // Members' world ranks are read per step: no copy of the list on the failure-free path.
     let world = |r: usize| comm::read(h, |s| s.members[r]).unwrap_or(0);
-    if runtime::debug() {
+    if settings::debug() {
         crate::say!("MPIFT allreduce {}: comm {:x} #{} enters", runtime::world_rank(), c.id, seq);
     }
     let (ended, rc) = run(c.id, seq, c.rank as usize, c.size as usize, &world, Waiter::Program(h), acc, Some(&red));

@@ -14,6 +14,7 @@
 //! Intracommunicators only, in the default mode (`MPIFT_COLLECTIVES=blocking`),
 //! and unless `MPIFT_BARRIER=host` (rank 0's, shared at `MPI_Init`).
 
+use crate::engine::base::settings;
 use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_REVOKED};
 use crate::engine::base::handles::Sim_FT_MPI_Comm;
@@ -22,23 +23,10 @@ use crate::engine::{args, comm, describe, hooks};
 use crate::protocol::dissem::{partners, rounds, Stamp};
 use crate::transport;
 use std::os::raw::c_int;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The shadow communicator's tag for barrier stamps (news::TAG_WAKE is 1).
 pub const TAG_BARRIER: c_int = 2;
 
-/// `MPI_Barrier` on intracommunicators runs here (rank 0's `MPIFT_BARRIER`).
-static OWN: AtomicBool = AtomicBool::new(true);
-
-pub fn set_own(on: bool) {
-    OWN.store(on, Ordering::Relaxed);
-}
-
-/// Barriers (the program's and the joins') run as MPIFT's own.
-#[inline]
-pub fn own() -> bool {
-    OWN.load(Ordering::Relaxed)
-}
 
 /// The barrier's stamps (no data).
 static CHANNEL: Channel = Channel::new(TAG_BARRIER);
@@ -60,7 +48,7 @@ pub enum Ended {
 /// `pair(to, from)` gives the world ranks of members `to` and `from`.
 fn run(id: u64, seq: u64, me: usize, n: usize, pair: &dyn Fn(usize, usize) -> (u32, u32), how: Waiter) -> Ended {
     let want = Stamp { id, seq };
-    if runtime::debug() {
+    if settings::debug() {
         crate::say!("MPIFT barrier {}: comm {:x} #{} enters", runtime::world_rank(), id, seq);
     }
     for d in rounds(n) {
@@ -68,14 +56,14 @@ fn run(id: u64, seq: u64, me: usize, n: usize, pair: &dyn Fn(usize, usize) -> (u
         let (to, from) = pair(to, from);
         let mut buf = [0u8; HEAD];
         if CHANNEL.step(want, &[], Some(to), Some(from), &mut buf, 0, how).is_none() {
-            if runtime::debug() {
+            if settings::debug() {
                 crate::say!("MPIFT barrier {}: comm {:x} #{} revoked, leaves", runtime::world_rank(), id, seq);
             }
             CHANNEL.purge();
             return Ended::Revoked;
         }
     }
-    if runtime::debug() {
+    if settings::debug() {
         crate::say!("MPIFT barrier {}: comm {:x} #{} done", runtime::world_rank(), id, seq);
     }
     Ended::Done
@@ -93,7 +81,7 @@ pub fn join(id: u64, seq: u64, me: usize, members: &[u32]) {
 /// `MPI_Barrier`.
 pub fn barrier(comm: Sim_FT_MPI_Comm) -> Outcome {
     let c = args::comm_arg(comm)?;
-    if hooks::nonblocking_colls() {
+    if settings::nonblocking_colls() {
         let desc = describe::unless_inter(&c, || describe::MPI_Ibarrier(&c));
         hooks::coll_enter(&c, &desc)?;
         let mut req = transport::request_null();
@@ -102,7 +90,7 @@ pub fn barrier(comm: Sim_FT_MPI_Comm) -> Outcome {
     }
     let desc = describe::unless_inter(&c, || describe::MPI_Barrier(&c));
     let seq = hooks::coll_enter(&c, &desc)?;
-    if c.inter || c.foreign || !own() {
+    if c.inter || c.foreign || !settings::own_barrier() {
         let rc = transport::coll::barrier(c.real);
         return hooks::coll_leave(&c, rc);
     }

@@ -5,6 +5,7 @@
 //! message the dead rank sent has been received (or their grace is over); a send
 //! numbered above what it received alive was only drained.
 
+use crate::engine::base::settings;
 use crate::engine::base::runtime;
 use crate::engine::comm;
 use crate::transport::window;
@@ -43,7 +44,7 @@ fn grace_over(w: u32) -> bool {
             return false;
         }
     };
-    t.elapsed() >= IN_FLIGHT_GRACE.max(runtime::timeout())
+    t.elapsed() >= IN_FLIGHT_GRACE.max(settings::timeout())
 }
 
 /// The count-of-messages record a dead rank left for this process about `comm`:

@@ -3,6 +3,7 @@
 //! stays (its `MPIFT_TRACE` status, through engine::base::observer; the
 //! `MPIFT_DEBUG=stuck` report).
 
+use crate::engine::base::settings;
 use crate::engine::base::runtime;
 use crate::engine::dead_comm::{InFlight, Own, ZComm};
 use crate::engine::base::observer::{self, DeadStatus};
@@ -113,7 +114,7 @@ impl Leaving {
     /// ranks known dead not read since their death (a dead rank that never
     /// leaves is a hang of the whole job).
     fn check_stuck(&mut self, why: Why, live_final: bool, state: impl FnOnce() -> String) {
-        if !runtime::debug_stuck() || self.said {
+        if !settings::debug_stuck() || self.said {
             return;
         }
         if !live_final {

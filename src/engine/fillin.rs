@@ -40,6 +40,7 @@
 //! done or waits for a member's entry, which wakes it again (news::wakes,
 //! [`wanted`]).
 
+use crate::engine::base::settings;
 use crate::engine::base::runtime;
 use crate::engine::base::handles::Sim_FT_MPI_Comm;
 use crate::engine::describe::{fcode, Desc};
@@ -451,7 +452,7 @@ fn fill(mut t: Troubled) -> bool {
             st.seq = s;
             st.filled += 1;
         });
-        if runtime::debug() {
+        if settings::debug() {
             crate::say!("MPIFT fill-in {}: comm {:x} #{} f{}", runtime::world_rank(), t.id, s, d.fcode);
         }
         let who = Who { real: t.real, rank: t.rank, size: t.members.len(), id: t.id, members: &t.members, seq: s, standin: false };

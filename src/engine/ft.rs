@@ -23,6 +23,7 @@
 //! The program's entry points are [`crate::engine::ft_calls`] (re-exported
 //! here), the slots in the window [`crate::engine::ft_slots`].
 
+use crate::engine::base::settings;
 use crate::engine::base::runtime;
 use crate::engine::base::errors::SIM_FT_ERR_PROC_FAILED;
 use crate::engine::ft_slots::{self, claim, parse, probe_start, store_field};
@@ -42,8 +43,6 @@ use std::time::{Duration, Instant};
 /// The program's calls, at their old paths (`ft::agree` etc., src/ffi's table).
 pub use crate::engine::ft_calls::{agree, iagree, ishrink, shrink};
 
-/// Fan-out of the agreement tree (`TREE_SUCCESSOR_COUNT`, agreed at `MPI_Init`).
-static FANOUT: AtomicU32 = AtomicU32::new(DEFAULT_FANOUT);
 /// Operations not done yet (engine::service runs while any is). Each change is
 /// followed by [`running_changed`].
 static RUNNING: AtomicUsize = AtomicUsize::new(0);
@@ -58,21 +57,11 @@ fn running_changed() {
 /// `TREE_SUCCESSOR_COUNT` macro); 0: none. Rank 0's wins at `MPI_Init`.
 static REQUESTED: AtomicU32 = AtomicU32::new(0);
 
-/// Default fan-out: 8 children per node gives depth 4 at 4,096 ranks.
-pub const DEFAULT_FANOUT: u32 = 8;
-
 pub fn request_fanout(k: u32) {
     REQUESTED.store(k, Ordering::Relaxed);
 }
 pub fn requested_fanout() -> u32 {
     REQUESTED.load(Ordering::Relaxed)
-}
-/// The fan-out every process uses (set at `MPI_Init` from rank 0's choice).
-pub fn set_fanout(k: u32) {
-    FANOUT.store(k.clamp(1, 1 << 20), Ordering::Relaxed);
-}
-pub fn fanout() -> u32 {
-    FANOUT.load(Ordering::Relaxed)
 }
 
 /// Some agreement is still running here.
@@ -222,7 +211,7 @@ pub(super) fn start(cr: &CommRef, what: What, flag: c_int, greq: MPI_Request) ->
         inst,
         rank,
         what,
-        agr: Agreement::new(n as u32, rank as u32, fanout(), own),
+        agr: Agreement::new(n as u32, rank as u32, settings::fanout(), own),
         slot,
         snaps: vec![None; n],
         final_: vec![false; n],

@@ -17,22 +17,6 @@ use crate::engine::describe::{fcode, Desc};
 use crate::engine::request::ReqState;
 use crate::engine::{comm, news, revoke};
 use std::os::raw::c_int;
-use std::sync::atomic::{AtomicBool, Ordering};
-
-/// `MPIFT_COLLECTIVES=nonblocking` (rank 0's, shared at `MPI_Init`): every
-/// blocking collective runs as its non-blocking form plus MPIFT's wait, so a rank
-/// inside one keeps doing what it owes others (revoke catch-ups, agreements).
-static NB_COLLS: AtomicBool = AtomicBool::new(false);
-
-pub fn set_nonblocking_colls(on: bool) {
-    NB_COLLS.store(on, Ordering::Relaxed);
-}
-
-/// Blocking collectives run as their non-blocking forms (generated wrappers).
-#[inline]
-pub fn nonblocking_colls() -> bool {
-    NB_COLLS.load(Ordering::Relaxed)
-}
 
 /// The kinds of `mpi_functions.tbl`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -162,7 +162,7 @@ fn any<'a>(entries: &'a [Option<Desc>]) -> Option<&'a Desc> {
 /// bytes its messages carry, read from log entry `e`; None: the host's.
 fn own_kind(fc: u32, e: &Desc) -> Option<(Kind, usize)> {
     match fc {
-        fcode::BARRIER if crate::engine::barrier::own() => Some((Kind::Barrier, 0)),
+        fcode::BARRIER if crate::engine::base::settings::own_barrier() => Some((Kind::Barrier, 0)),
         fcode::ALLREDUCE => crate::engine::allreduce::eligible(e).map(|bytes| (Kind::Allreduce, bytes)),
         _ => None,
     }

@@ -3,6 +3,7 @@
 //! collectives it must join, and by a live rank catching up on a revoked
 //! communicator.
 
+use crate::engine::base::settings;
 use crate::engine::base::runtime;
 use crate::engine::describe::Desc;
 use crate::engine::news;
@@ -79,7 +80,7 @@ impl LogCache {
         for &p in ranks {
             let p = p as usize;
             let (head, got) = news::read_log(p, self.after[p]);
-            if runtime::debug() && head != self.after[p] {
+            if settings::debug() && head != self.after[p] {
                 crate::say!("MPIFT logs: rank {} head {} -> {} ({} parsed)", p, self.after[p], head, got.len());
             }
             self.after[p] = self.take(p, head, got);
@@ -174,7 +175,7 @@ impl LogCache {
         // history.
         let mine = if got.is_empty() { Default::default() } else { crate::engine::comm::entered_counts() };
         for e in got {
-            if runtime::debug() {
+            if settings::debug() {
                 crate::say!("MPIFT logs: from {} comm {:x} #{} f{} state {}", p, e.comm, e.seq, e.desc.fcode, e.state);
             }
             match e.state {

@@ -11,7 +11,8 @@
 //! message on the shadow communicator ([`crate::engine::wake`], whose functions
 //! are re-exported here).
 
-use crate::engine::base::runtime::{self, set_timeout, with, Runtime};
+use crate::engine::base::runtime::{self, with, Runtime};
+use crate::engine::base::settings;
 use crate::engine::comm;
 use crate::engine::describe::Desc;
 use crate::transport::script::{Scripts, Update};
@@ -33,7 +34,7 @@ static NEWS_SEEN: AtomicU64 = AtomicU64::new(0);
 pub fn start() -> Result<(), c_int> {
     if let Ok(v) = std::env::var("SIM_FT_TIMEOUT") {
         if let Ok(s) = v.trim().parse::<f64>() {
-            set_timeout(s);
+            settings::set_timeout(s);
         }
     }
     let world = transport::comm_world();

@@ -100,7 +100,7 @@ pub fn run() -> Result<(), Failure> {
 /// returns without waiting for the revoker to read every member's log (with
 /// MPICH that needs every member inside MPI); the horizon's arrival wakes it.
 pub fn run_in_wait() -> Result<(), Failure> {
-    run_as(!crate::engine::hooks::nonblocking_colls())
+    run_as(!crate::engine::base::settings::nonblocking_colls())
 }
 
 /// [`news::wakes`] when the service last ran.

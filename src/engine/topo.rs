@@ -27,6 +27,7 @@
 
 #![allow(non_snake_case, clippy::too_many_arguments)]
 
+use crate::engine::base::settings;
 use crate::engine::base::runtime;
 use crate::engine::ctor_join::free_comm;
 use crate::engine::base::handles::CommRef;
@@ -403,7 +404,7 @@ fn join_neighbor(who: &Who, f: u32, nb: bool, entries: &[Option<Desc>]) -> Joine
         fcode::NEIGHBOR_ALLTOALLW => neighbor_alltoallw(who.real, nb, &x, &mut p),
         _ => return Joined::Unsupported,
     };
-    if code != 0 && runtime::debug() {
+    if code != 0 && settings::debug() {
         // A peer of this join waits for a message that was never sent.
         crate::say!("MPIFT join {}: comm {:x} #{} f{} failed at once: error {}", runtime::world_rank(), who.id, who.seq, f, code);
     }

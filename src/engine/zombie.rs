@@ -23,6 +23,7 @@
 //! 4. sends its part of the run report (src/inject/report.rs) with the others,
 //!    frees the window with them, finalizes, and exits with status 0.
 
+use crate::engine::base::settings;
 use crate::engine::base::runtime;
 use crate::engine::dead_comm::{InFlight, Own, ZComm, NEW_COMMS};
 use crate::engine::dead_exit::Leaving;
@@ -63,7 +64,7 @@ pub fn kill_me() -> ! {
         .collect();
     let sent = comm::sent_summary();
     runtime::with(|rt| rt.zombie = true);
-    std::thread::sleep(runtime::timeout());
+    std::thread::sleep(settings::timeout());
     let news_out = announce(&sent);
     if observer::verbose() >= 3 {
         crate::say!("MPIFT: rank {}: dead; telling every process, serving", runtime::world_rank());
@@ -332,7 +333,7 @@ fn next_ready(c: &ZComm, told: &[bool]) -> Option<Ready> {
     let s = c.seq + 1;
     logs::with(|cache| {
         let found = cache.get(c.id, s);
-        if runtime::debug() {
+        if settings::debug() {
             crate::say!("MPIFT zombie {}: comm {:x} waits for #{} found {:?}", runtime::world_rank(), c.id, s, found.map(|f| f.keys().collect::<Vec<_>>()));
         }
         let found = found?;

@@ -26,7 +26,7 @@ pub extern "C" fn Sim_FT_kill_me() {
 /// long a dying rank waits before the survivors learn of its death.
 #[no_mangle]
 pub extern "C" fn Sim_FT_set_timeout(seconds: f64) {
-    crate::engine::base::runtime::set_timeout(seconds)
+    crate::engine::base::settings::set_timeout(seconds)
 }
 
 /// Sets the fan-out of the tree that `MPIX_Comm_agree`/`shrink` and their

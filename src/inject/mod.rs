@@ -377,13 +377,15 @@ fn configure_engine(agreed: &Agreed, size: u32, any_multithreaded: bool) -> Resu
         return Err(format!("invalid MPIFT_SPARES: {} spares leave no process of the {size} launched for the program", agreed.spares).into());
     }
     crate::engine::base::process::set_spares(agreed.spares as usize, size as usize);
-    crate::engine::ft::set_fanout(agreed.fanout);
-    crate::engine::hooks::set_nonblocking_colls(agreed.nb_colls);
-    // The own barrier's stamps share one channel per pair of processes: two threads
-    // in barriers on different communicators could take each other's stamp.
-    crate::engine::barrier::set_own(!agreed.host_barrier && !any_multithreaded);
     let own = agreed.own_allreduce.unwrap_or_else(crate::engine::allreduce::default_own);
-    crate::engine::allreduce::set_own(own && !any_multithreaded);
+    crate::engine::base::settings::install(&crate::engine::base::settings::Settings {
+        fanout: agreed.fanout,
+        nonblocking_colls: agreed.nb_colls,
+        // The own barrier's stamps share one channel per pair of processes: two
+        // threads in barriers on different communicators could take each other's stamp.
+        own_barrier: !agreed.host_barrier && !any_multithreaded,
+        own_allreduce: own && !any_multithreaded,
+    });
     Ok(())
 }
 

@@ -36,7 +36,7 @@ pub(super) struct Agreed {
 /// Rank 0 reads its environment (and `MPIFT_KILL_FILE`).
 fn read_environment(names: &RuleVars) -> Agreed {
     let requested = crate::engine::ft::requested_fanout();
-    let fanout = if requested > 0 { requested } else { crate::engine::ft::DEFAULT_FANOUT };
+    let fanout = if requested > 0 { requested } else { crate::engine::base::settings::DEFAULT_FANOUT };
     let mut a = Agreed { seed: 0, seed_from: "chosen", kill: String::new(), bitflip: None, error: None, spares: 0, fanout, nb_colls: false, host_barrier: false, own_allreduce: None };
     if let Some(v) = std::env::var("MPIFT_SPARES").ok().filter(|v| !v.trim().is_empty()) {
         match v.trim().parse::<u32>() {
@@ -170,7 +170,7 @@ pub(super) fn agree(comm: MPI_Comm, me: u32, names: &RuleVars) -> Agreed {
         seed_from: if get(1) == "MPIFT_SEED" { "MPIFT_SEED" } else { "chosen" },
         kill: get(2).to_string(),
         bitflip: Some(get(3).to_string()).filter(|b| b != "\u{1}"),
-        fanout: get(4).parse().unwrap_or(crate::engine::ft::DEFAULT_FANOUT),
+        fanout: get(4).parse().unwrap_or(crate::engine::base::settings::DEFAULT_FANOUT),
         nb_colls: get(5).parse::<u8>().unwrap_or(0) & 1 != 0,
         host_barrier: get(5).parse::<u8>().unwrap_or(0) & 2 != 0,
         own_allreduce: match get(5).parse::<u8>().unwrap_or(0) & 12 {

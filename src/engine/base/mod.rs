@@ -21,3 +21,4 @@ pub mod handles;
 pub mod observer;
 pub mod process;
 pub mod runtime;
+pub mod settings;

@@ -1,6 +1,6 @@
 //! The process's runtime context: the window, the shadow communicator, what
-//! this process knows of dead ranks and revoked communicators, and the settings
-//! read once (`MPIFT_DEBUG`, `SIM_FT_TIMEOUT`). One lock (`Serial`) guards it;
+//! this process knows of dead ranks and revoked communicators. One lock
+//! (`Serial`) guards it;
 //! [`with`] is the one way in. `engine::news` fills it from the window's news and
 //! creates and ends it at `MPI_Init` and `MPI_Finalize` ([`install`], [`take`]);
 //! every part of the engine reads it.
@@ -9,8 +9,6 @@ use crate::transport::serial::Serial;
 use crate::transport::window::Window;
 use crate::transport::{self, MPI_Comm, MPI_Request};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
 
 pub struct Runtime {
     pub win: Window,
@@ -52,37 +50,6 @@ pub fn install(rt: Runtime) {
 /// Ends the process's runtime and hands it back (`MPI_Finalize`, engine::news::stop).
 pub fn take() -> Option<Runtime> {
     RT.lock().take()
-}
-
-/// `MPIFT_DEBUG` as read once: None unset, Some(true) `stuck`, Some(false) any
-/// other value.
-fn debug_setting() -> Option<bool> {
-    static ON: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("MPIFT_DEBUG").map(|v| v == "stuck"))
-}
-
-/// `MPIFT_DEBUG` is set, to anything but `stuck`: dead ranks report what they
-/// read and wait for, at every turn of their loop.
-pub fn debug() -> bool {
-    debug_setting() == Some(false)
-}
-
-/// `MPIFT_DEBUG` is set, `stuck` included: a dead rank that cannot leave says why
-/// (engine::zombie), and nothing else is printed with `stuck`, so a hunt for a
-/// rare hang keeps the timing of a quiet run.
-pub fn debug_stuck() -> bool {
-    debug_setting().is_some()
-}
-
-/// Simulated detection delay in microseconds (`SIM_FT_TIMEOUT`).
-static TIMEOUT_US: AtomicU64 = AtomicU64::new(0);
-
-pub fn timeout() -> Duration {
-    Duration::from_micros(TIMEOUT_US.load(Ordering::Relaxed))
-}
-pub fn set_timeout(seconds: f64) {
-    let us = if seconds.is_finite() && seconds > 0.0 { (seconds * 1e6) as u64 } else { 0 };
-    TIMEOUT_US.store(us, Ordering::Relaxed);
 }
 
 /// A revoke of communicator `id` is known here: Some(its horizon, if published).
