@@ -153,6 +153,7 @@ fn malformed_lines_are_rejected() {
         "local MPI_Fint MPI_X(MPI_Comm c)",                 // only custom lines return a value
         "local int MPI_X(MPI_Comm c) objerr",               // objerr is for noft lines
         "local int MPI_X(MPI_Comm c) inter",                // inter is for coll / comm_new lines
+        "local int MPI_X(MPI_Comm c) host",                 // host is for custom lines
     ] {
         assert!(codegen::parse_table(bad).is_err(), "accepted: {bad}");
     }

@@ -51,7 +51,8 @@ fn after_init(init: &'static str, argc: *mut c_int, argv: *mut *mut *mut c_char)
         // barrier: no rank exits (and makes the launcher end the job) before every
         // rank has written its message (MPICH's hydra lost one rank's line once in a
         // suite run, tests/inject "invalid MPIFT_KILL").
-        transport::coll::barrier(transport::comm_world());
+        // SAFETY: a communicator handle, passed by value.
+        unsafe { transport::generated::MPI_Barrier(transport::comm_world()) };
         // And the launcher time to forward every rank's line before the first
         // nonzero exit makes it end the job (Open MPI 4.1 lost one rank's line in 1
         // of 4 runs of that tests/inject case under load).

@@ -263,7 +263,7 @@ fn from_spares(
     hooks::coll_enter(&cr, &desc)?;
     // SAFETY: `words` is eight u64s on this frame at every member (8 elements of
     // MPI_UINT64_T); the real communicator of a checked handle.
-    let rc = unsafe { transport::coll::bcast(words.as_mut_ptr() as *mut c_void, 8, transport::dt_uint64(), root, cr.real) };
+    let rc = unsafe { transport::generated::MPI_Bcast(words.as_mut_ptr() as *mut c_void, 8, transport::dt_uint64(), root, cr.real) };
     let verdict = hooks::coll_leave(&cr, rc);
     let Some(plan) = Plan::parse(&words) else {
         return Err(verdict.err().unwrap_or(Failure::on(cr.handle, SIM_FT_ERR_PROC_FAILED)));

@@ -85,13 +85,15 @@ pub fn barrier(comm: Sim_FT_MPI_Comm) -> Outcome {
         let desc = describe::unless_inter(&c, || describe::MPI_Ibarrier(&c));
         hooks::coll_enter(&c, &desc)?;
         let mut req = transport::request_null();
-        let rc = transport::coll::ibarrier(c.real, &mut req);
+        // SAFETY: a communicator handle and a local out-request, waited for below.
+        let rc = unsafe { transport::generated::MPI_Ibarrier(c.real, &mut req) };
         return hooks::coll_wait(&c, rc, req, true);
     }
     let desc = describe::unless_inter(&c, || describe::MPI_Barrier(&c));
     let seq = hooks::coll_enter(&c, &desc)?;
     if c.inter || c.foreign || !settings::own_barrier() {
-        let rc = transport::coll::barrier(c.real);
+        // SAFETY: a communicator handle, passed by value.
+        let rc = unsafe { transport::generated::MPI_Barrier(c.real) };
         return hooks::coll_leave(&c, rc);
     }
     if c.size <= 1 {

@@ -6,7 +6,7 @@
 use crate::engine::describe::{fcode, Desc};
 use crate::engine::join::{Joined, Pending, Who};
 use crate::engine::comm;
-use crate::transport::{self, coll, MPI_Comm};
+use crate::transport::{self, generated, MPI_Comm};
 use std::collections::HashMap;
 use std::os::raw::c_int;
 use std::sync::Mutex;
@@ -21,7 +21,7 @@ pub fn inter_id(nc: MPI_Comm, local_id: u64, ok: bool) -> (u64, bool) {
     // SAFETY: two words in, two out, on a communicator every member of both
     // groups has just made (they all come here, dead ones through [`join`]).
     unsafe {
-        coll::allreduce(
+        generated::MPI_Allreduce(
             mine.as_ptr() as *const std::os::raw::c_void,
             theirs.as_mut_ptr() as *mut std::os::raw::c_void,
             2,

@@ -125,7 +125,7 @@ pub(crate) fn agree_foreign(cr: &CommRef, flag: *mut c_int) -> Outcome {
     // SAFETY: one int in, one out (locals that outlive the blocking call), on
     // the communicator's real handle.
     let rc = unsafe {
-        transport::coll::allreduce(
+        transport::generated::MPI_Allreduce(
             &mine as *const c_int as *const c_void,
             &mut out as *mut c_int as *mut c_void,
             1,

@@ -15,7 +15,7 @@
 
 use crate::engine::describe::{self, fcode, peer_recv, peer_send, Desc, Spec, TY_BYTES};
 use crate::engine::join::{At, Pending};
-use crate::transport::{self, coll, env, MPI_Aint, MPI_Datatype, MPI_Op};
+use crate::transport::{self, env, generated, MPI_Aint, MPI_Datatype, MPI_Op};
 use std::os::raw::{c_int, c_void};
 
 fn buf(count: i32, ty: u32) -> Vec<u8> {
@@ -79,10 +79,13 @@ pub(crate) fn join(at: &At, f: u32, e0: &Desc, entries: &[Option<Desc>]) -> Opti
 fn barrier_bcast(at: &At, f: u32, e0: &Desc) -> Pending {
     let (c, mut p) = (at.c, Pending::empty());
     if f == fcode::BARRIER {
-        if at.nb {
-            coll::ibarrier(c, &mut p.req);
-        } else {
-            coll::barrier(c);
+        // SAFETY: a communicator handle and the request kept in `p` (module doc).
+        unsafe {
+            if at.nb {
+                generated::MPI_Ibarrier(c, &mut p.req);
+            } else {
+                generated::MPI_Barrier(c);
+            }
         }
         return p;
     }
@@ -93,9 +96,9 @@ fn barrier_bcast(at: &At, f: u32, e0: &Desc) -> Pending {
     // SAFETY: `b` holds `cnt` elements of `t` and is kept in `p` (module doc).
     unsafe {
         if at.nb {
-            coll::ibcast(bp, cnt, t, root, c, &mut p.req);
+            generated::MPI_Ibcast(bp, cnt, t, root, c, &mut p.req);
         } else {
-            coll::bcast(bp, cnt, t, root, c);
+            generated::MPI_Bcast(bp, cnt, t, root, c);
         }
     }
     p.buf(b);
@@ -118,16 +121,16 @@ fn reduction(at: &At, f: u32, e0: &Desc) -> Pending {
     // `cnt` for reduce_scatter_block) and are kept in `p` (module doc).
     unsafe {
         match (f, nb) {
-            (fcode::REDUCE, false) => coll::reduce(s, rv, cnt, t, op, e0.root, c),
-            (fcode::REDUCE, true) => coll::ireduce(s, rv, cnt, t, op, e0.root, c, r),
-            (fcode::ALLREDUCE, false) => coll::allreduce(s, rv, cnt, t, op, c),
-            (fcode::ALLREDUCE, true) => coll::iallreduce(s, rv, cnt, t, op, c, r),
-            (fcode::SCAN, false) => coll::scan(s, rv, cnt, t, op, c),
-            (fcode::SCAN, true) => coll::iscan(s, rv, cnt, t, op, c, r),
-            (fcode::EXSCAN, false) => coll::exscan(s, rv, cnt, t, op, c),
-            (fcode::EXSCAN, true) => coll::iexscan(s, rv, cnt, t, op, c, r),
-            (_, false) => coll::reduce_scatter_block(s, rv, cnt, t, op, c),
-            (_, true) => coll::ireduce_scatter_block(s, rv, cnt, t, op, c, r),
+            (fcode::REDUCE, false) => generated::MPI_Reduce(s, rv, cnt, t, op, e0.root, c),
+            (fcode::REDUCE, true) => generated::MPI_Ireduce(s, rv, cnt, t, op, e0.root, c, r),
+            (fcode::ALLREDUCE, false) => generated::MPI_Allreduce(s, rv, cnt, t, op, c),
+            (fcode::ALLREDUCE, true) => generated::MPI_Iallreduce(s, rv, cnt, t, op, c, r),
+            (fcode::SCAN, false) => generated::MPI_Scan(s, rv, cnt, t, op, c),
+            (fcode::SCAN, true) => generated::MPI_Iscan(s, rv, cnt, t, op, c, r),
+            (fcode::EXSCAN, false) => generated::MPI_Exscan(s, rv, cnt, t, op, c),
+            (fcode::EXSCAN, true) => generated::MPI_Iexscan(s, rv, cnt, t, op, c, r),
+            (_, false) => generated::MPI_Reduce_scatter_block(s, rv, cnt, t, op, c),
+            (_, true) => generated::MPI_Ireduce_scatter_block(s, rv, cnt, t, op, c, r),
         };
     }
     p.buf(sb);
@@ -152,9 +155,9 @@ fn reduce_scatter(at: &At, e0: &Desc) -> Option<Pending> {
     // elements of `t`; all three are kept in `p` (module doc).
     unsafe {
         if at.nb {
-            coll::ireduce_scatter(s, rv, counts.as_ptr(), t, op, c, &mut p.req);
+            generated::MPI_Ireduce_scatter(s, rv, counts.as_ptr(), t, op, c, &mut p.req);
         } else {
-            coll::reduce_scatter(s, rv, counts.as_ptr(), t, op, c);
+            generated::MPI_Reduce_scatter(s, rv, counts.as_ptr(), t, op, c);
         }
     }
     p.buf(sb);
@@ -179,10 +182,10 @@ fn gather_scatter(at: &At, f: u32, e0: &Desc, entries: &[Option<Desc>]) -> Pendi
     // only) n times that; both are kept in `p` (module doc).
     unsafe {
         match (f == fcode::GATHER, at.nb) {
-            (true, false) => coll::gather(op, cnt, t, ap, cnt, t, rt, c),
-            (true, true) => coll::igather(op, cnt, t, ap, cnt, t, rt, c, r),
-            (false, false) => coll::scatter(ap, cnt, t, op, cnt, t, rt, c),
-            (false, true) => coll::iscatter(ap, cnt, t, op, cnt, t, rt, c, r),
+            (true, false) => generated::MPI_Gather(op, cnt, t, ap, cnt, t, rt, c),
+            (true, true) => generated::MPI_Igather(op, cnt, t, ap, cnt, t, rt, c, r),
+            (false, false) => generated::MPI_Scatter(ap, cnt, t, op, cnt, t, rt, c),
+            (false, true) => generated::MPI_Iscatter(ap, cnt, t, op, cnt, t, rt, c, r),
         };
     }
     p.buf(one);
@@ -228,10 +231,10 @@ fn gatherv_scatterv(at: &At, f: u32, e0: &Desc, entries: &[Option<Desc>]) -> Pen
     // sizes m times more); all are kept in `p` (module doc).
     unsafe {
         match (gather, at.nb) {
-            (true, false) => coll::gatherv(op, mine, t, ap, cp, dp, t, rt, c),
-            (true, true) => coll::igatherv(op, mine, t, ap, cp, dp, t, rt, c, r),
-            (false, false) => coll::scatterv(ap, cp, dp, t, op, mine, t, rt, c),
-            (false, true) => coll::iscatterv(ap, cp, dp, t, op, mine, t, rt, c, r),
+            (true, false) => generated::MPI_Gatherv(op, mine, t, ap, cp, dp, t, rt, c),
+            (true, true) => generated::MPI_Igatherv(op, mine, t, ap, cp, dp, t, rt, c, r),
+            (false, false) => generated::MPI_Scatterv(ap, cp, dp, t, op, mine, t, rt, c),
+            (false, true) => generated::MPI_Iscatterv(ap, cp, dp, t, op, mine, t, rt, c, r),
         };
     }
     p.buf(one);
@@ -256,10 +259,10 @@ fn allgather_alltoall(at: &At, f: u32, e0: &Desc) -> Pending {
     // member; both are kept in `p` (module doc).
     unsafe {
         match (f == fcode::ALLGATHER, at.nb) {
-            (true, false) => coll::allgather(sp, cnt, t, rp, cnt, t, c),
-            (true, true) => coll::iallgather(sp, cnt, t, rp, cnt, t, c, r),
-            (false, false) => coll::alltoall(sp, cnt, t, rp, cnt, t, c),
-            (false, true) => coll::ialltoall(sp, cnt, t, rp, cnt, t, c, r),
+            (true, false) => generated::MPI_Allgather(sp, cnt, t, rp, cnt, t, c),
+            (true, true) => generated::MPI_Iallgather(sp, cnt, t, rp, cnt, t, c, r),
+            (false, false) => generated::MPI_Alltoall(sp, cnt, t, rp, cnt, t, c),
+            (false, true) => generated::MPI_Ialltoall(sp, cnt, t, rp, cnt, t, c, r),
         };
     }
     p.buf(sb);
@@ -285,9 +288,9 @@ fn allgatherv(at: &At, e0: &Desc) -> Option<Pending> {
     // and `rb` their sum of elements of `t` by its extent; all are kept in `p`.
     unsafe {
         if at.nb {
-            coll::iallgatherv(sp, mine, t, rp, counts.as_ptr(), displs.as_ptr(), t, c, &mut p.req);
+            generated::MPI_Iallgatherv(sp, mine, t, rp, counts.as_ptr(), displs.as_ptr(), t, c, &mut p.req);
         } else {
-            coll::allgatherv(sp, mine, t, rp, counts.as_ptr(), displs.as_ptr(), t, c);
+            generated::MPI_Allgatherv(sp, mine, t, rp, counts.as_ptr(), displs.as_ptr(), t, c);
         }
     }
     p.buf(sb);
@@ -366,9 +369,9 @@ fn alltoallw(at: &At, x: PerPeer) -> Pending {
     // kept in `p` (module doc).
     unsafe {
         if at.nb {
-            coll::ialltoallw(sp, a, b, st.as_ptr(), rp, x, y, rt.as_ptr(), c, &mut p.req);
+            generated::MPI_Ialltoallw(sp, a, b, st.as_ptr(), rp, x, y, rt.as_ptr(), c, &mut p.req);
         } else {
-            coll::alltoallw(sp, a, b, st.as_ptr(), rp, x, y, rt.as_ptr(), c);
+            generated::MPI_Alltoallw(sp, a, b, st.as_ptr(), rp, x, y, rt.as_ptr(), c);
         }
     }
     p.buf(sb);
@@ -395,9 +398,9 @@ fn alltoallv(at: &At, x: PerPeer, t: MPI_Datatype) -> Pending {
     // sums of their counts of `t` by its extent; all are kept in `p` (module doc).
     unsafe {
         if at.nb {
-            coll::ialltoallv(sp, a, b, t, rp, x, y, t, c, &mut p.req);
+            generated::MPI_Ialltoallv(sp, a, b, t, rp, x, y, t, c, &mut p.req);
         } else {
-            coll::alltoallv(sp, a, b, t, rp, x, y, t, c);
+            generated::MPI_Alltoallv(sp, a, b, t, rp, x, y, t, c);
         }
     }
     p.buf(sb);

@@ -33,7 +33,7 @@ use crate::engine::ctor_join::free_comm;
 use crate::engine::base::handles::CommRef;
 use crate::engine::describe::{self, fcode, Desc, Spec};
 use crate::engine::join::{Joined, Pending, Who};
-use crate::transport::{self, coll, comm, env, topo_kind, MPI_Aint, MPI_Comm, MPI_Datatype, MPI_Request};
+use crate::transport::{self, comm, env, generated, topo_kind, MPI_Aint, MPI_Comm, MPI_Datatype, MPI_Request};
 use std::os::raw::{c_int, c_void};
 
 type P = *const c_void;
@@ -431,10 +431,10 @@ fn neighbor_uniform(c: MPI_Comm, f: u32, nb: bool, x: &Plan, p: &mut Pending) ->
     // caller keeps until the request completes.
     let code = unsafe {
         match (f == fcode::NEIGHBOR_ALLGATHER, nb) {
-            (true, false) => coll::neighbor_allgather(sp, sc, st, rp, rc, rt, c),
-            (true, true) => coll::ineighbor_allgather(sp, sc, st, rp, rc, rt, c, r),
-            (false, false) => coll::neighbor_alltoall(sp, sc, st, rp, rc, rt, c),
-            (false, true) => coll::ineighbor_alltoall(sp, sc, st, rp, rc, rt, c, r),
+            (true, false) => generated::MPI_Neighbor_allgather(sp, sc, st, rp, rc, rt, c),
+            (true, true) => generated::MPI_Ineighbor_allgather(sp, sc, st, rp, rc, rt, c, r),
+            (false, false) => generated::MPI_Neighbor_alltoall(sp, sc, st, rp, rc, rt, c),
+            (false, true) => generated::MPI_Ineighbor_alltoall(sp, sc, st, rp, rc, rt, c, r),
         }
     };
     p.buf(sb);
@@ -458,9 +458,9 @@ fn neighbor_allgatherv(c: MPI_Comm, nb: bool, x: &Plan, p: &mut Pending) -> c_in
     // which the caller keeps until the request completes.
     let code = unsafe {
         if nb {
-            coll::ineighbor_allgatherv(sp, sc * sm, st, rp, rcs.as_ptr(), displs.as_ptr(), rt, c, &mut p.req)
+            generated::MPI_Ineighbor_allgatherv(sp, sc * sm, st, rp, rcs.as_ptr(), displs.as_ptr(), rt, c, &mut p.req)
         } else {
-            coll::neighbor_allgatherv(sp, sc * sm, st, rp, rcs.as_ptr(), displs.as_ptr(), rt, c)
+            generated::MPI_Neighbor_allgatherv(sp, sc * sm, st, rp, rcs.as_ptr(), displs.as_ptr(), rt, c)
         }
     };
     p.buf(sb);
@@ -486,9 +486,9 @@ fn neighbor_alltoallv(c: MPI_Comm, nb: bool, x: &Plan, p: &mut Pending) -> c_int
     // `rt`); all are kept in `p`, which the caller keeps until completion.
     let code = unsafe {
         if nb {
-            coll::ineighbor_alltoallv(sp, a, b, st, rp, y, z, rt, c, &mut p.req)
+            generated::MPI_Ineighbor_alltoallv(sp, a, b, st, rp, y, z, rt, c, &mut p.req)
         } else {
-            coll::neighbor_alltoallv(sp, a, b, st, rp, y, z, rt, c)
+            generated::MPI_Neighbor_alltoallv(sp, a, b, st, rp, y, z, rt, c)
         }
     };
     p.buf(sb);
@@ -517,9 +517,9 @@ fn neighbor_alltoallw(c: MPI_Comm, nb: bool, x: &Plan, p: &mut Pending) -> c_int
     // in `p`, which the caller keeps until the request completes.
     let code = unsafe {
         if nb {
-            coll::ineighbor_alltoallw(sp, a, b, stv.as_ptr(), rp, y, z, rtv.as_ptr(), c, &mut p.req)
+            generated::MPI_Ineighbor_alltoallw(sp, a, b, stv.as_ptr(), rp, y, z, rtv.as_ptr(), c, &mut p.req)
         } else {
-            coll::neighbor_alltoallw(sp, a, b, stv.as_ptr(), rp, y, z, rtv.as_ptr(), c)
+            generated::MPI_Neighbor_alltoallw(sp, a, b, stv.as_ptr(), rp, y, z, rtv.as_ptr(), c)
         }
     };
     p.buf(sb);

@@ -14,7 +14,7 @@
 use crate::engine::base::errors::CLASSES;
 use crate::inject::death::Death;
 use crate::inject::plan::{Cause, Plan};
-use crate::transport::{self, coll, env, err, MPI_Comm};
+use crate::transport::{self, env, err, generated, MPI_Comm};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::os::raw::{c_int, c_void};
@@ -204,8 +204,8 @@ pub fn collect(shadow: MPI_Comm, n: usize, entry: &str, death: Option<Death>, ca
     // `all_len` for one per process of `shadow` (`n`, the world size, which is
     // the shadow's size); all are live locals for the blocking calls.
     unsafe {
-        coll::gather(w.as_ptr() as *const c_void, WORDS as c_int, u64t, all_w.as_mut_ptr() as *mut c_void, WORDS as c_int, u64t, 0, shadow);
-        coll::gather(len.as_ptr() as *const c_void, 1, u64t, all_len.as_mut_ptr() as *mut c_void, 1, u64t, 0, shadow);
+        generated::MPI_Gather(w.as_ptr() as *const c_void, WORDS as c_int, u64t, all_w.as_mut_ptr() as *mut c_void, WORDS as c_int, u64t, 0, shadow);
+        generated::MPI_Gather(len.as_ptr() as *const c_void, 1, u64t, all_len.as_mut_ptr() as *mut c_void, 1, u64t, 0, shadow);
     }
     let counts: Vec<c_int> = all_len.iter().map(|l| *l as c_int).collect();
     let mut displs = vec![0 as c_int; n];
@@ -218,7 +218,7 @@ pub fn collect(shadow: MPI_Comm, n: usize, entry: &str, death: Option<Death>, ca
     // `displs` have `n` entries, and `text` holds their sum (at least 1 byte):
     // every block fits. All outlive the blocking call.
     unsafe {
-        coll::gatherv(
+        generated::MPI_Gatherv(
             entry.as_ptr() as *const c_void,
             entry.len() as c_int,
             transport::dt_byte(),

@@ -6,7 +6,7 @@
 //! applies what was agreed.
 
 use super::{me, rng};
-use crate::transport::{self, coll, comm, MPI_Comm};
+use crate::transport::{self, comm, generated, MPI_Comm};
 use std::os::raw::{c_char, c_int, c_void};
 
 /// What rank 0 shares at `MPI_Init`: the seed and the policy texts.
@@ -158,10 +158,10 @@ pub(super) fn agree(comm: MPI_Comm, me: u32, names: &RuleVars) -> Agreed {
     let mut len = [text.len() as u64];
     let mut bytes = text.into_bytes();
     // SAFETY: `len` is a live array of one u64, for the blocking call.
-    unsafe { coll::bcast(len.as_mut_ptr() as *mut c_void, 1, transport::dt_uint64(), 0, comm) };
+    unsafe { generated::MPI_Bcast(len.as_mut_ptr() as *mut c_void, 1, transport::dt_uint64(), 0, comm) };
     bytes.resize(len[0] as usize, 0);
     // SAFETY: `bytes` was just resized to `len[0]` bytes, the count broadcast.
-    unsafe { coll::bcast(bytes.as_mut_ptr() as *mut c_void, len[0] as c_int, transport::dt_byte(), 0, comm) };
+    unsafe { generated::MPI_Bcast(bytes.as_mut_ptr() as *mut c_void, len[0] as c_int, transport::dt_byte(), 0, comm) };
     let text = String::from_utf8_lossy(&bytes).into_owned();
     let f: Vec<&str> = text.splitn(8, '\n').collect();
     let get = |i: usize| f.get(i).copied().unwrap_or("");
@@ -226,7 +226,7 @@ pub(super) fn exchange_hosts(shadow: MPI_Comm, size: u32) -> (Vec<u64>, bool) {
     // SAFETY: `mine` holds two u64s and `both` room for two per process of
     // `shadow` (`size` of them); both live locals outlive the blocking call.
     unsafe {
-        coll::allgather(
+        generated::MPI_Allgather(
             mine.as_ptr() as *const c_void,
             2,
             transport::dt_uint64(),

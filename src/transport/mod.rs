@@ -2,8 +2,10 @@
 //! library; the layers above hold its handles (re-exported below) and call it
 //! through typed functions, one per host call, grouped by family:
 //! [`p2p`] (sends, receives, probes, cancel, pack), [`request`] (waits, tests,
-//! request and generalized-request calls), [`coll`] (collectives, blocking,
-//! non-blocking and neighbourhood, and local reductions), [`comm`]
+//! request and generalized-request calls), [`coll`] (the local reduction and
+//! an op's commutativity: the collective calls the table cannot generate),
+//! [`generated`] (one host call per line of `src/ffi/mpi_functions.tbl`: every
+//! collective, blocking, non-blocking and neighbourhood, among them), [`comm`]
 //! (communicators, groups, attributes, error handlers, topologies, dynamic
 //! processes), [`env`] (init, finalize, abort, thread level, error classes and
 //! strings, datatype sizes) and [`window`] (MPIFT's one RMA window). [`serial`]
@@ -14,8 +16,10 @@
 //!
 //! **The typed functions.** Each is named after its host call in snake case
 //! inside its family (`MPI_Isend` is `p2p::isend`, `MPI_Comm_free` is
-//! `comm::free`, `MPI_Iallreduce` is `coll::iallreduce`) and returns the host's
-//! return code: what a code means is decided above. A function is safe when
+//! `comm::free`, `MPI_Reduce_local` is `coll::reduce_local`) and returns the
+//! host's return code: what a code means is decided above. The generated ones
+//! keep the host's name (`generated::MPI_Iallreduce`) and are all `unsafe fn`s
+//! (their `# Safety` is the MPI standard's). A hand-written function is safe when
 //! every argument is a handle, a value, a reference or a slice (`&mut c_int` for
 //! an out-value, `&mut [MPI_Request]` for an array, `Option<&mut MPI_Status>` for
 //! a status that may be ignored). It is an `unsafe fn` only where a pointer the

@@ -15,9 +15,10 @@ right above it (or above the first line of its statement):
 with 15 or more characters of reason. The rule `blocking-call-unmarked` names
 each site without one.
 
-What counts as a blocking host call (BLOCKING below): the transport functions
-that may wait for another process: the waits, the blocking collectives and
-communicator constructors, blocking point-to-point, the window's creation,
+What counts as a blocking host call (BLOCKING and COLL_BLOCKING below): the
+transport functions that may wait for another process: the waits, the blocking
+collectives (`transport::generated::MPI_Bcast` and the like) and communicator
+constructors, blocking point-to-point, the window's creation,
 freeing and blocking RMA (`Window::get`, `Window::fetch_add`), `MPI_Finalize`.
 `MPI_Comm_free` is not one (MPICH and Open MPI free locally).
 
@@ -50,7 +51,6 @@ ROOTS = [
 ]
 
 # Blocking transport functions, by transport module.
-_COLL_NONBLOCKING = {"reduce_local", "op_commutative"}
 BLOCKING = {
     "request": {"wait", "waitany", "waitsome", "waitall"},
     "comm": {"split", "dup", "intercomm_create", "create_group", "join", "disconnect", "intercomm_merge",
@@ -63,8 +63,27 @@ BLOCKING = {
 WINDOW_BLOCKING = {"get", "fetch_add", "free"}
 
 
-def _coll_blocking(name):
-    return not name.startswith("i") and name not in _COLL_NONBLOCKING
+# The blocking collectives, as `transport::generated::MPI_<Name>` names them
+# (snake case below); their I-forms start and do not block.
+COLL_BLOCKING = {"barrier", "bcast", "reduce", "allreduce", "gather", "gatherv", "scatter", "scatterv", "allgather",
+                 "allgatherv", "alltoall", "alltoallv", "alltoallw", "reduce_scatter", "reduce_scatter_block", "scan",
+                 "exscan", "neighbor_allgather", "neighbor_allgatherv", "neighbor_alltoall", "neighbor_alltoallv",
+                 "neighbor_alltoallw"}
+
+
+def _generated_blocking(name):
+    """`transport::generated::MPI_Xxx` (the host's own name) blocks: a blocking
+    collective, or a host call some module of BLOCKING names (`MPI_Comm_split`
+    as comm::split, `MPI_Send` as p2p::send)."""
+    if not name.startswith("MPI_"):
+        return False
+    snake = name[4:].lower()
+    if snake in COLL_BLOCKING:
+        return True
+    comm = BLOCKING["comm"]
+    if snake.startswith("comm_") and snake[5:] in comm:
+        return True
+    return any(snake in names for names in BLOCKING.values())
 
 
 def _transport_aliases(src):
@@ -74,7 +93,7 @@ def _transport_aliases(src):
     for m in re.finditer(r"\buse\s+crate\s*::\s*transport\s*::\s*(\{[^;]*\}|" + IDENT + r")\s*;", src.code):
         body = m.group(1)
         for part in re.split(r"[{},\s]+", body):
-            if part in BLOCKING or part == "coll":
+            if part in BLOCKING or part == "generated":
                 names.add(part)
     return names
 
@@ -84,15 +103,15 @@ def blocking_sites(src):
     code = src.code
     out = []
     aliases = _transport_aliases(src)
-    mods = "|".join(sorted(set(BLOCKING) | {"coll"}))
+    mods = "|".join(sorted(set(BLOCKING) | {"generated"}))
     rx = re.compile(r"(?<![A-Za-z0-9_:])(transport\s*::\s*)?(" + mods + r")\s*::\s*(?:(" + IDENT + r")\s*::\s*)?("
                     + IDENT + r")\s*\(")
     for m in rx.finditer(code):
         prefixed, mod, sub, name = m.group(1), m.group(2), m.group(3), m.group(4)
         if not prefixed and mod not in aliases:
             continue
-        if mod == "coll":
-            if sub not in (None, "neighbor") or not _coll_blocking(name):
+        if mod == "generated":
+            if sub is not None or not _generated_blocking(name):
                 continue
         elif sub is not None or name not in BLOCKING[mod]:
             continue

@@ -747,6 +747,19 @@ class Blocking(unittest.TestCase):
             """), rule="blocking-call-unmarked")
         self.assertEqual(v, [])
 
+    def test_generated_blocking_collective_fires_and_its_i_form_does_not(self):
+        v = found(dead_loop("helper::step();\n", """\
+            use crate::transport::generated;
+
+            pub fn step() {
+                generated::MPI_Ibcast(0, 1);
+                transport::generated::MPI_Comm_rank(0, 1);
+                transport::generated::MPI_Bcast(0, 1);
+                generated::MPI_Neighbor_alltoallw(0, 1);
+            }
+            """), rule="blocking-call-unmarked")
+        self.assertEqual([(p, ln) for p, ln, _, _ in v], [("src/engine/helper.rs", 8), ("src/engine/helper.rs", 9)])
+
     def test_listing_names_each_site_and_its_mark(self):
         t = Tree(dead_loop("helper::step();\n", """\
             pub fn step() {
