@@ -34,7 +34,7 @@ impl Kind {
             other => return Err(format!("unknown kind `{other}`")),
         })
     }
-    /// The `crate::engine::hooks::Kind` variant the generated body passes on.
+    /// The `crate::engine::req_state::Kind` variant the generated body passes on.
     fn hook_variant(self) -> &'static str {
         match self {
             Kind::Local => "Local",
@@ -561,7 +561,7 @@ fn generic_body(s: &mut String, f: &Function) {
     } else if !fused_send {
         let _ = writeln!(
             s,
-            "        hooks::enter(hooks::Kind::{}, &{first_comm}_r)?;",
+            "        hooks::enter(crate::engine::req_state::Kind::{}, &{first_comm}_r)?;",
             f.kind.hook_variant()
         );
     }
@@ -603,7 +603,7 @@ fn generic_body(s: &mut String, f: &Function) {
         _ => {
             let _ = writeln!(
                 s,
-                "        hooks::leave(hooks::Kind::{}, &{first_comm}_r, rc)?;",
+                "        hooks::leave(crate::engine::req_state::Kind::{}, &{first_comm}_r, rc)?;",
                 f.kind.hook_variant()
             );
         }
@@ -622,7 +622,7 @@ fn generic_body(s: &mut String, f: &Function) {
                 (Some(peer), Kind::P2pStart) => {
                     let _ = writeln!(
                         s,
-                        "        *{0} = request::adopt_p2p({0}_r, hooks::Kind::P2pStart, &{1}_r, {2}, {3});",
+                        "        *{0} = request::adopt_p2p({0}_r, crate::engine::req_state::Kind::P2pStart, &{1}_r, {2}, {3});",
                         p.name,
                         first_comm,
                         peer,
@@ -641,7 +641,7 @@ fn generic_body(s: &mut String, f: &Function) {
                 _ => {
                     let _ = writeln!(
                         s,
-                        "        *{0} = request::adopt({0}_r, hooks::Kind::{1}, &{2}_r);",
+                        "        *{0} = request::adopt({0}_r, crate::engine::req_state::Kind::{1}, &{2}_r);",
                         p.name,
                         f.kind.hook_variant(),
                         first_comm
@@ -679,7 +679,7 @@ fn noft_body(s: &mut String, f: &Function, raw: bool) {
     match (&first_comm, raw) {
         (_, true) => s.push_str("        Ok(rc)\n"),
         (Some(c), false) => {
-            let _ = writeln!(s, "        hooks::leave(hooks::Kind::P2p, &{c}_r, rc)");
+            let _ = writeln!(s, "        hooks::leave(crate::engine::req_state::Kind::P2p, &{c}_r, rc)");
         }
         (None, false) => unreachable!("no communicator means raw"),
     }

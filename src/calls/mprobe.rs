@@ -12,7 +12,8 @@
 
 use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
 use crate::engine::base::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
-use crate::engine::hooks::{self, Kind};
+use crate::engine::hooks;
+use crate::engine::req_state::Kind;
 use crate::calls::p2p::{dead_and_drained, wildcard_blocked};
 use crate::engine::complete::copy_status;
 use crate::engine::{args, comm, request, Real};

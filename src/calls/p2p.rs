@@ -10,7 +10,8 @@
 use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
 use crate::engine::base::handles::{self, CommRef, Sim_FT_MPI_Comm};
 use crate::engine::complete::{copy_status, wait_one};
-use crate::engine::hooks::{self, Kind};
+use crate::engine::hooks;
+use crate::engine::req_state::Kind;
 use crate::engine::request::ReqState;
 use crate::engine::{args, comm, dead_counts, news, request};
 use crate::transport::{self, zero_status, MPI_Comm, MPI_Datatype, MPI_Request, MPI_Status};

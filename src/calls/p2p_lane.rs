@@ -11,7 +11,8 @@
 use crate::engine::complete::{copy_status, finish, wait_one};
 use crate::engine::base::errors::{Failure, Outcome};
 use crate::engine::base::handles::Sim_FT_MPI_Comm;
-use crate::engine::hooks::{self, Kind};
+use crate::engine::hooks;
+use crate::engine::req_state::Kind;
 use crate::engine::request::{self, ReqState};
 use crate::calls::p2p::Isend;
 use crate::engine::{comm, lane};

@@ -29,7 +29,7 @@
 
 use crate::engine::base::errors::{Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_PROC_FAILED_PENDING, SIM_FT_ERR_REVOKED};
 use crate::engine::base::handles::{Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
-use crate::engine::hooks::Kind;
+use crate::engine::req_state::Kind;
 use crate::engine::request::{self, arg_error, one_active, Brief, ReqState};
 use crate::engine::revoke::Idle;
 use crate::engine::{comm, ft, news, orphans, revoke, service, dead_counts};
@@ -247,7 +247,7 @@ fn finish_general(st: &ReqState, status: &MPI_Status, rc: c_int) -> c_int {
         }
         let (failed, revoked) = comm::read(st.comm.0, |c| (c.has_failed(), c.revoked)).unwrap_or((false, false));
         // (Outside the read: the check reads the communicator again.)
-        if failed && !crate::engine::hooks::all_dead_entered_seq(st.comm.0, st.seq) {
+        if failed && !crate::engine::logs::all_dead_entered_seq(st.comm.0, st.seq) {
             return SIM_FT_ERR_PROC_FAILED;
         }
         return if revoked { SIM_FT_ERR_REVOKED } else { 0 };

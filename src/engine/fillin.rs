@@ -45,7 +45,7 @@ use crate::engine::base::runtime;
 use crate::engine::base::handles::Sim_FT_MPI_Comm;
 use crate::engine::describe::{fcode, Desc};
 use crate::engine::join::{self, Joined, Who};
-use crate::engine::{comm, hooks, logs, news, orphans};
+use crate::engine::{comm, logs, news, orphans};
 use crate::transport::{self, window, MPI_Comm, MPI_Request};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -426,7 +426,7 @@ fn fill(mut t: Troubled) -> bool {
         }) else {
             return false;
         };
-        if hooks::all_dead_entered_seq(t.handle, s) {
+        if logs::all_dead_entered_seq(t.handle, s) {
             // Every dead member's part was real: the live ones will all come.
             return false;
         }

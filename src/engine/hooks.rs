@@ -14,22 +14,9 @@ use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_REVOKED};
 use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm};
 use crate::engine::describe::{fcode, Desc};
-use crate::engine::request::ReqState;
-use crate::engine::{comm, news, revoke};
+use crate::engine::req_state::{Kind, ReqState};
+use crate::engine::{comm, logs, news, revoke};
 use std::os::raw::c_int;
-
-/// The kinds of `mpi_functions.tbl`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    Local,
-    P2p,
-    P2pStart,
-    Coll,
-    CollStart,
-    CommNew,
-    /// An iagree/ishrink request (engine::ft); not a table kind.
-    Ft,
-}
 
 /// Before the real call (local and point-to-point kinds).
 pub fn enter(kind: Kind, comm: &CommRef) -> Outcome {
@@ -140,7 +127,7 @@ fn wake_members(c: &CommRef, seq: u64) {
     let Some(members) = comm::read(c.handle, |s| (s.has_failed() && !s.inter).then(|| s.members.clone())).flatten() else {
         return;
     };
-    if all_dead_entered_seq(c.handle, seq) {
+    if logs::all_dead_entered_seq(c.handle, seq) {
         return;
     }
     let me = runtime::world_rank() as u32;
@@ -193,23 +180,13 @@ pub fn coll_leave(c: &CommRef, rc: c_int) -> Outcome {
     // in ULFM, where an operation that completed before a failure succeeds (a
     // member that dies right after a barrier). A dead member that did not enter it
     // for real joined with dummy data: PROC_FAILED.
-    if failed && !all_dead_entered_seq(c.handle, seq) {
+    if failed && !logs::all_dead_entered_seq(c.handle, seq) {
         return Err(Failure::on(c.handle, SIM_FT_ERR_PROC_FAILED));
     }
     if revoked {
         return Err(Failure::on(c.handle, SIM_FT_ERR_REVOKED));
     }
     Ok(())
-}
-
-/// Every member of `h` known dead entered collective number `seq` of `h` for real
-/// before it died (engine::logs): its part was real, and the collective had ended
-/// there.
-pub fn all_dead_entered_seq(h: Sim_FT_MPI_Comm, seq: u64) -> bool {
-    let Some((id, dead)) = comm::read(h, |s| (s.id, s.failed_world_ranks())) else {
-        return false;
-    };
-    seq > 0 && !dead.is_empty() && dead.iter().all(|w| crate::engine::logs::entered_before_death(*w, id, seq))
 }
 
 /// A blocking collective run as its non-blocking form (`MPIFT_COLLECTIVES=

@@ -5,6 +5,8 @@
 
 use crate::engine::base::settings;
 use crate::engine::base::runtime;
+use crate::engine::base::handles::Sim_FT_MPI_Comm;
+use crate::engine::comm;
 use crate::engine::describe::Desc;
 use crate::engine::news;
 use crate::transport::{self, window, MPI_Request};
@@ -415,6 +417,16 @@ pub fn any_entry_describes(f: u32) -> bool {
 /// joins are not logged) and wrote its log before its death news, so one read
 /// after the news is final.
 static DEAD_LOGS: Mutex<Option<HashMap<u32, Vec<(u64, u64)>>>> = Mutex::new(None);
+
+/// Every member of `h` known dead entered collective number `seq` of `h` for real
+/// before it died (engine::logs): its part was real, and the collective had ended
+/// there.
+pub fn all_dead_entered_seq(h: Sim_FT_MPI_Comm, seq: u64) -> bool {
+    let Some((id, dead)) = comm::read(h, |s| (s.id, s.failed_world_ranks())) else {
+        return false;
+    };
+    seq > 0 && !dead.is_empty() && dead.iter().all(|w| entered_before_death(*w, id, seq))
+}
 
 /// Dead world rank `w` entered collective `seq` of communicator `comm` for real
 /// before it died: its part was real data, and it died at the entry of a later

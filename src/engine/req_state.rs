@@ -2,11 +2,23 @@
 //! MPIFT request handle).
 
 use crate::engine::base::handles::Sim_FT_MPI_Comm;
-use crate::engine::hooks::Kind;
 use crate::engine::Real;
 use crate::transport::{self, MPI_Request};
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The kinds of `mpi_functions.tbl`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Local,
+    P2p,
+    P2pStart,
+    Coll,
+    CollStart,
+    CommNew,
+    /// An iagree/ishrink request (engine::ft); not a table kind.
+    Ft,
+}
 
 /// What MPIFT keeps per request.
 #[derive(Clone, Copy, Debug)]
@@ -47,7 +59,7 @@ pub struct ReqState {
     pub nth: u32,
     /// A non-blocking collective: its number on `comm` (0: unknown). It succeeds
     /// although a member died if every dead member had entered it for real
-    /// (engine::hooks::all_dead_entered_seq).
+    /// (engine::logs::all_dead_entered_seq).
     pub seq: u64,
     /// The program called `MPI_Cancel` on it: a receive that completes cancelled
     /// is the program's cancel (success), not a revoke's (engine::complete).

@@ -9,7 +9,7 @@
 
 use crate::engine::base::errors::{Failure, Outcome};
 use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
-use crate::engine::hooks::Kind;
+use crate::engine::req_state::Kind;
 use crate::engine::Real;
 use crate::transport::{self, err, MPI_Request, MPI_Status};
 use std::os::raw::c_int;

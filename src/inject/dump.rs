@@ -372,7 +372,7 @@ fn requests(reqs: *const Sim_FT_MPI_Request, n: c_int) -> Vec<String> {
 }
 
 fn describe_request(h: Sim_FT_MPI_Request) -> String {
-    use crate::engine::hooks::Kind;
+    use crate::engine::req_state::Kind;
     let Ok(st) = crate::engine::request::lookup(h) else { return "null".into() };
     if st.persistent && !st.active {
         return "inactive".into();
