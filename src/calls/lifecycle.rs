@@ -2,6 +2,7 @@
 
 use crate::engine::base::errors::{Failure, Outcome};
 use crate::calls::{spare, spares};
+use crate::engine::base::backoff::Backoff;
 use crate::engine::base::process;
 use crate::engine::{comm, ft, logs, news, orphans, request, revoke, service};
 use crate::transport;
@@ -158,7 +159,7 @@ pub fn finalize() -> Outcome {
     // they finalize once every live rank has got here (engine::zombie).
     // (Every revoked communicator, in ascending id: engine::revoke.) This rank's own
     // revokes must have reached everyone before it stops answering.
-    let mut idle = revoke::Idle::new();
+    let mut idle = Backoff::wait();
     loop {
         let _ = service::run();
         if !revoke::jobs_pending() {

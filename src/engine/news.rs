@@ -11,6 +11,7 @@
 //! message on the shadow communicator ([`crate::engine::wake`], whose functions
 //! are re-exported here).
 
+use crate::engine::base::backoff::Backoff;
 use crate::engine::comm;
 use crate::engine::describe::Desc;
 use crate::transport::script::{Scripts, Update};
@@ -405,19 +406,13 @@ pub fn kick_scripts(s: &mut Scripts) {
 /// Runs `s` to completion: spins briefly (every target inside MPI answers within
 /// microseconds), then sleeps with back-off while some target is away from MPI.
 pub fn run_scripts(s: &mut Scripts) {
-    let start = std::time::Instant::now();
-    let mut nap = Duration::from_micros(20);
+    let mut backoff = Backoff::wait();
     loop {
         progress_scripts(s);
         if s.done() {
             return;
         }
-        if start.elapsed() < Duration::from_micros(500) {
-            std::thread::yield_now();
-        } else {
-            std::thread::sleep(nap);
-            nap = (nap * 2).min(Duration::from_millis(2));
-        }
+        backoff.pause();
     }
 }
 
