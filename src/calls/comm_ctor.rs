@@ -121,9 +121,7 @@ pub fn create_group(c: Sim_FT_MPI_Comm, group: MPI_Group, tag: c_int, newcomm: *
     let id = group_child_id(&cr, group, tag);
     let mut real = transport::comm_null();
     let rc = transport::comm::create_group(cr.real, group, tag, &mut real);
-    if rc != 0 {
-        return Err(Failure::on(c, rc));
-    }
+    Failure::check(rc, c)?;
     let adopted = comm::adopt(real, &cr, id);
     // SAFETY: checked non-null above; the program's out handle, which MPI
     // requires valid for writing.

@@ -51,9 +51,7 @@ pub fn get_parent(parent: *mut Sim_FT_MPI_Comm) -> Outcome {
     }
     let mut real = transport::comm_null();
     let rc = transport::comm::get_parent(&mut real);
-    if rc != 0 {
-        return Err(Failure::on_world(rc));
-    }
+    Failure::check_world(rc)?;
     let h = if real == transport::comm_null() {
         std::ptr::null_mut()
     } else {
@@ -72,9 +70,7 @@ pub fn join(fd: c_int, intercomm: *mut Sim_FT_MPI_Comm) -> Outcome {
     }
     let mut real = transport::comm_null();
     let rc = transport::comm::join(fd, &mut real);
-    if rc != 0 {
-        return Err(Failure::on_world(rc));
-    }
+    Failure::check_world(rc)?;
     let h = if real == transport::comm_null() {
         std::ptr::null_mut()
     } else {
@@ -118,9 +114,7 @@ pub fn disconnect(c: *mut Sim_FT_MPI_Comm) -> Outcome {
     hooks::p2p_enter(h)?;
     let mut real = cr.real;
     let rc = transport::comm::disconnect(&mut real);
-    if rc != 0 {
-        return Err(Failure::on(h, rc));
-    }
+    Failure::check(rc, h)?;
     comm::forget(h);
     // SAFETY: the program's in-out handle, checked non-null above.
     unsafe { *c = std::ptr::null_mut() };

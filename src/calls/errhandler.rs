@@ -98,7 +98,7 @@ pub fn error_string(code: c_int, string: *mut c_char, resultlen: *mut c_int) -> 
         // SAFETY: `string` is the program's, checked non-null, and MPI-3.1 §8.4
         // requires room for MPI_MAX_ERROR_STRING characters there.
         let rc = unsafe { transport::env::error_string(code, string, resultlen) };
-        return if rc == 0 { Ok(()) } else { Err(Failure::on_world(rc)) };
+        return Failure::check_world(rc);
     };
     let n = text.len().min(transport::max_error_string() - 1);
     // SAFETY: `string` is checked non-null with room for MPI_MAX_ERROR_STRING
@@ -125,11 +125,7 @@ pub fn error_class(code: c_int, class: *mut c_int) -> Outcome {
         return Ok(());
     }
     let rc = transport::env::error_class(code, class);
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(Failure::on_world(rc))
-    }
+    Failure::check_world(rc)
 }
 
 /// `MPI_Comm_create_errhandler`.
@@ -141,9 +137,7 @@ pub fn create(f: *mut Sim_FT_MPI_Comm_errhandler_function, out: *mut MPI_Errhand
     // all zeros is a valid value of either, overwritten by the call below.
     let mut token = unsafe { std::mem::zeroed::<MPI_Errhandler>() };
     let rc = transport::create_errhandler_token(&mut token);
-    if rc != 0 {
-        return Err(Failure::on_world(rc));
-    }
+    Failure::check_world(rc)?;
     let mut table = USER_HANDLERS.lock().unwrap();
     table.retain(|(t, _)| t.0 != token); // a freed token's value may be reused
     table.push((Real(token), f as usize));
@@ -178,9 +172,7 @@ pub fn set(c: Sim_FT_MPI_Comm, eh: MPI_Errhandler) -> Outcome {
     let cr = args::comm_arg(c)?;
     let real_eh = real_for(eh);
     let rc = transport::comm::set_errhandler(cr.real, real_eh);
-    if rc != 0 {
-        return Err(Failure::on(c, rc));
-    }
+    Failure::check(rc, c)?;
     comm::update(c, |st| st.errhandler = Real(eh));
     Ok(())
 }
@@ -217,11 +209,7 @@ pub fn free(eh: *mut MPI_Errhandler) -> Outcome {
     }
     // The host checks the handle itself.
     let rc = transport::comm::errhandler_free(eh);
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(Failure::on_world(rc))
-    }
+    Failure::check_world(rc)
 }
 
 /// `MPI_Comm_get_errhandler`.
@@ -248,7 +236,7 @@ pub fn get(c: Sim_FT_MPI_Comm, out: *mut MPI_Errhandler) -> Outcome {
     if user_fn(eh).is_some() {
         // The real call adds the reference the caller will release.
         let rc = transport::comm::get_errhandler(cr.real, out);
-        return if rc == 0 { Ok(()) } else { Err(Failure::on(c, rc)) };
+        return Failure::check(rc, c);
     }
     *out = eh;
     Ok(())

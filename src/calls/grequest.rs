@@ -39,9 +39,7 @@ pub fn start(
     // generalized-request types, as MPI-3.1 §12.2 requires) and `extra_state` is
     // what it gave for them; the host only calls them with it.
     let rc = unsafe { transport::request::grequest_start(q, f, c, extra_state, &mut real) };
-    if rc != 0 {
-        return Err(Failure::on_world(rc));
-    }
+    Failure::check_world(rc)?;
     let adopted = request::adopt_plain(real);
     // SAFETY: `out` was checked non-null above; the program's out handle.
     unsafe { *out = adopted };
@@ -55,8 +53,5 @@ pub fn complete(r: Sim_FT_MPI_Request) -> Outcome {
     }
     let st = request::lookup(r)?;
     let rc = transport::request::grequest_complete(st.real.0);
-    if rc != 0 {
-        return Err(Failure::on_world(rc));
-    }
-    Ok(())
+    Failure::check_world(rc)
 }

@@ -138,19 +138,14 @@ pub fn free(keyval: *mut c_int) -> Outcome {
     // SAFETY: the program's in-out keyval, checked non-null above, an int it
     // owns for the call (MPI-3.1 §6.7.2).
     let rc = transport::comm::free_keyval(unsafe { &mut *keyval });
-    if rc != 0 {
-        return Err(Failure::on_world(rc));
-    }
-    Ok(())
+    Failure::check_world(rc)
 }
 
 /// `MPI_Comm_set_attr` (and `MPI_Attr_put`).
 pub fn set_attr(c: Sim_FT_MPI_Comm, keyval: c_int, val: *mut c_void) -> Outcome {
     let cr = args::comm_arg(c)?;
     let rc = transport::comm::set_attr(cr.real, keyval, val);
-    if rc != 0 {
-        return Err(Failure::on(c, rc));
-    }
+    Failure::check(rc, c)?;
     if c == handles::self_handle() {
         let mut order = SELF_ORDER.lock().unwrap();
         order.retain(|k| *k != keyval);
@@ -174,10 +169,7 @@ pub fn get_attr(c: Sim_FT_MPI_Comm, keyval: c_int, val: *mut c_void, flag: *mut 
         // through (so valid), now on the host's world.
         rc = unsafe { transport::comm::get_attr(transport::comm_world(), keyval, val, flag) };
     }
-    if rc != 0 {
-        return Err(Failure::on(c, rc));
-    }
-    Ok(())
+    Failure::check(rc, c)
 }
 
 /// Called first by `MPI_Finalize`: deletes `MPI_COMM_SELF`'s attributes, last set

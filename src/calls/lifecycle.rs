@@ -3,6 +3,7 @@
 use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome};
 use crate::calls::{spare, spares};
+use crate::engine::base::backoff::Backoff;
 use crate::engine::base::process;
 use crate::engine::{comm, ft, logs, news, orphans, request, revoke, service};
 use crate::transport;
@@ -17,14 +18,6 @@ pub static mut Sim_FT_MPIX_FT_keyval: c_int = -1;
 /// The value of the `MPIX_FT` attribute: fault tolerance is on.
 static FT_ON: c_int = 1;
 
-fn check(rc: c_int) -> Outcome {
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(Failure::on_world(rc))
-    }
-}
-
 /// After the host MPI's `init` (`MPI_Init` or `MPI_Init_thread`) returned. A
 /// spare process (calls::spares) stays here until a spawn takes it.
 fn after_init(init: &'static str, argc: *mut c_int, argv: *mut *mut *mut c_char) -> Outcome {
@@ -36,7 +29,7 @@ fn after_init(init: &'static str, argc: *mut c_int, argv: *mut *mut *mut c_char)
     transport::serial::set_multithreaded(multi);
     crate::engine::base::edges::set(crate::engine::base::edges::MULTI, multi);
     crate::calls::errhandler::reserve_classes();
-    check(news::start().err().unwrap_or(0))?;
+    Failure::check_world(news::start().err().unwrap_or(0))?;
     if let Err(stop) = crate::inject::start(runtime::shadow(), runtime::world_rank() as u32, runtime::world_size() as u32, init) {
         crate::say!("MPIFT: rank {}: MPI_Init: {}", runtime::world_rank(), stop.why);
         if !stop.everywhere {
@@ -70,10 +63,10 @@ fn after_init(init: &'static str, argc: *mut c_int, argv: *mut *mut *mut c_char)
     }
     let spare = spares::start().map_err(Failure::on_world)?;
     let mut keyval = -1;
-    check(transport::create_ft_keyval(&mut keyval))?;
+    Failure::check_world(transport::create_ft_keyval(&mut keyval))?;
     // The value points to a static int that lives as long as the process (the
     // program only reads it).
-    check(transport::comm::set_attr(transport::comm_world(), keyval, &FT_ON as *const c_int as *mut c_void))?;
+    Failure::check_world(transport::comm::set_attr(transport::comm_world(), keyval, &FT_ON as *const c_int as *mut c_void))?;
     // SAFETY: a plain store, no reference to the static is made; MPI_Init runs
     // once, before the program may read the keyval (no MPI use before MPI_Init,
     // MPI-3.1 §8.7), so no other thread reads it meanwhile.
@@ -105,7 +98,7 @@ pub fn init(argc: *mut c_int, argv: *mut *mut *mut c_char) -> Outcome {
     host_ft_off();
     // SAFETY: the program's MPI_Init arguments passed through unchanged: null or
     // its main's argc and argv (MPI-3.1 §8.7), as env::init requires.
-    check(unsafe { transport::env::init(argc, argv) })?;
+    Failure::check_world(unsafe { transport::env::init(argc, argv) })?;
     after_init("MPI_Init", argc, argv)
 }
 
@@ -119,7 +112,7 @@ pub fn init_thread(
     host_ft_off();
     // SAFETY: the program's MPI_Init_thread arguments passed through unchanged:
     // null or its main's argc and argv, and its out-int `provided` (MPI-3.1 §12.4.3).
-    check(unsafe { transport::env::init_thread(argc, argv, required, provided) })?;
+    Failure::check_world(unsafe { transport::env::init_thread(argc, argv, required, provided) })?;
     after_init("MPI_Init_thread", argc, argv)
 }
 
@@ -127,21 +120,21 @@ pub fn init_thread(
 pub fn initialized(flag: *mut c_int) -> Outcome {
     // SAFETY: the program's out-int, passed through as it gave it (the host
     // reports a null one as it would to the program).
-    check(unsafe { transport::env::initialized(flag) })
+    Failure::check_world(unsafe { transport::env::initialized(flag) })
 }
 
 /// `MPI_Finalized`.
 pub fn finalized(flag: *mut c_int) -> Outcome {
     // SAFETY: the program's out-int, passed through as it gave it (the host
     // reports a null one as it would to the program).
-    check(unsafe { transport::env::finalized(flag) })
+    Failure::check_world(unsafe { transport::env::finalized(flag) })
 }
 
 /// `MPI_Get_version`: the MPI version MPIFT covers (3.1) when the real MPI is newer,
 /// matching `MPI_VERSION`/`MPI_SUBVERSION` in include/MPI-FT_redefine.h.
 pub fn get_version(version: *mut c_int, subversion: *mut c_int) -> Outcome {
     // SAFETY: the program's two out-ints, passed through as it gave them.
-    check(unsafe { transport::env::get_version(version, subversion) })?;
+    Failure::check_world(unsafe { transport::env::get_version(version, subversion) })?;
     if !version.is_null() && !subversion.is_null() {
         // SAFETY: non-null (checked) program out-ints the host's successful call
         // just wrote, so valid for reads.
@@ -168,7 +161,7 @@ pub fn finalize() -> Outcome {
     // they finalize once every live rank has got here (engine::zombie).
     // (Every revoked communicator, in ascending id: engine::revoke.) This rank's own
     // revokes must have reached everyone before it stops answering.
-    let mut idle = revoke::Idle::new();
+    let mut idle = Backoff::wait();
     loop {
         let _ = service::run();
         if !revoke::jobs_pending() {
@@ -200,5 +193,5 @@ pub fn finalize() -> Outcome {
     let rc = transport::env::finalize();
     request::clear();
     comm::clear();
-    check(rc)
+    Failure::check_world(rc)
 }

@@ -61,9 +61,7 @@ pub fn improbe(
     let (flag, message) = unsafe { (&mut *flag, &mut *message) };
     let mut st = zero_status();
     let rc = transport::p2p::improbe(source, tag, cr.real, flag, message, Some(&mut st));
-    if rc != 0 {
-        return Err(Failure::on(c, rc));
-    }
+    Failure::check(rc, c)?;
     if *flag != 0 {
         remember(*message, c, st.MPI_SOURCE);
         copy_status(status, &st);
@@ -97,9 +95,7 @@ pub fn mrecv(buf: *mut c_void, count: c_int, dt: MPI_Datatype, message: *mut MPI
     let rc = unsafe { transport::p2p::mrecv(buf, count, dt, message, Some(&mut st)) };
     copy_status(status, &st);
     let on = from.map_or(std::ptr::null_mut(), |(c, _)| c);
-    if rc != 0 {
-        return Err(Failure::on(on, rc));
-    }
+    Failure::check(rc, on)?;
     if let Some((c, src)) = from {
         comm::update(c, |s| {
             if let Some(x) = s.recvd.get_mut(src as usize) {
@@ -132,9 +128,7 @@ pub fn imrecv(
     // request completes.
     let rc = unsafe { transport::p2p::imrecv(buf, count, dt, message, &mut real) };
     let owner = from.and_then(|(c, src)| args::comm_arg(c).ok().map(|cr| (cr, src)));
-    if rc != 0 {
-        return Err(Failure::on(owner.map_or(std::ptr::null_mut(), |(cr, _)| cr.handle), rc));
-    }
+    Failure::check(rc, owner.as_ref().map_or(std::ptr::null_mut(), |(cr, _)| cr.handle))?;
     let adopted = match owner {
         Some((cr, src)) => request::adopt_p2p(real, Kind::P2pStart, &cr, src, true),
         None => request::adopt_plain(real),

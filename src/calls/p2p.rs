@@ -40,23 +40,6 @@ fn state(c: &CommRef, peer: c_int, recv: bool) -> ReqState {
     ReqState::started(c.handle, Kind::P2pStart, peer, recv)
 }
 
-/// The return code of a real start call, as an outcome on `comm`.
-fn started(comm: Sim_FT_MPI_Comm, rc: c_int) -> Outcome {
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(Failure::on(comm, rc))
-    }
-}
-
-
-fn result(c: &CommRef, code: c_int) -> Outcome {
-    if code == 0 {
-        Ok(())
-    } else {
-        Err(Failure::on(c.handle, code))
-    }
-}
 
 /// The host's non-blocking start of a send mode (`transport::p2p::isend`,
 /// `issend`, `ibsend`, `irsend`).
@@ -88,13 +71,13 @@ fn send_with(
     // request ends. wait_one below returns once the send completed or was drained
     // (engine::complete); only a revoke whose drain times out orphans it while the
     // host may still read the program's buffer (an orphan takes only the copy).
-    started(comm, unsafe { start(sbuf, scount, sdt, dest, tag, c.real, &mut req) })?;
+    Failure::check(unsafe { start(sbuf, scount, sdt, dest, tag, c.real, &mut req) }, comm)?;
     let mut st = zero_status();
     // The copy is kept like a request's: an orphaned send takes it along.
     let keep = flip.into_copy().map_or(0, request::keep_buffer);
     let code = wait_one(&ReqState { keep, nth, ..state(&c, dest, false) }, &mut req, &mut st, true);
     drop(request::take_kept(keep));
-    result(&c, code)
+    Failure::check(code, c.handle)
 }
 
 /// `MPI_Send`.
@@ -141,11 +124,11 @@ pub fn recv(
     // SAFETY: `buf` is the program's receive buffer of `count` elements of `dt`,
     // valid for this blocking call; wait_one below waits for the receive (or
     // cancels it) before the call returns.
-    started(comm, unsafe { transport::p2p::irecv(buf, count, dt, source, tag, c.real, &mut req) })?;
+    Failure::check(unsafe { transport::p2p::irecv(buf, count, dt, source, tag, c.real, &mut req) }, comm)?;
     let mut st = zero_status();
     let code = wait_one(&state(&c, source, true), &mut req, &mut st, true);
     copy_status(status, &st);
-    result(&c, code)
+    Failure::check(code, c.handle)
 }
 
 /// `MPI_Sendrecv`: both halves posted, then waited for with failure semantics.
@@ -199,7 +182,7 @@ fn sendrecv_as(
         // SAFETY: `recvbuf` has room for `recvcount` elements of `recvtype` (the
         // program's buffer, or sendrecv_replace's own), valid for this blocking
         // call; wait_one below waits for the receive (or cancels it).
-        started(comm, unsafe { transport::p2p::irecv(recvbuf, recvcount, recvtype, source, recvtag, c.real, &mut rreq) })?;
+        Failure::check(unsafe { transport::p2p::irecv(recvbuf, recvcount, recvtype, source, recvtag, c.real, &mut rreq) }, comm)?;
     }
     let nth = comm::count_send(comm, dest);
     let flip = crate::inject::bitflip::outgoing(name, sendbuf, sendcount, sendtype, sendtag, c.real);
@@ -207,7 +190,7 @@ fn sendrecv_as(
     // SAFETY: `sbuf` is the program's send buffer, valid for this blocking call,
     // or its corrupted copy, which `keep` holds until the request ends; wait_one
     // below waits for the send as in send_with (same revoke-timeout caveat).
-    started(comm, unsafe { transport::p2p::isend(sbuf, scount, sdt, dest, sendtag, c.real, &mut sreq) })?;
+    Failure::check(unsafe { transport::p2p::isend(sbuf, scount, sdt, dest, sendtag, c.real, &mut sreq) }, comm)?;
     let keep = flip.into_copy().map_or(0, request::keep_buffer);
     let mut st = zero_status();
     let mut st2 = zero_status();
@@ -215,7 +198,7 @@ fn sendrecv_as(
     let scode = wait_one(&ReqState { keep, nth, ..state(&c, dest, false) }, &mut sreq, &mut st2, true);
     drop(request::take_kept(keep));
     copy_status(status, &st);
-    result(&c, if rcode != 0 { rcode } else { scode })
+    Failure::check(if rcode != 0 { rcode } else { scode }, c.handle)
 }
 
 /// `MPI_Sendrecv_replace`: the message comes in as `MPI_PACKED` into a buffer of
@@ -264,7 +247,7 @@ pub fn iprobe(source: c_int, tag: c_int, comm: Sim_FT_MPI_Comm, flag: *mut c_int
     // (None: as_mut checks), or else valid for writing one status, as MPI
     // requires.
     let status = if status == transport::status_ignore() { None } else { unsafe { status.as_mut() } };
-    started(comm, transport::p2p::iprobe(source, tag, c.real, flag, status))?;
+    Failure::check(transport::p2p::iprobe(source, tag, c.real, flag, status), comm)?;
     if *flag == 0 && (dead_and_drained(&c, source, true) || wildcard_blocked(&c, source)) {
         return Err(Failure::on(comm, SIM_FT_ERR_PROC_FAILED));
     }

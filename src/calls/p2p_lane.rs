@@ -13,7 +13,7 @@ use crate::engine::base::errors::{Failure, Outcome};
 use crate::engine::base::handles::Sim_FT_MPI_Comm;
 use crate::engine::hooks;
 use crate::engine::req_state::Kind;
-use crate::engine::request::{self, ReqState};
+use crate::engine::request::ReqState;
 use crate::calls::p2p::Isend;
 use crate::engine::{comm, lane};
 use crate::inject::bitflip;
@@ -109,7 +109,7 @@ pub fn sendrecv(
         }
     };
     copy_status(status, &st);
-    Some(request::fail_on_comm(Some(comm), if rcode != 0 { rcode } else { scode }))
+    Some(Failure::check(if rcode != 0 { rcode } else { scode }, comm))
 }
 
 /// `MPI_Sendrecv`'s two halves tested together: one host `MPI_Testall`, so one

@@ -10,14 +10,6 @@ use crate::protocol::Rank;
 use crate::transport::{self, MPI_Group};
 use std::os::raw::c_int;
 
-fn check(rc: c_int, on: &CommRef) -> Outcome {
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(Failure::on(on.handle, rc))
-    }
-}
-
 /// `MPIX_Comm_is_revoked`.
 pub fn is_revoked(c: Sim_FT_MPI_Comm, flag: *mut c_int) -> Outcome {
     let cr = args::comm_arg(c)?;
@@ -45,11 +37,11 @@ fn failed_ranks(c: Sim_FT_MPI_Comm, which: impl FnOnce(&Failures) -> &[Rank]) ->
 fn group_of(cr: &CommRef, ranks: &[c_int], out: *mut MPI_Group) -> Outcome {
     handles::check_out_ptr(out, cr)?;
     let mut all = transport::group_empty();
-    check(transport::comm::group(cr.real, &mut all), cr)?;
+    Failure::check(transport::comm::group(cr.real, &mut all), cr.handle)?;
     // SAFETY: the program's out-handle, checked non-null above.
     let rc = transport::comm::group_incl(all, ranks, unsafe { &mut *out });
     transport::comm::group_free(&mut all);
-    check(rc, cr)
+    Failure::check(rc, cr.handle)
 }
 
 /// `MPIX_Comm_failure_get_acked`: the acknowledged failed processes.

@@ -510,26 +510,7 @@ pub fn waitsome(
     indices: *mut c_int,
     statuses: *mut MPI_Status,
 ) -> Outcome {
-    some_args(incount, outcount, indices)?;
-    if let Some(out) = batch_fast::some(incount, reqs, SomeOut { outcount, indices, statuses }, false) {
-        return out;
-    }
-    let mut b = Batch::new(incount, reqs)?;
-    let none_active = !b.any_pending();
-    let mut got = std::mem::take(&mut b.got);
-    got.clear();
-    while got.is_empty() && b.any_pending() {
-        let _ = service::run_in_wait();
-        got.extend(b.verdicts());
-        if got.is_empty() {
-            b.block(&mut got);
-        }
-    }
-    b.settle(reqs);
-    some_out(|k| b.statuses[got[k]], &got, outcount, indices, statuses, none_active);
-    let out = outcome(|i| b.states[i].map(|s| s.comm.0), &b.codes, statuses, Some(&got));
-    b.got = got;
-    out
+    some(incount, reqs, SomeOut { outcount, indices, statuses }, true)
 }
 
 /// `MPI_Testsome`.
@@ -540,26 +521,35 @@ pub fn testsome(
     indices: *mut c_int,
     statuses: *mut MPI_Status,
 ) -> Outcome {
+    some(incount, reqs, SomeOut { outcount, indices, statuses }, false)
+}
+
+/// `MPI_Waitsome` (`block`: until some request completes, unless none is
+/// active) or `MPI_Testsome` (tests each pending request once): the same
+/// arguments, verdicts and outputs, only the waiting differs.
+fn some(incount: c_int, reqs: *mut Sim_FT_MPI_Request, out: SomeOut, block: bool) -> Outcome {
+    let SomeOut { outcount, indices, statuses } = out;
     some_args(incount, outcount, indices)?;
-    if let Some(out) = batch_fast::some(incount, reqs, SomeOut { outcount, indices, statuses }, true) {
-        return out;
+    if let Some(done) = batch_fast::some(incount, reqs, out, !block) {
+        return done;
     }
     let mut b = Batch::new(incount, reqs)?;
-    news::refresh();
-    let idx = b.take_idx();
+    let none_active = !b.any_pending();
     let mut got = std::mem::take(&mut b.got);
     got.clear();
-    for &i in &idx {
-        let mut f = 0;
-        let rc = transport::request::test(&mut b.reals[i], &mut f, Some(&mut b.statuses[i]));
-        if f != 0 {
-            b.complete(i, rc);
-            got.push(i);
+    if block {
+        while got.is_empty() && b.any_pending() {
+            let _ = service::run_in_wait();
+            got.extend(b.verdicts());
+            if got.is_empty() {
+                b.block(&mut got);
+            }
         }
+    } else {
+        news::refresh();
+        b.test_pending(usize::MAX, &mut got);
+        got.extend(b.verdicts());
     }
-    got.extend(b.verdicts());
-    let none_active = idx.is_empty();
-    b.idx = idx;
     b.settle(reqs);
     some_out(|k| b.statuses[got[k]], &got, outcount, indices, statuses, none_active);
     let out = outcome(|i| b.states[i].map(|s| s.comm.0), &b.codes, statuses, Some(&got));

@@ -258,7 +258,7 @@ impl<'a> Recv<'a> {
     /// revoked: the receive is cancelled, or, if a message had already matched
     /// it, Err(Some(its length)).
     fn wait(&mut self, how: Waiter, id: u64) -> Result<Len, Option<Len>> {
-        let mut idle: Option<crate::engine::revoke::Idle> = None;
+        let mut idle: Option<crate::engine::base::backoff::Backoff> = None;
         let mut status = transport::zero_status();
         loop {
             let revoked = match how {
@@ -292,7 +292,7 @@ impl<'a> Recv<'a> {
                 // Our own pending receive.
                 request::test(&mut self.req, &mut flag, Some(&mut status));
                 if flag == 0 {
-                    idle.get_or_insert_with(crate::engine::revoke::Idle::new).pause();
+                    idle.get_or_insert_with(crate::engine::base::backoff::Backoff::wait).pause();
                 }
                 flag != 0
             } else {

@@ -31,7 +31,7 @@ use crate::engine::base::errors::{Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_PR
 use crate::engine::base::handles::{Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::engine::req_state::Kind;
 use crate::engine::request::{self, arg_error, one_active, Brief, ReqState};
-use crate::engine::revoke::Idle;
+use crate::engine::base::backoff::Backoff;
 use crate::engine::{comm, ft, news, orphans, revoke, service, dead_counts};
 use crate::transport::{self, err, p2p, zero_status, MPI_Request, MPI_Status};
 use std::os::raw::c_int;
@@ -303,7 +303,7 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
     }
     if st.ft != 0 {
         // Nothing in MPI completes it: MPIFT does, as the agreement advances.
-        let mut idle = Idle::new();
+        let mut idle = Backoff::wait();
         loop {
             let _ = service::run_in_wait();
             let mut flag = 0;
@@ -315,7 +315,7 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
         }
     }
     // Made when first needed: reading the clock costs the failure-free wait.
-    let mut idle: Option<Idle> = None;
+    let mut idle: Option<Backoff> = None;
     let mut tested = false;
     loop {
         // A verdict known already (a revoke hint came with the last wake-up) is
@@ -351,7 +351,7 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
             if let Some(code) = done_already(st, real, status) {
                 return code;
             }
-            idle.get_or_insert_with(Idle::new).pause();
+            idle.get_or_insert_with(Backoff::wait).pause();
             continue;
         }
         // The host's own test first: a send of a small message, or a receive whose

@@ -488,7 +488,7 @@ fn create_group(op: &Op, live: &[Rank]) -> Result<MPI_Comm, c_int> {
 /// Runs the operation `key` to its end (blocking agree and shrink): every MPI
 /// thing this process has to do goes on meanwhile (engine::service).
 pub(super) fn wait(key: u64) -> c_int {
-    let mut idle = crate::engine::revoke::Idle::new();
+    let mut idle = crate::engine::base::backoff::Backoff::wait();
     loop {
         if let Some(code) = take_if_done(key) {
             return code;

@@ -20,14 +20,6 @@ fn refuse_inter(cr: &CommRef) -> Outcome {
     Ok(())
 }
 
-fn result(cr: &CommRef, code: c_int) -> Outcome {
-    if code == 0 {
-        Ok(())
-    } else {
-        Err(Failure::on(cr.handle, code))
-    }
-}
-
 /// `MPIX_Comm_agree`: bitwise AND of `*flag` over the live members; allowed on
 /// revoked communicators. `MPI_ERR_PROC_FAILED` at every survivor unless every
 /// failure was acknowledged by every survivor; `*flag` is valid either way.
@@ -42,7 +34,7 @@ pub fn agree(c: Sim_FT_MPI_Comm, flag: *mut c_int) -> Outcome {
     // point at an int.
     let key = start(&cr, What::Agree { flag }, unsafe { *flag }, transport::request_null());
     let _in = InAgree::mark(cr.id);
-    result(&cr, wait(key))
+    Failure::check(wait(key), cr.handle)
 }
 
 /// While a process waits in `MPIX_Comm_agree` on a communicator, its window says
@@ -94,7 +86,7 @@ pub fn shrink(c: Sim_FT_MPI_Comm, newcomm: *mut Sim_FT_MPI_Comm) -> Outcome {
     handles::check_out_ptr(newcomm, &cr)?;
     refuse_inter(&cr)?;
     let key = start(&cr, What::Shrink { newcomm }, !0, transport::request_null());
-    result(&cr, wait(key))
+    Failure::check(wait(key), cr.handle)
 }
 
 /// `MPIX_Comm_ishrink`: starts the shrink and returns at once; `*newcomm` is set
@@ -139,8 +131,6 @@ fn new_greq(cr: &CommRef) -> Result<MPI_Request, Failure> {
     // SAFETY: the three callbacks are this module's, of the host's types; they
     // ignore `extra_state` (null) and touch only the status the host passes.
     let rc = unsafe { transport::request::grequest_start(Some(greq_query), Some(greq_free), Some(greq_cancel), std::ptr::null_mut(), &mut r) };
-    if rc != 0 {
-        return Err(Failure::on(cr.handle, rc));
-    }
+    Failure::check(rc, cr.handle)?;
     Ok(r)
 }

@@ -90,7 +90,7 @@ pub(super) fn store_field(slot: usize, id: u64, inst: u64, f: usize, words: &[u6
 /// everything) in the rare case that none is.
 pub(super) fn claim(id: u64, inst: u64, l: usize) -> usize {
     let start = probe_start(id, inst);
-    let mut idle = crate::engine::revoke::Idle::new();
+    let mut idle = crate::engine::base::backoff::Backoff::wait();
     loop {
         let found = {
             let mut slots = SLOTS.lock();

@@ -55,10 +55,7 @@ fn p2p_enter_news(h: Sim_FT_MPI_Comm) -> Outcome {
 
 /// After the real call, with its return code.
 pub fn leave(_kind: Kind, comm: &CommRef, rc: c_int) -> Outcome {
-    if rc != 0 {
-        return Err(Failure::on(comm.handle, rc));
-    }
-    Ok(())
+    Failure::check(rc, comm.handle)
 }
 
 /// Before a collective (blocking or not, or a communicator constructor): refuse
@@ -167,9 +164,7 @@ pub fn log_entry(c: &CommRef, d: &Desc, refuse_revoked: bool) -> Option<u64> {
 /// `MPI_ERR_REVOKED` if the communicator was revoked meanwhile.
 pub fn coll_leave(c: &CommRef, rc: c_int) -> Outcome {
     news::refresh();
-    if rc != 0 {
-        return Err(Failure::on(c.handle, rc));
-    }
+    Failure::check(rc, c.handle)?;
     if comm::calm() {
         return Ok(());
     }
@@ -197,9 +192,7 @@ pub fn coll_leave(c: &CommRef, rc: c_int) -> Outcome {
 /// call returned; a barrier only until the revoke is known), then reports as
 /// [`coll_leave`].
 pub fn coll_wait(c: &CommRef, rc: c_int, mut req: crate::transport::MPI_Request, bufferless: bool) -> Outcome {
-    if rc != 0 {
-        return Err(Failure::on(c.handle, rc));
-    }
+    Failure::check(rc, c.handle)?;
     let seq = comm::read(c.handle, |s| s.seq).unwrap_or(0);
     let st = ReqState { buffers: !bufferless, seq, ..ReqState::started(c.handle, Kind::CollStart, -1, false) };
     let mut status = crate::transport::zero_status();

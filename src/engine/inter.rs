@@ -134,9 +134,7 @@ pub(crate) fn agree_foreign(cr: &CommRef, flag: *mut c_int) -> Outcome {
             cr.real,
         )
     };
-    if rc != 0 {
-        return Err(Failure::on(cr.handle, rc));
-    }
+    Failure::check(rc, cr.handle)?;
     // SAFETY: the program's flag, checked non-null by the caller (read above).
     unsafe { *flag = out };
     if comm::read(cr.handle, |s| s.failures.has_unacknowledged()).unwrap_or(false) {

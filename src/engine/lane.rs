@@ -100,7 +100,7 @@ pub fn blocking(
     let mut s = zero_status();
     let code = complete::wait_one(&st, &mut real, &mut s, true);
     copy_status(status, &s);
-    Some(request::fail_on_comm(Some(comm), code))
+    Some(Failure::check(code, comm))
 }
 
 /// `MPI_Wait` on the calm lane (module docs); None: nothing done.

@@ -13,6 +13,7 @@
 
 use crate::engine::base::runtime::{self, with, Runtime};
 use crate::engine::base::settings;
+use crate::engine::base::backoff::Backoff;
 use crate::engine::comm;
 use crate::engine::describe::Desc;
 use crate::transport::script::{Scripts, Update};
@@ -21,7 +22,6 @@ use crate::transport::{self, stats, MPI_Request};
 use std::collections::HashMap;
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
-use std::time::Duration;
 
 /// The wake messages, kept at their old paths (`news::wake` etc.).
 pub use crate::engine::wake::{drain_wakes, hint_revoke, rearm_wake, wake, wake_all, wake_request, wakes, TAG_WAKE};
@@ -336,19 +336,13 @@ pub fn kick_scripts(s: &mut Scripts) {
 /// Runs `s` to completion: spins briefly (every target inside MPI answers within
 /// microseconds), then sleeps with back-off while some target is away from MPI.
 pub fn run_scripts(s: &mut Scripts) {
-    let start = std::time::Instant::now();
-    let mut nap = Duration::from_micros(20);
+    let mut backoff = Backoff::wait();
     loop {
         progress_scripts(s);
         if s.done() {
             return;
         }
-        if start.elapsed() < Duration::from_micros(500) {
-            std::thread::yield_now();
-        } else {
-            std::thread::sleep(nap);
-            nap = (nap * 2).min(Duration::from_millis(2));
-        }
+        backoff.pause();
     }
 }
 

@@ -319,13 +319,7 @@ pub(crate) fn fail_on(st: Option<&ReqState>, rc: c_int) -> Outcome {
 
 /// [`fail_on`] a request of communicator `comm` (None: a null request).
 pub(crate) fn fail_on_comm(comm: Option<Sim_FT_MPI_Comm>, rc: c_int) -> Outcome {
-    if rc == 0 {
-        return Ok(());
-    }
-    Err(match comm {
-        Some(c) => Failure::on(c, rc),
-        None => Failure::on_world(rc),
-    })
+    Failure::check(rc, comm.unwrap_or(std::ptr::null_mut()))
 }
 
 /// A request argument of a completion call: like [`one`], but an inactive

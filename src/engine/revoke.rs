@@ -33,6 +33,7 @@ use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm};
 use crate::engine::describe::Desc;
 use crate::engine::join::{self, Joined, Who};
 use crate::engine::request::ReqState;
+use crate::engine::base::backoff::Backoff;
 use crate::engine::base::edges;
 use crate::engine::{args, comm, logs, news};
 use crate::transport::script::Scripts;
@@ -220,10 +221,10 @@ pub fn finish_jobs() {
     if !jobs_pending() {
         return;
     }
-    let mut idle = Idle::new();
+    let mut idle = Backoff::wait();
     while jobs_pending() {
         if progress_jobs() {
-            idle = Idle::new();
+            idle.reset();
         } else {
             idle.pause();
         }
@@ -358,7 +359,7 @@ fn advance_read(j: &mut Job, i: usize) -> bool {
 /// (and every member ends with the same count). Waits for the horizon if it is
 /// not known yet. Blocks while another member it needs has not joined.
 pub(crate) fn catch_up(cr: &CommRef) -> Outcome {
-    let mut idle = Idle::new();
+    let mut idle = Backoff::wait();
     loop {
         news::refresh();
         let Some((revoked, h, seq)) = comm::read(cr.handle, |s| (s.revoked, s.horizon, s.seq)) else { return Ok(()) };
@@ -376,7 +377,7 @@ pub(crate) fn catch_up(cr: &CommRef) -> Outcome {
             return Ok(());
         }
         join_next(cr, seq + 1)?;
-        idle = Idle::new();
+        idle.reset();
     }
 }
 
@@ -387,7 +388,7 @@ fn join_next(cr: &CommRef, s: u64) -> Outcome {
     let me = runtime::world_rank() as u32;
     // Both groups of an intercommunicator: the other one may be the only one in it.
     let others: Vec<u32> = union.iter().copied().filter(|w| *w != me).collect();
-    let mut idle = Idle::new();
+    let mut idle = Backoff::wait();
     let (d, per) = loop {
         // The revoke job usually kept the descriptor already (engine::revoke's
         // reads); read the members' logs only if not. An entry of another rank
@@ -510,27 +511,6 @@ pub fn drain_revoked() {
     }
 }
 
-/// Waits politely: yields the CPU for a while (a peer inside MPI answers within
-/// microseconds), then sleeps with back-off (a peer computing outside MPI).
-pub(crate) struct Idle {
-    since: Instant,
-    nap: Duration,
-}
-
-impl Idle {
-    pub(crate) fn new() -> Idle {
-        Idle { since: Instant::now(), nap: Duration::from_micros(20) }
-    }
-    pub(crate) fn pause(&mut self) {
-        if self.since.elapsed() < Duration::from_micros(500) {
-            std::thread::yield_now();
-        } else {
-            std::thread::sleep(self.nap);
-            self.nap = (self.nap * 2).min(Duration::from_millis(2));
-        }
-    }
-}
-
 /// How long a send on a revoked communicator waits for its receiver to drain it
 /// (revoke::drain_revoked, which every member runs in its MPI calls and waits).
 /// A receiver inside MPI answers within microseconds; one that computes, or sits
@@ -547,7 +527,7 @@ const DRAIN_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 /// completed.
 pub(crate) fn drained(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status) -> bool {
     let t0 = std::time::Instant::now();
-    let mut idle = Idle::new();
+    let mut idle = Backoff::wait();
     let receiver = comm::read(st.comm.0, |c| c.peer_world(st.peer.max(0) as usize)).flatten().filter(|w| *w != comm::FOREIGN);
     let mut next_wake = std::time::Duration::ZERO;
     loop {

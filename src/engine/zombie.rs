@@ -29,6 +29,7 @@ use crate::engine::dead_comm::{InFlight, Own, ZComm, NEW_COMMS};
 use crate::engine::dead_exit::Leaving;
 use crate::engine::describe::{fcode, Desc};
 use crate::engine::join::{self, Joined, Who};
+use crate::engine::base::backoff::Backoff;
 use crate::engine::base::observer::{self, DeadStatus};
 use crate::engine::{comm, dead_drain, ft, logs, news, request};
 use crate::protocol::exit::Exit;
@@ -128,8 +129,7 @@ fn announce(sent: &[(u64, u32, u32, u32)]) -> Scripts {
 /// Step 3.
 fn serve(mut comms: Vec<ZComm>, own: &mut Vec<Own>, mut news_out: Scripts) {
     let mut pending: Vec<InFlight> = Vec::new();
-    let mut idle = Duration::from_micros(50);
-    let mut last_busy = std::time::Instant::now();
+    let mut backoff = Backoff::new(Duration::from_micros(200), Duration::from_micros(50), Duration::from_millis(20));
     let n = runtime::world_size();
     let me = runtime::world_rank();
     let everyone: Vec<u32> = (0..n as u32).filter(|p| *p as usize != me).collect();
@@ -188,7 +188,11 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<Own>, mut news_out: Scripts) {
             crate::engine::turns::settle();
             break;
         }
-        pause(busy, &mut idle, &mut last_busy);
+        if busy {
+            backoff.reset();
+        } else {
+            backoff.pause_capped(longest_nap);
+        }
     }
     // Point-to-point requests still running are cancelled and freed. A
     // collective one is left as it is (MPI-3.1 §5.12: no cancel, no free): the
@@ -234,22 +238,15 @@ fn progress_requests(own: &mut Vec<Own>, pending: &mut Vec<InFlight>) -> bool {
     busy
 }
 
-/// Between two rounds of the serve loop: on at once after work, a yield right
-/// after it (the next collective usually follows at once; a sleep costs a
-/// scheduler tick when oversubscribed), then naps that double while idle.
-fn pause(busy: bool, idle: &mut Duration, last_busy: &mut std::time::Instant) {
-    if busy {
-        *idle = Duration::from_micros(50);
-        *last_busy = std::time::Instant::now();
-    } else if last_busy.elapsed() < Duration::from_micros(200) {
-        std::thread::yield_now();
-    } else {
-        std::thread::sleep(*idle);
-        // A part waiting for a partner or a turn: naps as short as a blocking
-        // wait's (revoke::Idle), so a dead rank slows no round down more than before.
-        let most = if crate::engine::standin::pending() || crate::engine::turns::wishing() { 2 } else { 20 };
-        *idle = (*idle * 2).min(Duration::from_millis(most));
-    }
+/// The longest nap between two idle rounds of the serve loop (its back-off:
+/// on at once after work, a yield for 200 µs after it, as the next collective
+/// usually follows at once and a sleep costs a scheduler tick when
+/// oversubscribed, then naps from 50 µs that double while idle). A part waiting
+/// for a partner or a turn: naps as short as a blocking wait's
+/// (`Backoff::wait`), so a dead rank slows no round down more than before.
+fn longest_nap() -> Duration {
+    let most = if crate::engine::standin::pending() || crate::engine::turns::wishing() { 2 } else { 20 };
+    Duration::from_millis(most)
 }
 
 /// A collective this dead rank can join now: the descriptor and the members'

@@ -64,6 +64,19 @@ impl Failure {
     pub fn on_world(code: c_int) -> Failure {
         Failure { code, comm: std::ptr::null_mut(), raised: None }
     }
+    /// A host or engine return code as an outcome: 0 succeeds, any other code
+    /// fails on `comm` (null: `MPI_COMM_WORLD`).
+    pub fn check(rc: c_int, comm: Sim_FT_MPI_Comm) -> Outcome {
+        if rc == 0 {
+            Ok(())
+        } else {
+            Err(Failure::on(comm, rc))
+        }
+    }
+    /// [`Failure::check`] on `MPI_COMM_WORLD`.
+    pub fn check_world(rc: c_int) -> Outcome {
+        Failure::check(rc, std::ptr::null_mut())
+    }
     /// Returns `code`, but the handler sees `raised`.
     pub fn raising(self, raised: c_int) -> Failure {
         Failure { raised: Some(raised), ..self }

@@ -6,6 +6,8 @@
 //! - MPIFT's C handle types and the checks of an argument that need no registry
 //!   ([`handles`]); the error classes and the one failure type of every layer
 //!   ([`errors`]).
+//! - The one back-off of every loop that waits for another process
+//!   ([`backoff`]).
 //! - The one word of flags every call's entry and exit read ([`edges`]); the
 //!   process's state in the job, set by `MPI_Init` and `MPI_Finalize`
 //!   ([`process`]).
@@ -15,6 +17,7 @@
 //!
 //! May import: protocol, transport.
 
+pub mod backoff;
 pub mod edges;
 pub mod errors;
 pub mod handles;
