@@ -390,7 +390,7 @@ fn nonblocking_branch(s: &mut String, f: &Function, first_comm: &str, dargs: &[S
     let _ = writeln!(s, "            hooks::coll_enter(&{first_comm}_r, &desc)?;");
     let _ = writeln!(s, "            let mut nb_request = transport::request_null();");
     let _ = writeln!(s, "            let rc = transport::generated::{twin}({});", args.join(", "));
-    // No buffers: a revoke may release it at once (request::ReqState::buffers).
+    // No buffers: a revoke may release it at once (req_state::ReqState::buffers).
     let bufferless = !has_buffers(f);
     let _ = writeln!(s, "            return hooks::coll_wait(&{first_comm}_r, rc, nb_request, {bufferless});");
     let _ = writeln!(s, "        }}");
@@ -473,7 +473,7 @@ fn real_args(f: &Function) -> Vec<String> {
 
 /// A collective with a buffer (any pointer argument but communicators and the
 /// request): its revoked request is waited for until MPI is done with it
-/// (request::ReqState::buffers).
+/// (req_state::ReqState::buffers).
 fn has_buffers(f: &Function) -> bool {
     f.params.iter().any(|p| p.depth > 0 && !p.is_comm_in() && !p.is_comm_out() && !p.is_request_out())
 }

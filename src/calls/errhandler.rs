@@ -6,6 +6,7 @@
 //! handler the user chose: return, abort, or call the user's function with the
 //! user's own handle (the one a callback must see, never the real one).
 
+use crate::engine::comm_state;
 use crate::engine::base::errors::{Failure, Outcome, CLASSES};
 use crate::engine::base::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Comm_errhandler_function};
 use crate::engine::pending;
@@ -32,7 +33,7 @@ fn is_predefined(eh: MPI_Errhandler) -> bool {
 pub fn raise(name: &str, failure: Failure) -> c_int {
     let world = handles::world_handle();
     let h = if failure.comm.is_null() { world } else { failure.comm };
-    let handler_and_comm = |st: &comm::CommState| (st.errhandler.0, st.real.0);
+    let handler_and_comm = |st: &comm_state::CommState| (st.errhandler.0, st.real.0);
     let Some((eh, real)) = comm::read(h, handler_and_comm).or_else(|| comm::read(world, handler_and_comm))
     else {
         return failure.code;

@@ -7,13 +7,14 @@
 //! rank fails at once, and so does a receive from a dead rank that has already
 //! received every message the dead rank sent before dying.
 
+use crate::engine::wake;
 use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
 use crate::engine::base::handles::{self, CommRef, Sim_FT_MPI_Comm};
 use crate::engine::complete::{copy_status, wait_one};
 use crate::engine::hooks;
 use crate::engine::req_state::Kind;
-use crate::engine::request::ReqState;
-use crate::engine::{args, comm, dead_counts, news, request};
+use crate::engine::req_state::ReqState;
+use crate::engine::{args, comm, dead_counts, request};
 use crate::transport::{self, zero_status, MPI_Comm, MPI_Datatype, MPI_Request, MPI_Status};
 use std::os::raw::{c_int, c_void};
 
@@ -274,7 +275,7 @@ pub(crate) fn poll_probe(mut once: impl FnMut(&mut c_int) -> Outcome) -> Outcome
         if flag != 0 {
             return Ok(());
         }
-        news::drain_wakes();
+        wake::drain_wakes();
         spins += 1;
         if spins > 100 {
             std::thread::sleep(std::time::Duration::from_micros(20));

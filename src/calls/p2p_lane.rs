@@ -13,7 +13,7 @@ use crate::engine::base::errors::{Failure, Outcome};
 use crate::engine::base::handles::Sim_FT_MPI_Comm;
 use crate::engine::hooks;
 use crate::engine::req_state::Kind;
-use crate::engine::request::ReqState;
+use crate::engine::req_state::ReqState;
 use crate::calls::p2p::Isend;
 use crate::engine::{comm, lane};
 use crate::inject::bitflip;

@@ -4,6 +4,7 @@
 //! world, its parent intercommunicator, its arguments), or, once every other
 //! process is finalizing or dead, finalizes and exits without running the program.
 
+use crate::engine::wake;
 use crate::engine::base::runtime;
 use super::spares::{spare_world_id, universe, CHILD_WORLD_SEED, MAGIC, TAG_ACTIVATE};
 use crate::calls::comm_ctor;
@@ -39,7 +40,7 @@ pub fn wait_as_spare(argc: *mut c_int, argv: *mut *mut *mut c_char) {
         let mut nap = Duration::from_micros(50);
         let msg = loop {
             news::refresh();
-            news::drain_wakes();
+            wake::drain_wakes();
             if let Some(msg) = activation() {
                 break msg;
             }

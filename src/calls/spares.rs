@@ -53,7 +53,7 @@ static UNIVERSE: AtomicUsize = AtomicUsize::new(0);
 pub const UNIVERSE_ID: u64 = 6;
 /// Id input of a spawned job's `MPI_COMM_WORLD`, with the spawn number.
 pub(super) const CHILD_WORLD_SEED: u64 = 0x7370_6177_6e77;
-/// Tag of an activation on the shadow communicator (news::TAG_WAKE is 1).
+/// Tag of an activation on the shadow communicator (wake::TAG_WAKE is 1).
 pub(super) const TAG_ACTIVATE: c_int = 2;
 /// First word of a plan and of an activation.
 pub(super) const MAGIC: u64 = 0x4d50_4946_5453_5057;

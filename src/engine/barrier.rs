@@ -24,7 +24,7 @@ use crate::protocol::dissem::{partners, rounds, Stamp};
 use crate::transport;
 use std::os::raw::c_int;
 
-/// The shadow communicator's tag for barrier stamps (news::TAG_WAKE is 1).
+/// The shadow communicator's tag for barrier stamps (wake::TAG_WAKE is 1).
 pub const TAG_BARRIER: c_int = 2;
 
 

@@ -8,12 +8,14 @@
 //! layer's wake receive, so failure or revoke news interrupts it, as for one
 //! request; the tests test each request once.
 
+use crate::engine::req_state::ReqState;
+use crate::engine::wake;
 use crate::engine::complete::{
     apply, awaits_dead, completed, copy_status, empty_status, finish, to_proc_null, user_status, verdict,
 };
 use crate::engine::base::errors::{Failure, Outcome};
 use crate::engine::base::handles::Sim_FT_MPI_Request;
-use crate::engine::request::{self, arg_error, ReqState};
+use crate::engine::request::{self, arg_error};
 use crate::engine::batch_fast::{self, outcome, some_out, undefined, Calmly, Interrupted, SomeOut};
 use crate::engine::{news, service};
 use crate::transport::serial::Serial;
@@ -253,7 +255,7 @@ impl Batch {
         for j in 0..outcount.max(0) as usize {
             let w = which[j] as usize;
             if w == k - 1 {
-                news::rearm_wake(reals[w]);
+                wake::rearm_wake(reals[w]);
                 continue;
             }
             let i = idx[w];
@@ -277,7 +279,7 @@ impl Batch {
         let mut reals = std::mem::take(&mut self.wreals);
         reals.clear();
         reals.extend(idx.iter().map(|i| self.reals[*i]));
-        reals.push(news::wake_request());
+        reals.push(wake::wake_request());
         (idx, reals)
     }
 
@@ -313,7 +315,7 @@ impl Batch {
         let w = which.max(0) as usize;
         let wake = which >= 0 && w == k - 1;
         if wake {
-            news::rearm_wake(reals[w]);
+            wake::rearm_wake(reals[w]);
         }
         let i = if which < 0 || wake { None } else { Some(idx[w]) };
         (self.idx, self.wreals) = (idx, reals);

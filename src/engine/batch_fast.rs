@@ -38,10 +38,12 @@
 //!
 //! [`Batch`]: crate::engine::batch
 
+use crate::engine::req_state::{Brief, ReqState};
+use crate::engine::wake;
 use crate::engine::complete::{copy_status, empty_status, finish, finish_brief, user_status};
 use crate::engine::base::errors::Outcome;
 use crate::engine::base::handles::{Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
-use crate::engine::request::{self, Brief, ReqState};
+use crate::engine::request;
 use crate::engine::{comm, news, service};
 use crate::transport::{self, err, zero_status, MPI_Request, MPI_Status};
 use std::os::raw::c_int;
@@ -344,13 +346,13 @@ impl<const N: usize> Calm<N> {
             if !service::quiet() {
                 return None;
             }
-            self.reals[n] = news::wake_request();
+            self.reals[n] = wake::wake_request();
             let mut k: c_int = 0;
             let rc = transport::request::waitsome(&mut self.reals[..=n], &mut k, &mut which[..=n], &mut wsts[..=n]);
             let mut got = 0;
             for j in 0..k.max(0) as usize {
                 if which[j] as usize == n {
-                    news::rearm_wake(self.reals[n]);
+                    wake::rearm_wake(self.reals[n]);
                     continue;
                 }
                 (which[got], wsts[got]) = (which[j], wsts[j]);
@@ -370,7 +372,7 @@ impl<const N: usize> Calm<N> {
             if !service::quiet() {
                 return None;
             }
-            self.reals[n] = news::wake_request();
+            self.reals[n] = wake::wake_request();
             let mut w: c_int = -1;
             let mut st = zero_status();
             let rc = transport::request::waitany(&mut self.reals[..=n], &mut w, Some(&mut st));
@@ -379,7 +381,7 @@ impl<const N: usize> Calm<N> {
                     self.sts[i] = st;
                     return Some((i, rc));
                 }
-                Ok(i) if i == n => news::rearm_wake(self.reals[n]),
+                Ok(i) if i == n => wake::rearm_wake(self.reals[n]),
                 _ => return None,
             }
         }

@@ -15,6 +15,7 @@
 //! `MPI_Waitany` over it and the wake receive, like every MPIFT wait
 //! (engine::complete), so news interrupts it.
 
+use crate::engine::wake;
 use crate::engine::base::runtime;
 use crate::engine::base::handles::Sim_FT_MPI_Comm;
 use crate::engine::{comm, news, service};
@@ -296,13 +297,13 @@ impl<'a> Recv<'a> {
                 }
                 flag != 0
             } else {
-                let mut pair = [self.req, news::wake_request()];
+                let mut pair = [self.req, wake::wake_request()];
                 let mut idx: c_int = -1;
                 // Two valid requests of ours (the receive, the wake).
                 request::waitany(&mut pair, &mut idx, Some(&mut status));
                 self.req = pair[0];
                 if idx == 1 {
-                    news::rearm_wake(pair[1]);
+                    wake::rearm_wake(pair[1]);
                     false
                 } else {
                     true

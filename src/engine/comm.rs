@@ -3,6 +3,7 @@
 //! One MPIFT communicator wraps exactly one real communicator; failure-free, the
 //! layer creates no communicator of its own (GUIDE principle 5 allows one more).
 
+use crate::engine::comm_state::CommState;
 use crate::engine::base::errors::{Failure, Outcome};
 use crate::engine::base::handles::{self, CommRef, Sim_FT_Comm_struct, Sim_FT_MPI_Comm};
 use crate::engine::args;
@@ -17,7 +18,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 /// The state kept per communicator (engine::comm_state), at its old path.
-pub use crate::engine::comm_state::CommState;
 
 /// Nothing has gone wrong in this process yet: no failure and no revoke known on
 /// any communicator. While this holds, the failure checks around every call are

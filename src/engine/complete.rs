@@ -27,10 +27,12 @@
 //! MPIFT's blocking calls); the array forms (`MPI_Waitall` & co.) are in
 //! [`crate::engine::batch`] and give the same verdicts with the functions here.
 
+use crate::engine::req_state::{Brief, ReqState};
+use crate::engine::wake;
 use crate::engine::base::errors::{Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_PROC_FAILED_PENDING, SIM_FT_ERR_REVOKED};
 use crate::engine::base::handles::{Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::engine::req_state::Kind;
-use crate::engine::request::{self, arg_error, one_active, Brief, ReqState};
+use crate::engine::request::{self, arg_error, one_active};
 use crate::engine::base::backoff::Backoff;
 use crate::engine::{comm, ft, news, orphans, revoke, service, dead_counts};
 use crate::transport::{self, err, p2p, zero_status, MPI_Request, MPI_Status};
@@ -363,12 +365,12 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
                 return code;
             }
         }
-        let mut pair = [*real, news::wake_request()];
+        let mut pair = [*real, wake::wake_request()];
         let mut idx: c_int = -1;
         let rc = transport::request::waitany(&mut pair, &mut idx, Some(&mut *status));
         *real = pair[0];
         if idx == 1 {
-            news::rearm_wake(pair[1]);
+            wake::rearm_wake(pair[1]);
             continue;
         }
         return finish(st, status, rc);

@@ -49,7 +49,7 @@ impl ZComm {
         self.everyone().all(|w| w == me || runtime::is_dead(w) || found.is_some_and(|f| f.contains_key(&w)))
     }
 
-    /// World ranks that point-to-point ranks name (comm::CommState::peer_world).
+    /// World ranks that point-to-point ranks name (comm_state::CommState::peer_world).
     pub fn peers(&self) -> &[u32] {
         if self.inter {
             &self.remote

@@ -5,15 +5,15 @@
 //! message the dead rank sent has been received (or their grace is over); a send
 //! numbered above what it received alive was only drained.
 
+use crate::engine::comm_state;
 use crate::engine::base::settings;
 use crate::engine::base::runtime;
-use crate::engine::comm;
 use crate::transport::window;
 use std::sync::Mutex;
 
 /// Every message dead member `peer` of `c` sent here before dying has been
 /// received (its count is in this process's window; no record counts as none).
-pub fn all_received_from(c: &comm::CommState, peer: usize) -> bool {
+pub fn all_received_from(c: &comm_state::CommState, peer: usize) -> bool {
     let Some(w) = c.peer_world(peer) else { return true };
     c.recvd.get(peer).copied().unwrap_or(0) >= sent_by_dead(w, c.id).unwrap_or(0)
 }
@@ -31,7 +31,7 @@ static FIRST_ASKED: Mutex<Vec<(u32, std::time::Instant)>> = Mutex::new(Vec::new(
 /// A receive from dead member `peer` of `c` that is still pending can fail: every
 /// message the dead rank sent here has been received, or the grace for those in
 /// flight is over (a posted receive would already have matched one that arrived).
-pub fn receive_can_fail(c: &comm::CommState, peer: usize) -> bool {
+pub fn receive_can_fail(c: &comm_state::CommState, peer: usize) -> bool {
     all_received_from(c, peer) || grace_over(c.members[peer])
 }
 
@@ -71,6 +71,6 @@ fn sent_by_dead(dead_world: u32, comm_id: u64) -> Option<u32> {
 /// received while alive: a send numbered above it was only drained, never
 /// delivered, and fails with `MPI_ERR_PROC_FAILED` (engine::complete). A record
 /// that does not fit the dead rank's slots reads as 0 (the safe side).
-pub fn received_alive(c: &comm::CommState, peer: usize) -> u32 {
+pub fn received_alive(c: &comm_state::CommState, peer: usize) -> u32 {
     c.peer_world(peer).and_then(|w| record_of_dead(w, c.id)).map_or(0, |(_, got)| got)
 }

@@ -37,9 +37,10 @@
 //! that enters a doomed collective wakes the other live members
 //! (engine::hooks::coll_enter), and a woken wait polls instead of blocking until
 //! its log reads started after the wake-up are in and each fill-in they show is
-//! done or waits for a member's entry, which wakes it again (news::wakes,
+//! done or waits for a member's entry, which wakes it again (wake::wakes,
 //! [`wanted`]).
 
+use crate::engine::wake;
 use crate::engine::base::settings;
 use crate::engine::base::runtime;
 use crate::engine::base::handles::Sim_FT_MPI_Comm;
@@ -61,7 +62,7 @@ static LAST_POLL: Mutex<Option<Instant>> = Mutex::new(None);
 /// cycle that must be in before a wait may block again (engine::logs).
 static FRESH: Mutex<Option<Vec<(u32, u64)>>> = Mutex::new(None);
 
-/// [`news::wakes`] when [`poll`] last looked.
+/// [`wake::wakes`] when [`poll`] last looked.
 static WAKES_SEEN: AtomicU64 = AtomicU64::new(0);
 
 /// The last [`poll`] stopped at a fill-in that waits for reads of this rank's own
@@ -78,7 +79,7 @@ pub fn wanted() -> bool {
 }
 
 fn wanted_troubled() -> bool {
-    news::wakes() != WAKES_SEEN.load(Ordering::Relaxed) || BLOCKED.load(Ordering::Relaxed) || FRESH.lock().unwrap().is_some()
+    wake::wakes() != WAKES_SEEN.load(Ordering::Relaxed) || BLOCKED.load(Ordering::Relaxed) || FRESH.lock().unwrap().is_some()
 }
 
 /// The other members of `troubled`, as world ranks, each once.
@@ -261,7 +262,7 @@ pub fn poll() {
         *last = Some(Instant::now());
     }
     let troubled = troubled();
-    let wakes = news::wakes();
+    let wakes = wake::wakes();
     let woken = WAKES_SEEN.swap(wakes, Ordering::Relaxed) != wakes;
     if troubled.is_empty() {
         *FRESH.lock().unwrap() = None;

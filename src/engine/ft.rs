@@ -20,8 +20,8 @@
 //! same everywhere, and never before an earlier one is constructed, so two
 //! constructions never wait for each other.
 //!
-//! The program's entry points are [`crate::engine::ft_calls`] (re-exported
-//! here), the slots in the window [`crate::engine::ft_slots`].
+//! The program's entry points are [`crate::engine::ft_calls`],
+//! the slots in the window [`crate::engine::ft_slots`].
 
 use crate::engine::base::settings;
 use crate::engine::base::runtime;
@@ -40,8 +40,6 @@ use std::os::raw::c_int;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-/// The program's calls, at their old paths (`ft::agree` etc., src/ffi's table).
-pub use crate::engine::ft_calls::{agree, iagree, ishrink, shrink};
 
 /// Operations not done yet (engine::service runs while any is). Each change is
 /// followed by [`running_changed`].

@@ -10,6 +10,7 @@
 //! communicator every non-local operation returns `MPI_ERR_REVOKED` without
 //! entering (ULFM-SEMANTICS.md, Revoke).
 
+use crate::engine::wake;
 use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_REVOKED};
 use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm};
@@ -129,7 +130,7 @@ fn wake_members(c: &CommRef, seq: u64) {
     }
     let me = runtime::world_rank() as u32;
     for w in members.into_iter().filter(|w| *w != me && !runtime::is_dead(*w)) {
-        news::wake(w as usize);
+        wake::wake(w as usize);
     }
 }
 

@@ -12,7 +12,7 @@ use crate::transport::{self, MPI_Comm};
 use std::os::raw::{c_int, c_void};
 
 /// An agreement on an intercommunicator runs over both groups, in the order
-/// [`comm::CommState::union`] gives (the same at every member of either group).
+/// [`comm_state::CommState::union`] gives (the same at every member of either group).
 #[derive(Clone, Copy)]
 pub(crate) struct Sides {
     /// The local group comes first.

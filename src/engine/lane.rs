@@ -22,13 +22,14 @@
 //!   and count of a start, the host's non-blocking start, and the general path's
 //!   wait ([`complete::wait_one`]), with no MPIFT request and no table entry.
 
+use crate::engine::req_state::ReqState;
 use crate::engine::complete::{self, copy_status};
 use crate::engine::{comm, service};
 use crate::engine::base::errors::{Failure, Outcome};
 use crate::engine::base::handles::{Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::engine::hooks;
 use crate::engine::req_state::Kind;
-use crate::engine::request::{self, ReqState};
+use crate::engine::request;
 use crate::transport::{self, zero_status, MPI_Comm, MPI_Request, MPI_Status};
 use std::os::raw::c_int;
 

@@ -8,8 +8,7 @@
 //! moved does this module read the news and apply it to the communicators.
 //!
 //! A rank blocked in a point-to-point wait learns that news arrived from a wake
-//! message on the shadow communicator ([`crate::engine::wake`], whose functions
-//! are re-exported here).
+//! message on the shadow communicator ([`crate::engine::wake`]).
 
 use crate::engine::base::runtime::{self, with, Runtime};
 use crate::engine::base::settings;
@@ -23,8 +22,6 @@ use std::collections::HashMap;
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
-/// The wake messages, kept at their old paths (`news::wake` etc.).
-pub use crate::engine::wake::{drain_wakes, hint_revoke, rearm_wake, wake, wake_all, wake_request, wakes, TAG_WAKE};
 
 /// This process's `NEWS_GEN` word and the value last acted on: the fast path.
 static NEWS_WORD: AtomicPtr<u64> = AtomicPtr::new(std::ptr::null_mut());

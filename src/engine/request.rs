@@ -15,7 +15,7 @@ use crate::transport::{self, err, MPI_Request, MPI_Status};
 use std::os::raw::c_int;
 use crate::transport::serial::Serial;
 
-pub use crate::engine::req_state::{completing, Brief, ReqState};
+use crate::engine::req_state::{Brief, ReqState};
 use crate::engine::req_state::{completion_over, completion_starts};
 
 struct Slot {
@@ -427,8 +427,6 @@ pub(crate) fn one(request: *mut Sim_FT_MPI_Request) -> Result<(Option<ReqState>,
     Ok((Some(st), st.real.0))
 }
 
-pub use crate::engine::batch::{testall, testany, testsome, waitall, waitany, waitsome};
-pub use crate::engine::complete::{test, wait};
 
 /// `MPI_Request_free`.
 pub fn free(request: *mut Sim_FT_MPI_Request) -> Outcome {

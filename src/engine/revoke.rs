@@ -27,12 +27,13 @@
 //! in ascending communicator id, the same order everywhere (blocking dummy joins
 //! in different orders at two ranks would wait for each other).
 
+use crate::engine::wake;
 use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome};
 use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm};
 use crate::engine::describe::Desc;
 use crate::engine::join::{self, Joined, Who};
-use crate::engine::request::ReqState;
+use crate::engine::req_state::ReqState;
 use crate::engine::base::backoff::Backoff;
 use crate::engine::base::edges;
 use crate::engine::{args, comm, logs, news};
@@ -63,7 +64,7 @@ struct Job {
     reads: Vec<Read>,
     max_seq: u64,
     horizon: Option<(u64, Scripts)>,
-    /// The revoke hints (news::hint_revoke) went out.
+    /// The revoke hints (wake::hint_revoke) went out.
     hinted: bool,
 }
 
@@ -140,11 +141,11 @@ static OWED_ENDS: Serial<Vec<u64>> = Serial::new(Vec::new());
 
 /// Communicator `id` became revoked here through news or a hint: its receives
 /// end at once, unless this comes in the middle of a completion call
-/// (request::completing: the table may then hold real requests the host has
+/// (req_state::completing: the table may then hold real requests the host has
 /// completed and freed, which must not be cancelled); then at the call's end
 /// ([`end_receives_owed`]), the call's own requests having had their verdicts.
 pub fn owe_end_receives(id: u64) {
-    if !crate::engine::request::completing() {
+    if !crate::engine::req_state::completing() {
         end_receives(id);
         return;
     }
@@ -184,7 +185,7 @@ fn end_owed_slow() {
 /// the call's edge ([`owe_end_receives`]).
 pub fn end_receives(id: u64) {
     if transport::serial::multithreaded() {
-        // Another thread may be inside a completion call (request::completing
+        // Another thread may be inside a completion call (req_state::completing
         // is per process): left to the verdicts, as before.
         return;
     }
@@ -247,13 +248,13 @@ fn advance(j: &mut Job) -> bool {
         // starts): a member blocked in a wait learns of the revoke from this
         // message, before the RMA announcement lands.
         for t in &j.targets {
-            news::hint_revoke(*t as usize, j.id);
+            wake::hint_revoke(*t as usize, j.id);
         }
         j.hinted = true;
         moved = true;
     }
     for p in news::progress_scripts(&mut j.announce) {
-        news::wake(p);
+        wake::wake(p);
         moved = true;
         let i = j.targets.iter().position(|t| *t as usize == p).expect("a target");
         j.reads[i] = start_head(p);
@@ -269,7 +270,7 @@ fn advance(j: &mut Job) -> bool {
     }
     if let Some((_, s)) = &mut j.horizon {
         for p in news::progress_scripts(s) {
-            news::wake(p);
+            wake::wake(p);
             moved = true;
         }
     }
@@ -369,7 +370,7 @@ pub(crate) fn catch_up(cr: &CommRef) -> Outcome {
         let Some(h) = h else {
             // The revoker is still reading the logs: keep its job and ours going.
             progress_jobs();
-            news::drain_wakes();
+            wake::drain_wakes();
             idle.pause();
             continue;
         };
@@ -472,7 +473,7 @@ fn catch_up_owed_as(wait_horizon: bool) -> Result<(), Failure> {
 /// How often [`drain_revoked`] probes the revoked communicators at most.
 const DRAIN_EVERY: Duration = Duration::from_millis(1);
 
-/// When the last drain ran, and [`news::wakes`] then.
+/// When the last drain ran, and [`wake::wakes`] then.
 static LAST_DRAIN: Mutex<Option<(Instant, u64)>> = Mutex::new(None);
 
 /// Receives and drops the messages waiting on every revoked communicator here: no
@@ -491,7 +492,7 @@ pub fn drain_revoked() {
     {
         // Before the table walk: after a revoke every MPI call passes here.
         let mut last = LAST_DRAIN.lock().unwrap();
-        let wakes = news::wakes();
+        let wakes = wake::wakes();
         if last.is_some_and(|(t, w)| w == wakes && t.elapsed() < DRAIN_EVERY) {
             return;
         }
@@ -532,7 +533,7 @@ pub(crate) fn drained(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_St
     let mut next_wake = std::time::Duration::ZERO;
     loop {
         if let Some(w) = receiver.filter(|_| t0.elapsed() >= next_wake) {
-            news::wake(w as usize);
+            wake::wake(w as usize);
             next_wake = (next_wake * 2).max(std::time::Duration::from_millis(1));
         }
         let mut flag = 0;

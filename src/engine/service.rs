@@ -9,6 +9,7 @@
 //! whatever it called, or is waiting inside MPI. Failure-free none of it runs: the
 //! boundary reads one word (engine::base::edges) and goes straight to the call.
 
+use crate::engine::wake;
 use crate::engine::base::errors::Failure;
 use crate::engine::base::edges;
 use crate::engine::{comm, ft, news, orphans, revoke};
@@ -103,7 +104,7 @@ pub fn run_in_wait() -> Result<(), Failure> {
     run_as(!crate::engine::base::settings::nonblocking_colls())
 }
 
-/// [`news::wakes`] when the service last ran.
+/// [`wake::wakes`] when the service last ran.
 static WAKES_AT_RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// [`run_in_wait`], but only if something may have changed since the service
@@ -112,7 +113,7 @@ static WAKES_AT_RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64
 /// the service at its entry: a full service run per round made a barrier on a
 /// process that has seen a revoke 4x the host's (bench/README.md).
 pub fn run_in_wait_if_new() -> Result<(), Failure> {
-    if news::pending() || news::wakes() != WAKES_AT_RUN.load(std::sync::atomic::Ordering::Relaxed) || must_poll() {
+    if news::pending() || wake::wakes() != WAKES_AT_RUN.load(std::sync::atomic::Ordering::Relaxed) || must_poll() {
         return run_in_wait();
     }
     Ok(())
@@ -123,7 +124,7 @@ fn run_as(wait_horizon: bool) -> Result<(), Failure> {
         // Failure-free: three loads, nothing to do (waits call this per iteration).
         return Ok(());
     }
-    WAKES_AT_RUN.store(news::wakes(), std::sync::atomic::Ordering::Relaxed);
+    WAKES_AT_RUN.store(wake::wakes(), std::sync::atomic::Ordering::Relaxed);
     poll();
     revoke::finish_jobs();
     if wait_horizon {

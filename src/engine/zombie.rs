@@ -23,6 +23,7 @@
 //! 4. sends its part of the run report (src/inject/report.rs) with the others,
 //!    frees the window with them, finalizes, and exits with status 0.
 
+use crate::engine::wake;
 use crate::engine::base::settings;
 use crate::engine::base::runtime;
 use crate::engine::dead_comm::{InFlight, Own, ZComm, NEW_COMMS};
@@ -141,10 +142,10 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<Own>, mut news_out: Scripts) {
     loop {
         let mut busy = false;
         news::refresh();
-        news::drain_wakes();
+        wake::drain_wakes();
         // This death's news, to each peer as soon as it can take it.
         for p in news::progress_scripts(&mut news_out) {
-            news::wake(p);
+            wake::wake(p);
             told[p] = true;
             busy = true;
         }

@@ -47,7 +47,7 @@ pub extern "C" fn Sim_FT_is_dead(rank: c_int) -> c_int {
     if !crate::engine::base::process::is_active() {
         return 0;
     }
-    crate::engine::news::drain_wakes();
+    crate::engine::wake::drain_wakes();
     crate::engine::news::refresh();
     (rank >= 0 && crate::engine::base::runtime::is_dead(rank as u32)) as c_int
 }
