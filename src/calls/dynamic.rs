@@ -106,7 +106,7 @@ pub fn disconnect(c: *mut Sim_FT_MPI_Comm) -> Outcome {
     let cr = args::comm_arg(h)?;
     if !is_inter(cr.real) || !cr.foreign {
         // Within one host job (an intercommunicator of spawned spares too).
-        return comm::free(c);
+        return crate::calls::comm_free::free(c);
     }
     if comm::read(h, |s| s.predefined).unwrap_or(false) {
         return Err(Failure::on(h, err::comm()));

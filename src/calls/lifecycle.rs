@@ -1,5 +1,6 @@
 //! `MPI_Init*` and `MPI_Finalize` (MPI-3.1 §8.7).
 
+use crate::engine::owed;
 use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome};
 use crate::calls::{spare, spares};
@@ -169,7 +170,7 @@ pub fn finalize() -> Outcome {
         }
         idle.pause();
     }
-    revoke::note_owed();
+    owed::note_owed();
     let _ = revoke::catch_up_owed();
     // Stage 1: the program is done; the fill-ins owed for doomed collectives
     // the others entered or will enter (engine::fillin), then stage 2.

@@ -9,6 +9,7 @@
 //! May import: inject, engine, engine::base, protocol, transport.
 
 pub mod comm_ctor;
+pub mod comm_free;
 pub mod dynamic;
 pub mod errhandler;
 pub mod fortran;

@@ -4,14 +4,12 @@
 //! layer creates no communicator of its own (GUIDE principle 5 allows one more).
 
 use crate::engine::comm_state::CommState;
-use crate::engine::base::errors::{Failure, Outcome};
 use crate::engine::base::handles::{self, CommRef, Sim_FT_Comm_struct, Sim_FT_MPI_Comm};
-use crate::engine::args;
 use crate::engine::comm_state::new_state;
 use crate::engine::base::edges;
 use crate::engine::Real;
 use crate::transport::serial::Serial;
-use crate::transport::{self, err, MPI_Comm, MPI_Errhandler, MPI_Message, MPI_Status};
+use crate::transport::{self, MPI_Comm, MPI_Errhandler, MPI_Message, MPI_Status};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -261,43 +259,16 @@ pub fn next_ft_instance(h: Sim_FT_MPI_Comm) -> u64 {
     i
 }
 
-/// `MPI_Comm_free`: frees the real communicator and the handle; sets it to null.
-pub fn free(comm: *mut Sim_FT_MPI_Comm) -> Outcome {
-    if comm.is_null() {
-        return Err(Failure::on_world(err::arg()));
-    }
-    // SAFETY: the program's `comm` argument, checked non-null above; MPI requires
-    // it to point at a communicator handle.
-    let h = unsafe { *comm };
-    let c = args::comm_arg(h)?;
-    if read(h, |st| st.predefined).expect("looked up above") {
-        return Err(Failure::on(h, err::comm()));
-    }
-    // Completion protocol (thesis §5.3.10): on a revoked communicator, first join
-    // the collectives other members are still inside, and drop late messages, so
-    // nothing of this communicator outlives it or reaches a later one.
-    crate::engine::news::refresh();
-    if read(h, |st| st.revoked).unwrap_or(false) {
-        crate::engine::revoke::catch_up(&c)?;
-        drain(c.real, &mut Vec::new());
-    }
-    // MPI marks a communicator with pending operations for deallocation; Open MPI
-    // 4.1 instead frees it under a pending non-blocking collective and crashes in
-    // its progress engine later. So the real free waits for the last request.
-    if crate::engine::request::on_comm(h) || crate::engine::orphans::on(h) {
-        EVER_FREE_PENDING.store(true, Ordering::Release);
-        update(h, |st| st.free_pending = true);
-    } else {
-        release(h).map_err(|rc| Failure::on(h, rc))?;
-    }
-    // SAFETY: the same pointer, read above; MPI_Comm_free sets it to null.
-    unsafe { *comm = std::ptr::null_mut() };
-    Ok(())
+/// The program freed `h` with requests or orphans still on it: the real free
+/// waits for the last of them ([`request_gone`], [`release_deferred`]).
+pub(crate) fn mark_free_pending(h: Sim_FT_MPI_Comm) {
+    EVER_FREE_PENDING.store(true, Ordering::Release);
+    update(h, |st| st.free_pending = true);
 }
 
 /// Frees the real communicator of `h` and forgets `h`; the real error code if MPI
 /// refuses.
-fn release(h: Sim_FT_MPI_Comm) -> Result<(), std::os::raw::c_int> {
+pub(crate) fn release(h: Sim_FT_MPI_Comm) -> Result<(), std::os::raw::c_int> {
     let Some(mut real) = read(h, |st| st.real.0) else { return Ok(()) };
     let rc = transport::comm::free(&mut real);
     if rc != 0 {

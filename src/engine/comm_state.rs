@@ -191,7 +191,7 @@ pub(super) fn new_state(real: MPI_Comm, errhandler: Real<MPI_Errhandler>, id: u6
     // the others wait for it (issue 18, defect 5).
     let revoke = if calm() { None } else { crate::engine::base::runtime::revoked_id(id) };
     if revoke.is_some() {
-        crate::engine::revoke::note_owed();
+        crate::engine::owed::note_owed();
     }
     let foreign = members.iter().chain(remote.iter()).any(|w| *w == FOREIGN);
     CommState {

@@ -6,7 +6,7 @@
 //! interrupts it; failure-free that is the only difference from the real call. After
 //! a wake, each pending request gets a verdict:
 //! - revoked communicator: `MPI_ERR_REVOKED` (receives cancelled, by the revoke
-//!   itself as soon as it is known here: engine::revoke::end_receives; collectives
+//!   itself as soon as it is known here: engine::owed::end_receives; collectives
 //!   with buffers: see below);
 //! - receive from a dead rank that has received everything the dead rank sent
 //!   before dying (its count is in this process's window): `MPI_ERR_PROC_FAILED`;
@@ -186,7 +186,7 @@ fn count_from(comm: Sim_FT_MPI_Comm, src: c_int) {
 }
 
 /// [`count_received`] once something is known: a receive on a revoked
-/// communicator that its revoke cancelled (engine::revoke::end_receives) ends
+/// communicator that its revoke cancelled (engine::owed::end_receives) ends
 /// with `MPI_ERR_REVOKED`; any other is counted and succeeds. (One the program
 /// cancelled itself does not come here: [`finish`].)
 #[cold]

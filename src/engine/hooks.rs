@@ -10,6 +10,7 @@
 //! communicator every non-local operation returns `MPI_ERR_REVOKED` without
 //! entering (ULFM-SEMANTICS.md, Revoke).
 
+use crate::engine::owed;
 use crate::engine::wake;
 use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_REVOKED};
@@ -98,7 +99,7 @@ pub fn coll_enter(c: &CommRef, d: &Desc) -> Result<u64, Failure> {
             return Ok(seq);
         }
         let revoked = comm::read(c.handle, |s| s.revoked).unwrap_or(false);
-        if !revoked && !revoke::may_owe() {
+        if !revoked && !owed::may_owe() {
             // A death (or news that changes nothing here): enter anyway, the dead
             // rank joins (GUIDE, "Measured facts").
             news::mark_last();

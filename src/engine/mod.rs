@@ -62,6 +62,7 @@ pub mod join_colls;
 pub mod logs;
 pub mod news;
 pub mod orphans;
+pub mod owed;
 pub mod pending;
 pub mod req_state;
 pub mod request;

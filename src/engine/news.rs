@@ -159,7 +159,7 @@ fn apply_news() -> bool {
         crate::engine::base::observer::on_dead(&newly_dead);
     }
     if !revokes.is_empty() {
-        crate::engine::revoke::note_owed();
+        crate::engine::owed::note_owed();
     }
     let mut newly_revoked = Vec::new();
     comm::for_each(|st| {
@@ -184,7 +184,7 @@ fn apply_news() -> bool {
         }
     });
     for id in newly_revoked {
-        crate::engine::revoke::owe_end_receives(id);
+        crate::engine::owed::owe_end_receives(id);
     }
     true
 }

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 /// Requests MPIFT gave up on for the program (sends to dead ranks, operations on
 /// revoked communicators): progressed in the background, completed at finalize.
 /// Each with the buffer it may read from (a kept copy, see request::KEPT) and its
-/// communicator, whose real free waits for it (engine::comm::free: Open MPI 4.1
+/// communicator, whose real free waits for it (calls::comm_free::free: Open MPI 4.1
 /// crashes progressing a collective whose communicator was freed), and whether
 /// it is a point-to-point request (only those may be cancelled).
 static ORPHANS: Mutex<Vec<Orphan>> = Mutex::new(Vec::new());

@@ -97,9 +97,9 @@ impl ReqState {
 /// `one_active`, `active_many`, `plain_many`, `calm_state`) until it settles them,
 /// the request table may hold real requests the host has completed and freed, so
 /// nothing may act on the table's real requests meanwhile
-/// (engine::revoke::end_receives defers to the call's end). A call that returns
+/// (engine::owed::end_receives defers to the call's end). A call that returns
 /// early leaves it set: that only defers, and the C boundary's end of the call
-/// (engine::revoke::end_receives_owed) clears it when anything was deferred.
+/// (engine::owed::end_receives_owed) clears it when anything was deferred.
 static COMPLETING: AtomicBool = AtomicBool::new(false);
 
 /// Is a completion call under way (see `COMPLETING`)?

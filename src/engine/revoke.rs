@@ -27,6 +27,7 @@
 //! in ascending communicator id, the same order everywhere (blocking dummy joins
 //! in different orders at two ranks would wait for each other).
 
+use crate::engine::owed;
 use crate::engine::wake;
 use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome};
@@ -35,7 +36,6 @@ use crate::engine::describe::Desc;
 use crate::engine::join::{self, Joined, Who};
 use crate::engine::req_state::ReqState;
 use crate::engine::base::backoff::Backoff;
-use crate::engine::base::edges;
 use crate::engine::{args, comm, logs, news};
 use crate::transport::script::Scripts;
 use crate::transport::serial::Serial;
@@ -77,19 +77,7 @@ unsafe impl Send for Job {}
 static JOBS: Serial<Vec<Job>> = Serial::new(Vec::new());
 /// Some job is in flight (checked before taking the table).
 static ACTIVE: AtomicBool = AtomicBool::new(false);
-/// A revoke may have left this process collectives to catch up on: set when a
-/// revoke or horizon becomes known, cleared when a scan finds nothing owed.
-static MAYBE_OWED: AtomicBool = AtomicBool::new(false);
 
-/// A revoke or a horizon became known here (news, or this rank's own revoke).
-pub fn note_owed() {
-    MAYBE_OWED.store(true, Ordering::Release);
-}
-
-/// This rank may owe catch-up joins ([`catch_up_owed`] finds out).
-pub fn may_owe() -> bool {
-    MAYBE_OWED.load(Ordering::Acquire)
-}
 
 /// `MPIX_Comm_revoke`: not collective. Marks the communicator revoked here and
 /// starts the job that tells every member (module comment): issues its first
@@ -102,9 +90,9 @@ pub fn revoke(c: Sim_FT_MPI_Comm) -> Outcome {
     let mut newly = false;
     comm::update(c, |s| newly = !std::mem::replace(&mut s.revoked, true));
     if newly {
-        end_receives(cr.id);
+        owed::end_receives(cr.id);
     }
-    note_owed();
+    owed::note_owed();
     news::refresh();
     let me = runtime::world_rank() as u32;
     // Both groups of an intercommunicator (its id is the same at each member:
@@ -136,65 +124,8 @@ pub fn revoke(c: Sim_FT_MPI_Comm) -> Outcome {
     Ok(())
 }
 
-/// Revoked communicators whose receives [`end_receives_owed`] still has to end.
-static OWED_ENDS: Serial<Vec<u64>> = Serial::new(Vec::new());
 
-/// Communicator `id` became revoked here through news or a hint: its receives
-/// end at once, unless this comes in the middle of a completion call
-/// (req_state::completing: the table may then hold real requests the host has
-/// completed and freed, which must not be cancelled); then at the call's end
-/// ([`end_receives_owed`]), the call's own requests having had their verdicts.
-pub fn owe_end_receives(id: u64) {
-    if !crate::engine::req_state::completing() {
-        end_receives(id);
-        return;
-    }
-    OWED_ENDS.lock().push(id);
-    edges::set(edges::OWED_END, true);
-}
 
-/// Ends the receives owed by [`owe_end_receives`]. Called by the C boundary
-/// where no completion is under way: after the entry's service and when an MPI
-/// call returns. (Inlined: one load when nothing is owed.)
-#[inline]
-pub fn end_receives_owed() {
-    if edges::any(edges::OWED_END) {
-        end_owed_slow();
-    }
-}
-
-#[cold]
-fn end_owed_slow() {
-    crate::engine::req_state::completion_over();
-    let ids = std::mem::take(&mut *OWED_ENDS.lock());
-    edges::set(edges::OWED_END, false);
-    for id in ids {
-        end_receives(id);
-    }
-}
-
-/// Communicator `id` became revoked here (this rank's revoke, news or a hint):
-/// ends the program's receives on it that the host still runs, as ULFM does at
-/// the revoke. The host's receive is cancelled now, so a message that arrives
-/// later is not written into a buffer the program may no longer own (a function
-/// that returned with receives pending into its stack frame, counting on the
-/// revoke to end them: examples/ulfm/revoke_pending_recv.c); the request, when
-/// the program completes it, reports `MPI_ERR_REVOKED` (engine::complete).
-/// Called once per communicator, on the change to revoked, where no completion
-/// call is under way: this rank's own revoke at its start, news and hints at
-/// the call's edge ([`owe_end_receives`]).
-pub fn end_receives(id: u64) {
-    if transport::serial::multithreaded() {
-        // Another thread may be inside a completion call (req_state::completing
-        // is per process): left to the verdicts, as before.
-        return;
-    }
-    for (c, mut real) in crate::engine::request::receives_running() {
-        if comm::read(c, |s| s.id == id).unwrap_or(false) {
-            transport::p2p::cancel(&mut real);
-        }
-    }
-}
 
 /// Advances every job without waiting; true if any made a step.
 pub fn progress_jobs() -> bool {
@@ -450,19 +381,19 @@ pub fn catch_up_owed_ready() -> Result<(), Failure> {
 }
 
 fn catch_up_owed_as(wait_horizon: bool) -> Result<(), Failure> {
-    if !MAYBE_OWED.swap(false, Ordering::AcqRel) {
+    if !owed::take_maybe_owed() {
         return Ok(());
     }
     let mut owed: Vec<(u64, Sim_FT_MPI_Comm)> = comm::owed_catch_up();
     owed.sort_unstable_by_key(|(id, _)| *id);
     for (_, h) in owed {
         if !wait_horizon && comm::read(h, |s| s.revoked && s.horizon.is_none()).unwrap_or(false) {
-            note_owed();
+            owed::note_owed();
             return Ok(());
         }
         if let Some(cr) = comm::lookup(h) {
             if let Err(f) = catch_up(&cr) {
-                note_owed();
+                owed::note_owed();
                 return Err(f);
             }
         }

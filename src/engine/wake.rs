@@ -118,13 +118,13 @@ fn apply_hint(id: u64) {
         return;
     }
     comm::troubled();
-    crate::engine::revoke::note_owed();
+    crate::engine::owed::note_owed();
     comm::for_each(|st| {
         if st.id == id {
             st.revoked = true;
         }
     });
-    crate::engine::revoke::owe_end_receives(id);
+    crate::engine::owed::owe_end_receives(id);
 }
 
 /// Tells world rank `p` at once that communicator `id` is revoked: a wake

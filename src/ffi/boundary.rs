@@ -9,12 +9,13 @@
 //! where, once a failure or revoke is known, the process does its part for others
 //! before the call itself (engine::service).
 
+use crate::engine::owed;
 use crate::engine::base::errors::{Failure, Outcome};
 use crate::inject;
 use crate::inject::dump::Args as DumpArgs;
 use crate::calls::errhandler;
 use crate::engine::base::edges;
-use crate::engine::{revoke, service};
+use crate::engine::service;
 use crate::transport::err;
 use std::os::raw::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -105,7 +106,7 @@ fn entry_service() -> Result<bool, c_int> {
         return Ok(false);
     }
     let _ = service::run();
-    revoke::end_receives_owed();
+    owed::end_receives_owed();
     Ok(true)
 }
 
@@ -198,7 +199,7 @@ fn call_end() {
 #[inline(never)]
 fn exit_marked() {
     crate::engine::comm::release_deferred();
-    revoke::end_receives_owed();
+    owed::end_receives_owed();
     if inject::armed() {
         inject::trace::exit();
     }
