@@ -500,14 +500,14 @@ fn generic_body(s: &mut String, f: &Function) {
     // A started send (not a persistent one): counted for the dead-rank protocol,
     // and possibly sent from a corrupted copy (MPIFT_BITFLIP, src/inject/bitflip.rs)
     // that the request keeps alive. Its checks, start hook and count are one call
-    // (args::send_arg: one registry lookup when nothing is going on).
+    // (hooks::send_arg: one registry lookup when nothing is going on).
     let persistent = f.kind == Kind::P2pStart && f.name.ends_with("_init");
     let started_send = f.kind == Kind::P2pStart && peer.as_deref() == Some("dest") && !persistent;
     let request_out = f.params.iter().find(|p| p.is_request_out()).map(|p| p.name.clone());
     let fused_send = started_send && f.params.iter().filter(|p| p.is_comm_in()).count() == 1 && request_out.is_some();
     if fused_send {
         let req = request_out.as_deref().unwrap_or_default();
-        let _ = writeln!(s, "        let ({first_comm}_r, nth) = args::send_arg({first_comm}, dest, {req})?;");
+        let _ = writeln!(s, "        let ({first_comm}_r, nth) = hooks::send_arg({first_comm}, dest, {req})?;");
         let _ = writeln!(s, "        let mut {req}_r = transport::request_null();");
     } else {
         convert_params(s, f, &first_comm);

@@ -19,6 +19,7 @@ pub mod lifecycle;
 pub mod mprobe;
 pub mod p2p;
 pub mod p2p_lane;
+pub mod requests;
 pub mod spare;
 pub mod spares;
 pub mod ulfm;

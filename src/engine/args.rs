@@ -1,14 +1,14 @@
 //! Argument lookups: the checked conversion of a communicator argument through
 //! the communicator registry ([`comm`]; a handle it does not hold yet may be a
-//! pending idup's, [`pending`]), also where MPI allows `MPI_COMM_NULL`, and the
-//! one of a started send, which also runs the start hook and counts the send.
+//! pending idup's, [`pending`]), also where MPI allows `MPI_COMM_NULL`. (A
+//! started send's, which also runs the start hook, is engine::hooks::send_arg.)
 //!
 //! The handle types, and `check_out_ptr` (which needs no registry), are in
 //! `engine::base::handles`.
 
 use crate::engine::base::errors::Failure;
-use crate::engine::base::handles::{check_out_ptr, CommRef, Sim_FT_MPI_Comm};
-use crate::engine::{comm, hooks, pending};
+use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm};
+use crate::engine::{comm, pending};
 use crate::transport::{self, err};
 
 fn err_comm() -> i32 {
@@ -40,29 +40,6 @@ pub fn comm_arg(h: Sim_FT_MPI_Comm) -> Result<CommRef, Failure> {
 #[inline(never)]
 fn comm_arg_pending(h: Sim_FT_MPI_Comm) -> Result<CommRef, Failure> {
     pending::adopt(h).ok_or_else(|| Failure::on_world(err_comm()))
-}
-
-/// The communicator of a started send (`MPI_Isend` & co.) with its checks, in the
-/// order [`comm_arg`], [`check_out_ptr`] of `request`, the start hook, then the
-/// send counted ([`comm::count_send`]); returns the send's number. When nothing is
-/// going on that is one registry lookup (which also counts), else those steps one
-/// by one.
-#[inline]
-pub fn send_arg<T>(h: Sim_FT_MPI_Comm, dest: std::os::raw::c_int, request: *mut T) -> Result<(CommRef, u32), Failure> {
-    if !request.is_null() && hooks::p2p_calm() {
-        if let Some(found) = comm::lookup_send(h, dest) {
-            return Ok(found);
-        }
-    }
-    send_arg_checked(h, dest, request)
-}
-
-#[inline(never)]
-fn send_arg_checked<T>(h: Sim_FT_MPI_Comm, dest: std::os::raw::c_int, request: *mut T) -> Result<(CommRef, u32), Failure> {
-    let c = comm_arg(h)?;
-    check_out_ptr(request, &c)?;
-    hooks::p2p_enter(h)?;
-    Ok((c, comm::count_send(h, dest)))
 }
 
 /// Converts a secondary communicator argument that MPI allows to be

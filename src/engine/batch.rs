@@ -8,10 +8,10 @@
 //! layer's wake receive, so failure or revoke news interrupts it, as for one
 //! request; the tests test each request once.
 
-use crate::engine::req_state::ReqState;
+use crate::engine::req_state::{to_proc_null, ReqState};
 use crate::engine::wake;
 use crate::engine::complete::{
-    apply, awaits_dead, completed, copy_status, empty_status, finish, to_proc_null, user_status, verdict,
+    apply, awaits_dead, completed, copy_status, empty_status, finish, user_status, verdict,
 };
 use crate::engine::base::errors::{Failure, Outcome};
 use crate::engine::base::handles::Sim_FT_MPI_Request;

@@ -27,7 +27,7 @@
 //! MPIFT's blocking calls); the array forms (`MPI_Waitall` & co.) are in
 //! [`crate::engine::batch`] and give the same verdicts with the functions here.
 
-use crate::engine::req_state::{Brief, ReqState};
+use crate::engine::req_state::{host_completes, to_proc_null, Brief, ReqState};
 use crate::engine::wake;
 use crate::engine::base::errors::{Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_PROC_FAILED_PENDING, SIM_FT_ERR_REVOKED};
 use crate::engine::base::handles::{Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
@@ -378,7 +378,7 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
 }
 
 /// A wait's calm path: nothing is going on ([`service::quiet`]) and `st` is a
-/// request the host completes by itself ([`host_completes`]); then [`wait_one`] would skip its verdicts and
+/// request the host completes by itself ([`crate::engine::req_state::host_completes`]); then [`wait_one`] would skip its verdicts and
 /// service and test the host first, as this does, without its loop. The outcome
 /// if that test completed the request. (A wait that must block then tests once
 /// more in `wait_one`, a second look that costs nothing next to blocking.)
@@ -388,13 +388,6 @@ fn calm_done(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status) -> 
         return None;
     }
     done_already(st, real, status)
-}
-
-/// The host completes `st` by itself, as the calm paths leave it to: not an
-/// iagree/ishrink (MPIFT completes those), not a request to `MPI_PROC_NULL`.
-#[inline]
-pub(crate) fn host_completes(st: &ReqState) -> bool {
-    st.ft == 0 && !to_proc_null(st)
 }
 
 /// Tests `real` once: the outcome if it completed. (Always inlined: when LLVM
@@ -412,14 +405,6 @@ pub(crate) fn done_already(st: &ReqState, real: &mut MPI_Request, status: &mut M
         transport::request::test(real, &mut flag, Some(&mut *status))
     };
     (flag != 0).then(|| finish(st, status, rc))
-}
-
-/// A point-to-point request with peer `MPI_PROC_NULL` completes at once. MPICH's
-/// `MPI_Waitany`/`MPI_Waitsome` skip a started persistent one (as if inactive), so
-/// it must not be left to them.
-#[inline]
-pub(crate) fn to_proc_null(st: &ReqState) -> bool {
-    st.kind == Kind::P2pStart && st.peer == transport::proc_null()
 }
 
 /// The program passed a status (array) to write: neither null nor

@@ -14,10 +14,10 @@ use crate::engine::owed;
 use crate::engine::wake;
 use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_REVOKED};
-use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm};
+use crate::engine::base::handles::{self, CommRef, Sim_FT_MPI_Comm};
 use crate::engine::describe::{fcode, Desc};
 use crate::engine::req_state::{Kind, ReqState};
-use crate::engine::{comm, logs, news, revoke};
+use crate::engine::{args, comm, logs, news, revoke};
 use std::os::raw::c_int;
 
 /// Before the real call (local and point-to-point kinds).
@@ -53,6 +53,29 @@ fn p2p_enter_news(h: Sim_FT_MPI_Comm) -> Outcome {
         return Err(Failure::on(h, SIM_FT_ERR_REVOKED));
     }
     Ok(())
+}
+
+/// The communicator of a started send (`MPI_Isend` & co.) with its checks, in the
+/// order [`args::comm_arg`], [`handles::check_out_ptr`] of `request`, the start hook, then the
+/// send counted ([`comm::count_send`]); returns the send's number. When nothing is
+/// going on that is one registry lookup (which also counts), else those steps one
+/// by one.
+#[inline]
+pub fn send_arg<T>(h: Sim_FT_MPI_Comm, dest: std::os::raw::c_int, request: *mut T) -> Result<(CommRef, u32), Failure> {
+    if !request.is_null() && p2p_calm() {
+        if let Some(found) = comm::lookup_send(h, dest) {
+            return Ok(found);
+        }
+    }
+    send_arg_checked(h, dest, request)
+}
+
+#[inline(never)]
+fn send_arg_checked<T>(h: Sim_FT_MPI_Comm, dest: std::os::raw::c_int, request: *mut T) -> Result<(CommRef, u32), Failure> {
+    let c = args::comm_arg(h)?;
+    handles::check_out_ptr(request, &c)?;
+    p2p_enter(h)?;
+    Ok((c, comm::count_send(h, dest)))
 }
 
 /// After the real call, with its return code.

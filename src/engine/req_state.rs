@@ -118,3 +118,18 @@ pub(crate) fn completion_over() {
 pub(crate) fn completion_starts() {
     COMPLETING.store(true, Ordering::Relaxed);
 }
+
+/// The host completes `st` by itself, as the calm paths leave it to: not an
+/// iagree/ishrink (MPIFT completes those), not a request to `MPI_PROC_NULL`.
+#[inline]
+pub(crate) fn host_completes(st: &ReqState) -> bool {
+    st.ft == 0 && !to_proc_null(st)
+}
+
+/// A point-to-point request with peer `MPI_PROC_NULL` completes at once. MPICH's
+/// `MPI_Waitany`/`MPI_Waitsome` skip a started persistent one (as if inactive), so
+/// it must not be left to them.
+#[inline]
+pub(crate) fn to_proc_null(st: &ReqState) -> bool {
+    st.kind == Kind::P2pStart && st.peer == transport::proc_null()
+}

@@ -11,7 +11,7 @@ use crate::engine::base::errors::{Failure, Outcome};
 use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::engine::req_state::Kind;
 use crate::engine::Real;
-use crate::transport::{self, err, MPI_Request, MPI_Status};
+use crate::transport::{self, err, MPI_Request};
 use std::os::raw::c_int;
 use crate::transport::serial::Serial;
 
@@ -145,7 +145,7 @@ fn adopt_state(real: MPI_Request, st: ReqState) -> Sim_FT_MPI_Request {
 }
 
 /// Updates the state behind a live handle (no-op for a stale one).
-fn update(h: Sim_FT_MPI_Request, f: impl FnOnce(&mut ReqState)) {
+pub(crate) fn update(h: Sim_FT_MPI_Request, f: impl FnOnce(&mut ReqState)) {
     let (index, generation) = decode(h);
     let mut t = TABLE.lock();
     if let Some(Slot { generation: g, state: Some(st) }) = t.slots.get_mut(index) {
@@ -384,7 +384,7 @@ pub(crate) fn plain_many(reqs: *const Sim_FT_MPI_Request, briefs: &mut [Option<B
             Some(Slot { generation: g, state: Some(st) }) if *g == generation => Some(st).filter(|s| s.active),
             _ => return false,
         };
-        if st.is_some_and(|s| !crate::engine::complete::host_completes(s)) {
+        if st.is_some_and(|s| !crate::engine::req_state::host_completes(s)) {
             return false;
         }
         reals[i] = st.map_or(transport::request_null(), |s| s.real.0);
@@ -404,7 +404,7 @@ pub(crate) fn calm_state(h: Sim_FT_MPI_Request) -> Option<ReqState> {
     let t = TABLE.lock();
     match t.slots.get(index) {
         Some(Slot { generation: g, state: Some(st) })
-            if *g == generation && st.active && !st.persistent && crate::engine::complete::host_completes(st) =>
+            if *g == generation && st.active && !st.persistent && crate::engine::req_state::host_completes(st) =>
         {
             Some(*st)
         }
@@ -427,108 +427,6 @@ pub(crate) fn one(request: *mut Sim_FT_MPI_Request) -> Result<(Option<ReqState>,
     Ok((Some(st), st.real.0))
 }
 
-
-/// `MPI_Request_free`.
-pub fn free(request: *mut Sim_FT_MPI_Request) -> Outcome {
-    let (st, mut real) = one(request)?;
-    let Some(st) = st else { return Err(Failure::on_world(err::request())) };
-    let rc = transport::request::free(&mut real);
-    if rc == 0 {
-        if st.ft != 0 {
-            crate::engine::ft::forget(st.ft);
-        }
-        // MPI may still be sending from a kept copy: it must outlive the request.
-        std::mem::forget(take_kept(st.keep));
-        // SAFETY: checked non-null and read by `one`: the program's request,
-        // which MPI requires valid for reading and writing.
-        unsafe { *request = settle(*request, transport::request_null()) };
-    }
-    fail_on(Some(&st), rc)
-}
-
-/// `MPI_Request_get_status` (does not free the request).
-pub fn get_status(request: Sim_FT_MPI_Request, flag: *mut c_int, status: *mut MPI_Status) -> Outcome {
-    let (st, real) = if request.is_null() {
-        (None, transport::request_null())
-    } else {
-        let st = lookup(request)?;
-        (Some(st), st.real.0)
-    };
-    // SAFETY: `flag` and `status` are the program's arguments, passed on as they
-    // came, as the program's own MPI_Request_get_status would pass them.
-    let rc = unsafe { transport::request::get_status(real, flag, status) };
-    fail_on(st.as_ref(), rc)
-}
-
-/// `MPI_Cancel` (the request stays valid until completed or freed).
-pub fn cancel(request: *mut Sim_FT_MPI_Request) -> Outcome {
-    let (st, mut real) = one(request)?;
-    let Some(st) = st else { return Err(Failure::on_world(err::request())) };
-    let rc = transport::p2p::cancel(&mut real);
-    // SAFETY: `one` checked the pointer non-null and read the program's handle from it.
-    update(unsafe { *request }, |s| s.cancelled = true);
-    fail_on(Some(&st), rc)
-}
-
-/// A persistent send is about to start: count the message for its destination;
-/// returns its number (see [`ReqState::nth`]), 0 for anything else.
-fn count_start(st: &ReqState) -> u32 {
-    if st.kind == Kind::P2pStart && !st.recv {
-        crate::engine::comm::count_send(st.comm.0, st.peer)
-    } else {
-        0
-    }
-}
-
-/// `MPI_Start` (persistent requests).
-pub fn start(request: *mut Sim_FT_MPI_Request) -> Outcome {
-    let (st, mut real) = one(request)?;
-    let Some(st) = st else { return Err(Failure::on_world(err::request())) };
-    crate::engine::hooks::p2p_enter(st.comm.0)?;
-    if st.draining {
-        // Its last start was given up on but may still be running (a dead rank
-        // drains what was sent to it): MPI forbids starting an active request.
-        transport::request::wait(&mut real, None);
-        // SAFETY: checked non-null and read by `one`: the program's request,
-        // which MPI requires valid for reading.
-        update(unsafe { *request }, |s| s.draining = false);
-    }
-    let nth = count_start(&st);
-    let rc = transport::p2p::start(&mut real);
-    // SAFETY: checked non-null and read by `one`: the program's request, which
-    // MPI requires valid for reading and writing.
-    let h = unsafe { *request };
-    if real == transport::request_null() {
-        // SAFETY: the program's request, checked non-null by `one` and read
-        // just above; MPI requires it valid for writing.
-        unsafe { *request = settle(h, real) };
-    } else {
-        // One lock: the real request (unchanged by MPI_Start in practice), and
-        // if it started, active with its message number.
-        update(h, |s| {
-            s.real = Real(real);
-            if rc == 0 {
-                s.active = true;
-                s.cancelled = false;
-                s.nth = nth;
-            }
-        });
-    }
-    fail_on(Some(&st), rc)
-}
-
-/// `MPI_Startall`.
-pub fn startall(count: c_int, reqs: *mut Sim_FT_MPI_Request) -> Outcome {
-    if count < 0 || (count > 0 && reqs.is_null()) {
-        return Err(arg_error());
-    }
-    for i in 0..count as usize {
-        // SAFETY: i < count, the length of the program's request array (checked
-        // non-null above when count > 0).
-        start(unsafe { reqs.add(i) })?;
-    }
-    Ok(())
-}
 
 /// Wraps a request that belongs to no communicator (files, windows, generalized
 /// requests): completion calls treat it like the real MPI does, with no failure
