@@ -1,7 +1,9 @@
 //! `MPI_Comm_free` (MPI-3.1 §6.4.3): the completion protocol on a revoked
-//! communicator, then the real free, deferred while requests are pending on it.
+//! communicator, then the real free, deferred while requests are pending on it
+//! ([`release_deferred`] at the end of every MPI call).
 
 use crate::engine::base::errors::{Failure, Outcome};
+use crate::engine::base::edges;
 use crate::engine::base::handles::Sim_FT_MPI_Comm;
 use crate::engine::{args, comm, news, orphans, request, revoke};
 use crate::transport::err;
@@ -37,4 +39,25 @@ pub fn free(comm: *mut Sim_FT_MPI_Comm) -> Outcome {
     // SAFETY: the same pointer, read above; MPI_Comm_free sets it to null.
     unsafe { *comm = std::ptr::null_mut() };
     Ok(())
+}
+
+/// At the end of every MPI call (ffi::boundary): frees the communicators of
+/// engine::comm::request_gone that still have no request or orphan. One load when none.
+#[inline]
+pub fn release_deferred() {
+    if edges::any(edges::DEFERRED) {
+        release_deferred_slow();
+    }
+}
+
+fn release_deferred_slow() {
+    for h in comm::take_deferred() {
+        let h = h as Sim_FT_MPI_Comm;
+        if comm::read(h, |st| st.free_pending).unwrap_or(false)
+            && !request::on_comm(h)
+            && !orphans::on(h)
+        {
+            let _ = comm::release(h);
+        }
+    }
 }

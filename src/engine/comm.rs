@@ -3,7 +3,7 @@
 //! One MPIFT communicator wraps exactly one real communicator; failure-free, the
 //! layer creates no communicator of its own (GUIDE principle 5 allows one more).
 
-use crate::engine::comm_state::CommState;
+use crate::engine::comm_state::{CommState, FOREIGN};
 use crate::engine::base::handles::{self, CommRef, Sim_FT_Comm_struct, Sim_FT_MPI_Comm};
 use crate::engine::comm_state::new_state;
 use crate::engine::base::edges;
@@ -67,8 +67,6 @@ pub fn child_id(parent: u64, k: u64) -> u64 {
     (z ^ (z >> 31)) | 1
 }
 
-/// World rank recorded for a member of another job's `MPI_COMM_WORLD`.
-pub const FOREIGN: u32 = u32::MAX;
 
 pub const WORLD_ID: u64 = 2;
 pub const SELF_ID: u64 = 4;
@@ -260,7 +258,7 @@ pub fn next_ft_instance(h: Sim_FT_MPI_Comm) -> u64 {
 }
 
 /// The program freed `h` with requests or orphans still on it: the real free
-/// waits for the last of them ([`request_gone`], [`release_deferred`]).
+/// waits for the last of them ([`request_gone`], calls::comm_free::release_deferred).
 pub(crate) fn mark_free_pending(h: Sim_FT_MPI_Comm) {
     EVER_FREE_PENDING.store(true, Ordering::Release);
     update(h, |st| st.free_pending = true);
@@ -283,7 +281,7 @@ pub(crate) fn release(h: Sim_FT_MPI_Comm) -> Result<(), std::os::raw::c_int> {
 }
 
 /// Communicators the program freed whose last request ended during the current
-/// MPI call: released when the call ends ([`release_deferred`]), after its error,
+/// MPI call: released when the call ends (calls::comm_free::release_deferred), after its error,
 /// if any, went through the handler the program set on them (MPI-3.1 §8.3: a
 /// request's error goes to its communicator's handler, also a freed one's).
 static DEFERRED: Mutex<Vec<usize>> = Mutex::new(Vec::new());
@@ -315,31 +313,16 @@ fn request_gone_watched(h: Sim_FT_MPI_Comm) {
     }
 }
 
-/// At the end of every MPI call (ffi::boundary): frees the communicators of
-/// [`request_gone`] that still have no request or orphan. One load when none.
-#[inline]
-pub fn release_deferred() {
-    if edges::any(edges::DEFERRED) {
-        release_deferred_slow();
-    }
-}
-
-fn release_deferred_slow() {
-    let hs: Vec<usize> = match DEFERRED.lock() {
+/// The communicators [`request_gone`] noted since the last call, taken
+/// (calls::comm_free::release_deferred frees those that are still unused).
+#[cold]
+pub(crate) fn take_deferred() -> Vec<usize> {
+    match DEFERRED.lock() {
         Ok(mut d) => {
             edges::set(edges::DEFERRED, false);
             std::mem::take(&mut *d)
         }
-        Err(_) => return,
-    };
-    for h in hs {
-        let h = h as Sim_FT_MPI_Comm;
-        if read(h, |st| st.free_pending).unwrap_or(false)
-            && !crate::engine::request::on_comm(h)
-            && !crate::engine::orphans::on(h)
-        {
-            let _ = release(h);
-        }
+        Err(_) => Vec::new(),
     }
 }
 

@@ -4,10 +4,13 @@
 //! and revoke already known here apply to it. The registry of states is
 //! [`crate::engine::comm`].
 
-use crate::engine::comm::{calm, FOREIGN};
+use crate::engine::base::edges;
 use crate::engine::Real;
 use crate::protocol::failures::Failures;
 use crate::transport::{self, MPI_Comm, MPI_Errhandler, MPI_Group};
+
+/// World rank recorded for a member of another job's `MPI_COMM_WORLD`.
+pub const FOREIGN: u32 = u32::MAX;
 
 /// What MPIFT knows about one communicator.
 #[derive(Clone, Debug)]
@@ -189,7 +192,7 @@ pub(super) fn new_state(real: MPI_Comm, errhandler: Real<MPI_Errhandler>, id: u6
     // the news named an id no communicator here had yet. It applies now, else this
     // member enters the communicator's collectives as if nothing had happened and
     // the others wait for it (issue 18, defect 5).
-    let revoke = if calm() { None } else { crate::engine::base::runtime::revoked_id(id) };
+    let revoke = if !edges::any(edges::TROUBLE) { None } else { crate::engine::base::runtime::revoked_id(id) };
     if revoke.is_some() {
         crate::engine::owed::note_owed();
     }

@@ -2,10 +2,10 @@
 //! requests started alive, its dummy joins in flight, and the communicators
 //! made after its death that it takes up.
 
+use crate::engine::comm_state;
 use crate::engine::base::runtime;
 use crate::engine::describe::Desc;
 use crate::engine::join::Pending;
-use crate::engine::comm;
 use crate::transport::{MPI_Comm, MPI_Request};
 use std::collections::HashMap;
 
@@ -15,7 +15,7 @@ pub struct ZComm {
     pub real: MPI_Comm,
     pub rank: usize,
     pub members: Vec<u32>,
-    /// An intercommunicator's remote group (world ranks, [`comm::FOREIGN`]
+    /// An intercommunicator's remote group (world ranks, [`comm_state::FOREIGN`]
     /// outside this world); empty otherwise.
     pub remote: Vec<u32>,
     pub inter: bool,
@@ -36,10 +36,10 @@ pub struct Own {
 
 impl ZComm {
     /// World ranks of the members, an intercommunicator's remote group included
-    /// (another job's members, [`comm::FOREIGN`], excepted).
+    /// (another job's members, [`comm_state::FOREIGN`], excepted).
     pub fn everyone(&self) -> impl Iterator<Item = u32> + '_ {
         let remote = if self.inter { &self.remote[..] } else { &[] };
-        self.members.iter().chain(remote.iter()).copied().filter(|w| *w != comm::FOREIGN)
+        self.members.iter().chain(remote.iter()).copied().filter(|w| *w != comm_state::FOREIGN)
     }
 
     /// Every member but this rank that is not known dead has an entry among

@@ -3,6 +3,7 @@
 //! from peers that have its death's news, and never those an
 //! `MPI_Intercomm_create` it has yet to join needs.
 
+use crate::engine::comm_state;
 use crate::engine::describe::fcode;
 use crate::engine::dead_comm::ZComm;
 use crate::engine::{comm, logs};
@@ -57,7 +58,7 @@ fn held(c: &ZComm, src: c_int, tag: c_int) -> bool {
         return false;
     }
     let Some(&w) = c.peers().get(src as usize) else { return false };
-    if w == comm::FOREIGN {
+    if w == comm_state::FOREIGN {
         return false;
     }
     let (id, me) = (c.id, c.rank as u64);

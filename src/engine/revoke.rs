@@ -27,6 +27,7 @@
 //! in ascending communicator id, the same order everywhere (blocking dummy joins
 //! in different orders at two ranks would wait for each other).
 
+use crate::engine::comm_state;
 use crate::engine::owed;
 use crate::engine::wake;
 use crate::engine::base::runtime;
@@ -102,7 +103,7 @@ pub fn revoke(c: Sim_FT_MPI_Comm) -> Outcome {
     if already || JOBS.lock().iter().any(|j| j.id == cr.id) {
         return Ok(());
     }
-    let targets: Vec<u32> = members.into_iter().filter(|w| *w != me && *w != comm::FOREIGN).collect();
+    let targets: Vec<u32> = members.into_iter().filter(|w| *w != me && *w != comm_state::FOREIGN).collect();
     let job = Job {
         id: cr.id,
         handle: c,
@@ -460,7 +461,7 @@ const DRAIN_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 pub(crate) fn drained(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status) -> bool {
     let t0 = std::time::Instant::now();
     let mut idle = Backoff::wait();
-    let receiver = comm::read(st.comm.0, |c| c.peer_world(st.peer.max(0) as usize)).flatten().filter(|w| *w != comm::FOREIGN);
+    let receiver = comm::read(st.comm.0, |c| c.peer_world(st.peer.max(0) as usize)).flatten().filter(|w| *w != comm_state::FOREIGN);
     let mut next_wake = std::time::Duration::ZERO;
     loop {
         if let Some(w) = receiver.filter(|_| t0.elapsed() >= next_wake) {

@@ -198,7 +198,7 @@ fn call_end() {
 /// released, receives of communicators revoked during it end, the trace sees it.
 #[inline(never)]
 fn exit_marked() {
-    crate::engine::comm::release_deferred();
+    crate::calls::comm_free::release_deferred();
     owed::end_receives_owed();
     if inject::armed() {
         inject::trace::exit();
