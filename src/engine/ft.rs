@@ -30,7 +30,8 @@ use crate::engine::ft_slots::{self, claim, parse, probe_start, store_field};
 use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm};
 use crate::engine::inter::Sides;
 use crate::engine::base::edges;
-use crate::engine::{comm, inter, service};
+use crate::engine::base::progress;
+use crate::engine::{comm, inter};
 use crate::protocol::agree;
 use crate::protocol::ftagree::{Agreement, Published, Step, View};
 use crate::protocol::Rank;
@@ -484,14 +485,15 @@ fn create_group(op: &Op, live: &[Rank]) -> Result<MPI_Comm, c_int> {
 }
 
 /// Runs the operation `key` to its end (blocking agree and shrink): every MPI
-/// thing this process has to do goes on meanwhile (engine::service).
+/// thing this process has to do goes on meanwhile (engine::service, through
+/// engine::base::progress).
 pub(super) fn wait(key: u64) -> c_int {
     let mut idle = crate::engine::base::backoff::Backoff::wait();
     loop {
         if let Some(code) = take_if_done(key) {
             return code;
         }
-        let _ = service::run();
+        let _ = progress::run();
         if let Some(code) = take_if_done(key) {
             return code;
         }
