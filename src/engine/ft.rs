@@ -171,6 +171,27 @@ impl View for Seen<'_> {
 }
 
 static OPS: Serial<Vec<Op>> = Serial::new(Vec::new());
+
+/// A communicator a shrink made for a dead rank that had started it alive
+/// (`op.zombie`), for its serve loop to take up (engine::zombie, [`take_shrunk`]).
+/// `live`: the old ranks in it; `members`: the old communicator's world ranks.
+pub struct Shrunk {
+    pub real: MPI_Comm,
+    pub id: u64,
+    pub live: Vec<Rank>,
+    pub members: Vec<u32>,
+    pub old_rank: usize,
+}
+// SAFETY: the host handle (a pointer with Open MPI) names a host object not tied
+// to any thread; used only by the thread that calls MPI.
+unsafe impl Send for Shrunk {}
+
+static SHRUNK: Serial<Vec<Shrunk>> = Serial::new(Vec::new());
+
+/// The communicators made for this dead rank since the last call, oldest first.
+pub fn take_shrunk() -> Vec<Shrunk> {
+    std::mem::take(&mut *SHRUNK.lock())
+}
 static NEXT_KEY: AtomicU32 = AtomicU32::new(1);
 
 /// Tag of shrink's `MPI_Comm_create_group`.
@@ -449,7 +470,7 @@ fn construct(op: &mut Op) {
             Ok(real) => {
                 let id = comm::child_id(op.id, (1 << 40) | op.inst);
                 if op.zombie {
-                    crate::engine::dead_comm::adopt_shrunk(real, id, &live, &op.members, op.rank);
+                    SHRUNK.lock().push(Shrunk { real, id, live, members: op.members.clone(), old_rank: op.rank });
                 } else if let What::Shrink { newcomm } = op.what {
                     let parent = comm::lookup(op.comm);
                     let h = match parent {
