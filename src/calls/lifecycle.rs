@@ -29,6 +29,8 @@ fn after_init(init: &'static str, argc: *mut c_int, argv: *mut *mut *mut c_char)
     let multi = level == transport::thread_multiple();
     transport::serial::set_multithreaded(multi);
     crate::engine::base::edges::set(crate::engine::base::edges::MULTI, multi);
+    // The engine's waits below the service run it through this hook.
+    service::install();
     crate::calls::errhandler::reserve_classes();
     Failure::check_world(news::start().err().unwrap_or(0))?;
     if let Err(stop) = crate::inject::start(runtime::shadow(), runtime::world_rank() as u32, runtime::world_size() as u32, init) {

@@ -18,7 +18,8 @@
 use crate::engine::wake;
 use crate::engine::base::runtime;
 use crate::engine::base::handles::Sim_FT_MPI_Comm;
-use crate::engine::{comm, news, service};
+use crate::engine::base::progress;
+use crate::engine::{comm, news};
 use crate::protocol::dissem::{Mailbox, Sorted, Stamp};
 use crate::transport::serial::Serial;
 use crate::transport::{self, p2p, request, MPI_Comm, MPI_Request, MPI_Status};
@@ -274,7 +275,7 @@ impl<'a> Recv<'a> {
                     // outside MPI (with MPICH the horizon waits for them).
                     let revoked = || !comm::calm() && comm::read(h, |s| s.revoked).unwrap_or(false);
                     revoked() || {
-                        let _ = service::run_in_wait_if_new();
+                        let _ = progress::run_in_wait_if_new();
                         revoked()
                     }
                 }
@@ -286,7 +287,7 @@ impl<'a> Recv<'a> {
             if revoked {
                 return Err(self.cancel(&mut status));
             }
-            let arrived = if how == Waiter::Join || service::must_poll() {
+            let arrived = if how == Waiter::Join || progress::must_poll() {
                 // Nothing wakes a blocked wait for these (an agreement advances
                 // only while its rank polls; a join reads news by polling).
                 let mut flag: c_int = 0;

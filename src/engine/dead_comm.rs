@@ -6,6 +6,7 @@ use crate::engine::comm_state;
 use crate::engine::base::runtime;
 use crate::engine::describe::Desc;
 use crate::engine::join::Pending;
+use crate::engine::ft::Shrunk;
 use crate::transport::{MPI_Comm, MPI_Request};
 use std::collections::HashMap;
 
@@ -58,10 +59,6 @@ impl ZComm {
         }
     }
 }
-// SAFETY: the real handle (a pointer with Open MPI) names a host object not tied
-// to any thread; a ZComm lives in NEW_COMMS or the serve loop, and is only used
-// by the thread that calls MPI.
-unsafe impl Send for ZComm {}
 
 /// A dummy join still in flight: its communicator id, number and function code
 /// (for the stuck report).
@@ -70,15 +67,11 @@ pub struct InFlight {
     pub what: (u64, u64, u32),
 }
 
-/// Communicators made after this rank died (a shrink it had started alive,
-/// engine::ft), for the serve loop to take up.
-pub static NEW_COMMS: std::sync::Mutex<Vec<ZComm>> = std::sync::Mutex::new(Vec::new());
-
-/// A shrink this dead rank had started made a communicator with it inside:
-/// serve it like the others. `live`: the old ranks in it, `members`: the old
-/// communicator's world ranks, `old_rank`: this rank's old rank.
-pub fn adopt_shrunk(real: MPI_Comm, id: u64, live: &[u32], members: &[u32], old_rank: usize) {
-    let rank = live.iter().position(|r| *r as usize == old_rank).expect("in the new communicator");
-    let members = live.iter().map(|r| members[*r as usize]).collect();
-    NEW_COMMS.lock().unwrap().push(ZComm { id, real, rank, members, remote: Vec::new(), inter: false, seq: 0, alive_seq: 0 });
+/// A shrink this dead rank had started made a communicator with it inside
+/// (engine::ft, taken by the serve loop with `ft::take_shrunk`): serve it like
+/// the others.
+pub fn adopt_shrunk(s: Shrunk) -> ZComm {
+    let rank = s.live.iter().position(|r| *r as usize == s.old_rank).expect("in the new communicator");
+    let members = s.live.iter().map(|r| s.members[*r as usize]).collect();
+    ZComm { id: s.id, real: s.real, rank, members, remote: Vec::new(), inter: false, seq: 0, alive_seq: 0 }
 }

@@ -30,7 +30,8 @@ use crate::engine::ft_slots::{self, claim, parse, probe_start, store_field};
 use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm};
 use crate::engine::inter::Sides;
 use crate::engine::base::edges;
-use crate::engine::{comm, inter, service};
+use crate::engine::base::progress;
+use crate::engine::{comm, inter};
 use crate::protocol::agree;
 use crate::protocol::ftagree::{Agreement, Published, Step, View};
 use crate::protocol::Rank;
@@ -170,6 +171,27 @@ impl View for Seen<'_> {
 }
 
 static OPS: Serial<Vec<Op>> = Serial::new(Vec::new());
+
+/// A communicator a shrink made for a dead rank that had started it alive
+/// (`op.zombie`), for its serve loop to take up (engine::zombie, [`take_shrunk`]).
+/// `live`: the old ranks in it; `members`: the old communicator's world ranks.
+pub struct Shrunk {
+    pub real: MPI_Comm,
+    pub id: u64,
+    pub live: Vec<Rank>,
+    pub members: Vec<u32>,
+    pub old_rank: usize,
+}
+// SAFETY: the host handle (a pointer with Open MPI) names a host object not tied
+// to any thread; used only by the thread that calls MPI.
+unsafe impl Send for Shrunk {}
+
+static SHRUNK: Serial<Vec<Shrunk>> = Serial::new(Vec::new());
+
+/// The communicators made for this dead rank since the last call, oldest first.
+pub fn take_shrunk() -> Vec<Shrunk> {
+    std::mem::take(&mut *SHRUNK.lock())
+}
 static NEXT_KEY: AtomicU32 = AtomicU32::new(1);
 
 /// Tag of shrink's `MPI_Comm_create_group`.
@@ -448,7 +470,7 @@ fn construct(op: &mut Op) {
             Ok(real) => {
                 let id = comm::child_id(op.id, (1 << 40) | op.inst);
                 if op.zombie {
-                    crate::engine::dead_comm::adopt_shrunk(real, id, &live, &op.members, op.rank);
+                    SHRUNK.lock().push(Shrunk { real, id, live, members: op.members.clone(), old_rank: op.rank });
                 } else if let What::Shrink { newcomm } = op.what {
                     let parent = comm::lookup(op.comm);
                     let h = match parent {
@@ -484,14 +506,15 @@ fn create_group(op: &Op, live: &[Rank]) -> Result<MPI_Comm, c_int> {
 }
 
 /// Runs the operation `key` to its end (blocking agree and shrink): every MPI
-/// thing this process has to do goes on meanwhile (engine::service).
+/// thing this process has to do goes on meanwhile (engine::service, through
+/// engine::base::progress).
 pub(super) fn wait(key: u64) -> c_int {
     let mut idle = crate::engine::base::backoff::Backoff::wait();
     loop {
         if let Some(code) = take_if_done(key) {
             return code;
         }
-        let _ = service::run();
+        let _ = progress::run();
         if let Some(code) = take_if_done(key) {
             return code;
         }

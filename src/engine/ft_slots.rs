@@ -10,7 +10,7 @@
 //! the result of the instance it held ([`retired`]).
 
 use crate::engine::base::runtime;
-use crate::engine::service;
+use crate::engine::base::progress;
 use crate::protocol::agree;
 use crate::protocol::ftagree::Published;
 use crate::transport::serial::Serial;
@@ -122,7 +122,7 @@ pub(super) fn claim(id: u64, inst: u64, l: usize) -> usize {
             });
             return j;
         }
-        service::poll();
+        progress::poll();
         idle.pause();
     }
 }

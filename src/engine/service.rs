@@ -12,6 +12,7 @@
 use crate::engine::wake;
 use crate::engine::base::errors::Failure;
 use crate::engine::base::edges;
+use crate::engine::base::progress;
 use crate::engine::{comm, ft, news, orphans, revoke};
 
 /// Some failure or revoke is known here, or an agreement is running.
@@ -45,10 +46,16 @@ fn must_poll_marked() -> bool {
     ft::running() || crate::engine::fillin::wanted()
 }
 
-/// The flags of engine::base::edges that [`must_poll`] and [`quiet`] read first: clear,
-/// nothing is known wrong and no agreement runs (exact below
-/// `MPI_THREAD_MULTIPLE`, hence [`edges::MULTI`]).
-const CALM_BITS: u32 = edges::TROUBLE | edges::AGREEING | edges::MULTI;
+/// The flags of engine::base::edges that [`must_poll`] and [`quiet`] read
+/// first (engine::base::progress, whose `must_poll` reads them too).
+const CALM_BITS: u32 = progress::CALM_BITS;
+
+/// Registers the service with engine::base::progress, through which the waits
+/// below it (engine::channel, engine::ft, engine::ft_slots) run it. Once, at
+/// `MPI_Init` (calls::lifecycle).
+pub fn install() {
+    progress::register(progress::Hooks { must_poll_marked, run, run_in_wait_if_new, poll });
+}
 
 /// Nothing is going on that a wait would act on: neither [`busy`] nor
 /// [`must_poll`]. The calm paths of the completion calls (engine::complete,

@@ -26,7 +26,7 @@
 use crate::engine::wake;
 use crate::engine::base::settings;
 use crate::engine::base::runtime;
-use crate::engine::dead_comm::{InFlight, Own, ZComm, NEW_COMMS};
+use crate::engine::dead_comm::{self, InFlight, Own, ZComm};
 use crate::engine::dead_exit::Leaving;
 use crate::engine::describe::{fcode, Desc};
 use crate::engine::join::{self, Joined, Who};
@@ -159,7 +159,7 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<Own>, mut news_out: Scripts) {
         // the others wait for their horizons (ULFM's revoke reaches everyone even
         // if its initiator dies).
         busy |= crate::engine::revoke::progress_jobs();
-        comms.append(&mut NEW_COMMS.lock().unwrap());
+        comms.extend(ft::take_shrunk().into_iter().map(dead_comm::adopt_shrunk));
         // Messages sent to this rank: receive and drop them, but only from peers
         // that already have this death's news, so a sender whose message only the
         // drain took learns of the death before its send completes (and reports

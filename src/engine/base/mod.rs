@@ -14,6 +14,8 @@
 //! - The callbacks through which the engine tells fault injection what happened,
 //!   registered at `MPI_Init` ([`observer`]; the reason a dead rank waits is
 //!   protocol::exit's type, the one thing base takes from the protocols).
+//! - The service's functions, registered at `MPI_Init`, through which the
+//!   engine's waits below engine::service run it ([`progress`]).
 //!
 //! May import: protocol, transport.
 
@@ -23,5 +25,6 @@ pub mod errors;
 pub mod handles;
 pub mod observer;
 pub mod process;
+pub mod progress;
 pub mod runtime;
 pub mod settings;
