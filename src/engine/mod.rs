@@ -11,7 +11,8 @@
 //!   argument ([`args`]), idups not yet usable ([`pending`]).
 //! - Knowledge: failure and revoke news over the RMA window ([`news`]), the wake
 //!   receive that interrupts blocked calls ([`wake`]), revoke jobs and catch-ups
-//!   ([`revoke`]), the collective logs ([`describe`], [`logs`]).
+//!   ([`revoke`]), the collective logs ([`describe`], [`describe_topo`] for
+//!   the topology calls, [`logs`]).
 //! - Dead ranks and fill-ins: the joins they make ([`join`], [`join_colls`],
 //!   [`ctor_join`], [`topo`]), the dead rank's service ([`zombie`]; the
 //!   what it keeps, [`dead_comm`]; the messages it drains, [`dead_drain`]; when
@@ -50,6 +51,7 @@ pub mod dead_counts;
 pub mod dead_drain;
 pub mod dead_exit;
 pub mod describe;
+pub mod describe_topo;
 pub mod fillin;
 pub mod ft;
 pub mod ft_calls;
