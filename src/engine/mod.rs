@@ -21,7 +21,8 @@
 //!   parts in MPIFT's own collectives, all running at once ([`standin`]), its
 //!   turns for blocking joins among dead ranks ([`turns`]), live ranks'
 //!   joins of collectives that can only fail ([`fillin`]).
-//! - MPIFT's own collectives ([`barrier`], [`allreduce`] over [`channel`]);
+//! - MPIFT's own collectives ([`barrier`], [`allreduce`] over [`channel`]; the
+//!   program's entry points into them, [`own_calls`]);
 //!   agreement and shrink ([`ft`], [`ft_calls`], [`ft_slots`], [`inter`]).
 //! - Completion with failure verdicts ([`complete`], [`batch`] for the
 //!   multiple-completion calls and [`batch_fast`] for their calm path, [`orphans`]
@@ -64,6 +65,7 @@ pub mod join_colls;
 pub mod logs;
 pub mod news;
 pub mod orphans;
+pub mod own_calls;
 pub mod pending;
 pub mod req_state;
 pub mod request;
