@@ -374,6 +374,17 @@ fn nonblocking_twin(name: &str) -> String {
     format!("MPI_I{first}{}", chars.as_str())
 }
 
+/// The module that holds the describer of `name`: the topology ones (names
+/// containing `eighbor_`: the neighborhood collectives; `raph_create`: the graph
+/// constructors) are in `engine::describe_topo`, every other in `engine::describe`.
+fn describer_path(name: &str) -> &'static str {
+    if name.contains("eighbor_") || name.contains("raph_create") {
+        "crate::engine::describe_topo"
+    } else {
+        "crate::engine::describe"
+    }
+}
+
 /// For a blocking collective: under `MPIFT_COLLECTIVES=nonblocking`, its
 /// non-blocking form (same descriptor with the NB flag, so dead ranks and revoke
 /// catch-ups join the same form) and MPIFT's wait (engine::hooks::coll_wait).
@@ -384,7 +395,8 @@ fn nonblocking_branch(s: &mut String, f: &Function, first_comm: &str, dargs: &[S
     let _ = writeln!(s, "        if crate::engine::base::settings::nonblocking_colls() {{");
     let _ = writeln!(
         s,
-        "            let desc = crate::engine::describe::unless_inter(&{first_comm}_r, || crate::engine::describe::{twin}({}));",
+        "            let desc = crate::engine::describe::unless_inter(&{first_comm}_r, || {}::{twin}({}));",
+        describer_path(&twin),
         dargs.join(", ")
     );
     let _ = writeln!(s, "            hooks::coll_enter(&{first_comm}_r, &desc)?;");
@@ -534,7 +546,7 @@ fn generic_body(s: &mut String, f: &Function) {
         }
         // On an intercommunicator the descriptor is opaque (no dead-rank joins
         // there), unless the describer says otherwise (`inter`).
-        let describe = format!("crate::engine::describe::{}({})", f.name, dargs.join(", "));
+        let describe = format!("{}::{}({})", describer_path(&f.name), f.name, dargs.join(", "));
         if f.inter {
             let _ = writeln!(s, "        let desc = {describe};");
         } else {

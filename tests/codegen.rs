@@ -138,6 +138,13 @@ fn noft_wrappers_pass_through_and_wrap_requests() {
     // opaque there.
     assert!(get("MPI_Intercomm_merge").contains("let desc = crate::engine::describe::MPI_Intercomm_merge(&intercomm_r, high)"));
     assert!(get("MPI_Comm_dup").contains("describe::unless_inter(&comm_r"));
+    // The topology describers are in engine::describe_topo (codegen's
+    // describer_path), the blocking neighborhood collective's twin included.
+    let nb = get("MPI_Neighbor_allgather");
+    assert!(nb.contains("|| crate::engine::describe_topo::MPI_Neighbor_allgather("));
+    assert!(nb.contains("|| crate::engine::describe_topo::MPI_Ineighbor_allgather("));
+    assert!(get("MPI_Dist_graph_create").contains("|| crate::engine::describe_topo::MPI_Dist_graph_create("));
+    assert!(!get("MPI_Allgather").contains("describe_topo"));
     let conv = get("MPI_Comm_f2c");
     assert!(conv.contains("-> Sim_FT_MPI_Comm {") && conv.contains("boundary::value("));
 }

@@ -17,15 +17,17 @@
 //! (tag [`TAG_ALLREDUCE`], engine::channel). Every member gets the operands in
 //! member order, so the result is bitwise the same at every member, also for
 //! floating point (the host's own algorithms give no such promise either).
+//!
+//! The program's entry point is engine::own_calls::allreduce; this file holds the
+//! algorithm and the dead ranks' joins.
 
 use crate::engine::base::settings;
 use crate::engine::base::runtime;
-use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_REVOKED};
 use crate::engine::base::handles::CommRef;
 use crate::engine::barrier::Ended;
 use crate::engine::channel::{revoked_id, Channel, Waiter, HEAD};
 use crate::engine::describe::{self, fcode, Desc, TY_BYTES};
-use crate::engine::{comm, hooks};
+use crate::engine::comm;
 use crate::protocol::dissem::Stamp;
 use crate::protocol::recdbl::{Plan, Step};
 use crate::transport::serial::Serial;
@@ -214,13 +216,11 @@ pub fn join(id: u64, seq: u64, me: usize, members: &[u32], d: &Desc) {
     let _ = run(id, seq, me, members.len(), &|r| members[r], Waiter::Join, &mut acc, None);
 }
 
-/// `MPI_Allreduce` after the entry hook: None if it is not MPIFT's own
-/// ([`eligible`]), then the host's runs. Inlined: where the own allreduce is
-/// off (Open MPI's default) the host's call follows after one load, not after a
-/// call with eight arguments (80 instructions per call at 1 rank, callgrind).
+/// A live member's part in `MPI_Allreduce` `seq` of `c`, described by `d`, after
+/// the entry hook (engine::own_calls::allreduce): None if it is not MPIFT's own
+/// ([`eligible`]), then the host's runs; else how it ended and its first error.
 #[allow(clippy::too_many_arguments)]
-#[inline]
-pub fn allreduce(
+pub fn own_allreduce(
     c: &CommRef,
     d: &Desc,
     seq: u64,
@@ -229,24 +229,7 @@ pub fn allreduce(
     count: c_int,
     datatype: MPI_Datatype,
     op: MPI_Op,
-) -> Option<Outcome> {
-    if !settings::own_allreduce() {
-        return None;
-    }
-    own_allreduce(c, d, seq, sendbuf, recvbuf, count, datatype, op)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn own_allreduce(
-    c: &CommRef,
-    d: &Desc,
-    seq: u64,
-    sendbuf: *const c_void,
-    recvbuf: *mut c_void,
-    count: c_int,
-    datatype: MPI_Datatype,
-    op: MPI_Op,
-) -> Option<Outcome> {
+) -> Option<(Ended, c_int)> {
     let bytes = eligible(d)?;
     if c.inter || c.foreign {
         return None;
@@ -271,9 +254,5 @@ fn own_allreduce(
     if settings::debug() {
         crate::say!("MPIFT allreduce {}: comm {:x} #{} enters", runtime::world_rank(), c.id, seq);
     }
-    let (ended, rc) = run(c.id, seq, c.rank as usize, c.size as usize, &world, Waiter::Program(h), acc, Some(&red));
-    Some(match ended {
-        Ended::Done => hooks::coll_leave(c, rc),
-        Ended::Revoked => Err(Failure::on(c.handle, SIM_FT_ERR_REVOKED)),
-    })
+    Some(run(c.id, seq, c.rank as usize, c.size as usize, &world, Waiter::Program(h), acc, Some(&red)))
 }

@@ -1,5 +1,6 @@
-//! `MPI_Barrier` as MPIFT's own dissemination barrier (protocol::dissem), so that a
-//! member waiting in it on a communicator that gets revoked returns
+//! MPIFT's own barrier for `MPI_Barrier` (the program's entry point is
+//! engine::own_calls::barrier): a dissemination barrier (protocol::dissem), so
+//! that a member waiting in it on a communicator that gets revoked returns
 //! `MPI_ERR_REVOKED` by itself, whatever the other members are doing (issue 19):
 //! inside a host MPI's blocking barrier it could only wait for the others to join
 //! for it, which they cannot while they are themselves inside a real blocking
@@ -16,12 +17,10 @@
 
 use crate::engine::base::settings;
 use crate::engine::base::runtime;
-use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_REVOKED};
-use crate::engine::base::handles::Sim_FT_MPI_Comm;
+use crate::engine::base::handles::CommRef;
 use crate::engine::channel::{revoked_id, Channel, Waiter, HEAD};
-use crate::engine::{args, comm, describe, hooks};
+use crate::engine::comm;
 use crate::protocol::dissem::{partners, rounds, Stamp};
-use crate::transport;
 use std::os::raw::c_int;
 
 /// The shadow communicator's tag for barrier stamps (wake::TAG_WAKE is 1).
@@ -78,33 +77,11 @@ pub fn join(id: u64, seq: u64, me: usize, members: &[u32]) {
     let _ = run(id, seq, me, members.len(), &|t, f| (members[t], members[f]), Waiter::Join);
 }
 
-/// `MPI_Barrier`.
-pub fn barrier(comm: Sim_FT_MPI_Comm) -> Outcome {
-    let c = args::comm_arg(comm)?;
-    if settings::nonblocking_colls() {
-        let desc = describe::unless_inter(&c, || describe::MPI_Ibarrier(&c));
-        hooks::coll_enter(&c, &desc)?;
-        let mut req = transport::request_null();
-        // SAFETY: a communicator handle and a local out-request, waited for below.
-        let rc = unsafe { transport::generated::MPI_Ibarrier(c.real, &mut req) };
-        return hooks::coll_wait(&c, rc, req, true);
-    }
-    let desc = describe::unless_inter(&c, || describe::MPI_Barrier(&c));
-    let seq = hooks::coll_enter(&c, &desc)?;
-    if c.inter || c.foreign || !settings::own_barrier() {
-        // SAFETY: a communicator handle, passed by value.
-        let rc = unsafe { transport::generated::MPI_Barrier(c.real) };
-        return hooks::coll_leave(&c, rc);
-    }
-    if c.size <= 1 {
-        // Nobody to wait for (a revoke was refused at the entry hook).
-        return hooks::coll_leave(&c, 0);
-    }
+/// A live member's part in barrier `seq` of `c` (engine::own_calls::barrier,
+/// after the entry hook).
+pub fn member(c: &CommRef, seq: u64) -> Ended {
     let h = c.handle;
     // The partners are read per round: no copy of the list on the failure-free path.
     let pair = |t: usize, f: usize| comm::read(h, |s| (s.members[t], s.members[f])).unwrap_or((0, 0));
-    match run(c.id, seq, c.rank as usize, c.size as usize, &pair, Waiter::Program(h)) {
-        Ended::Done => hooks::coll_leave(&c, 0),
-        Ended::Revoked => Err(Failure::on(c.handle, SIM_FT_ERR_REVOKED)),
-    }
+    run(c.id, seq, c.rank as usize, c.size as usize, &pair, Waiter::Program(h))
 }

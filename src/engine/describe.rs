@@ -487,35 +487,6 @@ pub fn MPI_Cart_sub(_c: &CommRef, remain: Ci) -> Desc {
     x.extra[0] = ndims as u64;
     x
 }
-pub fn MPI_Graph_create(c: &CommRef, n: c_int, i: Ci, e: Ci, r: c_int) -> Desc {
-    crate::engine::topo::describe_graph_create(c, n, i, e, r)
-}
-pub fn MPI_Dist_graph_create_adjacent(
-    _c: &CommRef,
-    _ind: c_int,
-    _src: Ci,
-    sw: Ci,
-    _outd: c_int,
-    _dst: Ci,
-    _dw: Ci,
-    _i: MPI_Info,
-    r: c_int,
-) -> Desc {
-    crate::engine::topo::describe_dist_graph(fcode::DIST_GRAPH_CREATE_ADJACENT, sw, r)
-}
-pub fn MPI_Dist_graph_create(
-    _c: &CommRef,
-    _n: c_int,
-    _src: Ci,
-    _deg: Ci,
-    _dst: Ci,
-    w: Ci,
-    _i: MPI_Info,
-    r: c_int,
-) -> Desc {
-    crate::engine::topo::describe_dist_graph(fcode::DIST_GRAPH_CREATE, w, r)
-}
-
 // ---- appended for complete MPI-3.1 coverage ----
 
 /// The descriptor of a collective on `c`, or an opaque one on an
@@ -551,9 +522,3 @@ pub fn MPI_Comm_connect(_c: &CommRef, _port: P, _i: MPI_Info, _root: c_int) -> D
 pub fn MPI_Comm_accept(_c: &CommRef, _port: P, _i: MPI_Info, _root: c_int) -> Desc {
     d(fcode::OPAQUE)
 }
-
-pub use crate::engine::topo::{
-    MPI_Ineighbor_allgather, MPI_Ineighbor_allgatherv, MPI_Ineighbor_alltoall, MPI_Ineighbor_alltoallv,
-    MPI_Ineighbor_alltoallw, MPI_Neighbor_allgather, MPI_Neighbor_allgatherv, MPI_Neighbor_alltoall,
-    MPI_Neighbor_alltoallv, MPI_Neighbor_alltoallw,
-};

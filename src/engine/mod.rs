@@ -11,7 +11,8 @@
 //!   argument ([`args`]), idups not yet usable ([`pending`]).
 //! - Knowledge: failure and revoke news over the RMA window ([`news`]), the wake
 //!   receive that interrupts blocked calls ([`wake`]), revoke jobs and catch-ups
-//!   ([`revoke`]), the collective logs ([`describe`], [`logs`]).
+//!   ([`revoke`]), the collective logs ([`describe`], [`describe_topo`] for
+//!   the topology calls, [`logs`]).
 //! - Dead ranks and fill-ins: the joins they make ([`join`], [`join_colls`],
 //!   [`ctor_join`], [`topo`]), the dead rank's service ([`zombie`]; the
 //!   what it keeps, [`dead_comm`]; the messages it drains, [`dead_drain`]; when
@@ -20,7 +21,8 @@
 //!   parts in MPIFT's own collectives, all running at once ([`standin`]), its
 //!   turns for blocking joins among dead ranks ([`turns`]), live ranks'
 //!   joins of collectives that can only fail ([`fillin`]).
-//! - MPIFT's own collectives ([`barrier`], [`allreduce`] over [`channel`]);
+//! - MPIFT's own collectives ([`barrier`], [`allreduce`] over [`channel`]; the
+//!   program's entry points into them, [`own_calls`]);
 //!   agreement and shrink ([`ft`], [`ft_calls`], [`ft_slots`], [`inter`]).
 //! - Completion with failure verdicts ([`complete`], [`batch`] for the
 //!   multiple-completion calls and [`batch_fast`] for their calm path, [`orphans`]
@@ -50,6 +52,7 @@ pub mod dead_counts;
 pub mod dead_drain;
 pub mod dead_exit;
 pub mod describe;
+pub mod describe_topo;
 pub mod fillin;
 pub mod ft;
 pub mod ft_calls;
@@ -63,6 +66,7 @@ pub mod logs;
 pub mod news;
 pub mod orphans;
 pub mod owed;
+pub mod own_calls;
 pub mod pending;
 pub mod req_state;
 pub mod request;
