@@ -497,10 +497,10 @@ fn convert_params(s: &mut String, f: &Function, first_comm: &str) {
             let conv = if p.name == first_comm { "comm_arg" } else { "comm_arg_or_null" };
             let _ = writeln!(s, "        let {0}_r = args::{conv}({0})?;", p.name);
         } else if p.is_comm_out() {
-            let _ = writeln!(s, "        handles::check_out_ptr({0}, &{1}_r)?;", p.name, first_comm);
+            let _ = writeln!(s, "        crate::engine::base::errors::check_out_ptr({0}, &{1}_r)?;", p.name, first_comm);
             let _ = writeln!(s, "        let mut {}_r = transport::comm_null();", p.name);
         } else if p.is_request_out() {
-            let _ = writeln!(s, "        handles::check_out_ptr({0}, &{1}_r)?;", p.name, first_comm);
+            let _ = writeln!(s, "        crate::engine::base::errors::check_out_ptr({0}, &{1}_r)?;", p.name, first_comm);
             let _ = writeln!(s, "        let mut {}_r = transport::request_null();", p.name);
         }
     }

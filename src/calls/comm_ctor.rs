@@ -30,13 +30,15 @@
 //!   id at every member of both groups. (The only message MPIFT adds to a
 //!   constructor, once per creation.)
 
+use crate::engine::base::errors;
 use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_REVOKED};
-use crate::engine::base::handles::{self, CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
+use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::engine::describe::{self, fcode, Desc};
 use crate::engine::hooks;
 use crate::engine::req_state::Kind;
-use crate::engine::ctor_join::{free_comm, inter_id};
+use crate::engine::ctor_join::inter_id;
+use crate::engine::join_types::free_comm;
 use crate::engine::pending::{self, PendingDup};
 use crate::engine::{args, comm, news, request, Real};
 use crate::transport::{self, MPI_Comm, MPI_Group};
@@ -47,8 +49,8 @@ use std::sync::Mutex;
 /// `MPI_Comm_idup`.
 pub fn idup(c: Sim_FT_MPI_Comm, newcomm: *mut Sim_FT_MPI_Comm, req: *mut Sim_FT_MPI_Request) -> Outcome {
     let cr = args::comm_arg(c)?;
-    handles::check_out_ptr(newcomm, &cr)?;
-    handles::check_out_ptr(req, &cr)?;
+    errors::check_out_ptr(newcomm, &cr)?;
+    errors::check_out_ptr(req, &cr)?;
     let desc = describe::unless_inter(&cr, || Desc { fcode: fcode::COMM_IDUP | fcode::NB, ..Desc::default() });
     hooks::coll_enter(&cr, &desc)?;
     let id = hooks::next_child_id(&cr);
@@ -109,7 +111,7 @@ fn group_child_id(cr: &CommRef, group: MPI_Group, tag: c_int) -> u64 {
 /// failure in the group; not logged (see the module documentation).
 pub fn create_group(c: Sim_FT_MPI_Comm, group: MPI_Group, tag: c_int, newcomm: *mut Sim_FT_MPI_Comm) -> Outcome {
     let cr = args::comm_arg(c)?;
-    handles::check_out_ptr(newcomm, &cr)?;
+    errors::check_out_ptr(newcomm, &cr)?;
     news::refresh();
     let (revoked, failed) = comm::read(c, |s| (s.revoked, s.has_failed())).unwrap_or((false, false));
     if revoked {
@@ -183,7 +185,7 @@ pub(crate) fn intercomm_create_ran(
     let entered = || -> Result<(CommRef, MPI_Comm), Failure> {
         let cr = args::comm_arg(local)?;
         let peer_r = args::comm_arg_or_null(peer)?;
-        handles::check_out_ptr(newintercomm, &cr)?;
+        errors::check_out_ptr(newintercomm, &cr)?;
         let desc = describe::unless_inter(&cr, || describe_intercomm_create(&cr, local_leader, peer_r.real, remote_leader, tag));
         hooks::coll_enter(&cr, &desc)?;
         Ok((cr, peer_r.real))

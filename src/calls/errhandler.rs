@@ -6,6 +6,7 @@
 //! handler the user chose: return, abort, or call the user's function with the
 //! user's own handle (the one a callback must see, never the real one).
 
+use crate::engine::base::errors;
 use crate::engine::comm_state;
 use crate::engine::base::errors::{Failure, Outcome, CLASSES};
 use crate::engine::base::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Comm_errhandler_function};
@@ -229,7 +230,7 @@ pub fn get(c: Sim_FT_MPI_Comm, out: *mut MPI_Errhandler) -> Outcome {
         return Ok(());
     }
     let cr = args::comm_arg(c)?;
-    handles::check_out_ptr(out, &cr)?;
+    errors::check_out_ptr(out, &cr)?;
     // SAFETY: checked non-null above; the program's out handle, which MPI
     // requires valid for writing.
     let out = unsafe { &mut *out };

@@ -1,6 +1,6 @@
 //! `MPI_Init*` and `MPI_Finalize` (MPI-3.1 §8.7).
 
-use crate::engine::owed;
+use crate::engine::comm_state;
 use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome};
 use crate::calls::{spare, spares};
@@ -172,7 +172,7 @@ pub fn finalize() -> Outcome {
         }
         idle.pause();
     }
-    owed::note_owed();
+    comm_state::note_owed();
     let _ = revoke::catch_up_owed();
     // Stage 1: the program is done; the fill-ins owed for doomed collectives
     // the others entered or will enter (engine::fillin), then stage 2.

@@ -10,8 +10,9 @@
 //! communicator refuses; no message from a dead rank with nothing left to arrive
 //! (or a wildcard with an unacknowledged failure) gives `MPI_ERR_PROC_FAILED`.
 
+use crate::engine::base::errors;
 use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
-use crate::engine::base::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
+use crate::engine::base::handles::{Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::engine::hooks;
 use crate::engine::req_state::Kind;
 use crate::calls::p2p::{dead_and_drained, wildcard_blocked};
@@ -53,8 +54,8 @@ pub fn improbe(
     status: *mut MPI_Status,
 ) -> Outcome {
     let cr = args::comm_arg(c)?;
-    handles::check_out_ptr(flag, &cr)?;
-    handles::check_out_ptr(message, &cr)?;
+    errors::check_out_ptr(flag, &cr)?;
+    errors::check_out_ptr(message, &cr)?;
     hooks::p2p_enter(c)?;
     // SAFETY: `flag` and `message` were checked non-null above; they are the
     // program's outs, which MPI requires valid for writing.

@@ -7,9 +7,10 @@
 //! rank fails at once, and so does a receive from a dead rank that has already
 //! received every message the dead rank sent before dying.
 
+use crate::engine::base::errors;
 use crate::engine::wake;
 use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
-use crate::engine::base::handles::{self, CommRef, Sim_FT_MPI_Comm};
+use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm};
 use crate::engine::complete::{copy_status, wait_one};
 use crate::engine::hooks;
 use crate::engine::req_state::Kind;
@@ -239,7 +240,7 @@ pub fn sendrecv_replace(
 /// `MPI_Iprobe`: from a dead rank with nothing left to arrive, `MPI_ERR_PROC_FAILED`.
 pub fn iprobe(source: c_int, tag: c_int, comm: Sim_FT_MPI_Comm, flag: *mut c_int, status: *mut MPI_Status) -> Outcome {
     let c = args::comm_arg(comm)?;
-    handles::check_out_ptr(flag, &c)?;
+    errors::check_out_ptr(flag, &c)?;
     hooks::p2p_enter(comm)?;
     // SAFETY: `flag` was checked non-null above and is the program's int out,
     // which MPI requires valid for writing.

@@ -34,9 +34,10 @@
 //! The spare's side (waiting, activation, the end of an unused spare) is
 //! calls::spare.
 
+use crate::engine::base::errors;
 use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
-use crate::engine::base::handles::{self, Sim_FT_MPI_Comm};
+use crate::engine::base::handles::Sim_FT_MPI_Comm;
 use crate::calls::comm_ctor;
 use crate::engine::base::process;
 use crate::engine::{args, comm, ctor_join, describe, hooks};
@@ -245,7 +246,7 @@ fn from_spares(
     errcodes: *mut c_int,
 ) -> Outcome {
     let cr = args::comm_arg(c)?;
-    handles::check_out_ptr(intercomm, &cr)?;
+    errors::check_out_ptr(intercomm, &cr)?;
     if cr.inter {
         return Err(Failure::on(cr.handle, err::comm()));
     }

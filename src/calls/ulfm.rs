@@ -2,8 +2,9 @@
 //! failure_ack, failure_get_acked, get_failed, ack_failed (ULFM-SEMANTICS.md).
 //! Revoke is engine::revoke; agree, iagree, shrink and ishrink are engine::ft.
 
+use crate::engine::base::errors;
 use crate::engine::base::errors::{Failure, Outcome};
-use crate::engine::base::handles::{self, CommRef, Sim_FT_MPI_Comm};
+use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm};
 use crate::engine::{args, comm, news};
 use crate::protocol::failures::Failures;
 use crate::protocol::Rank;
@@ -13,7 +14,7 @@ use std::os::raw::c_int;
 /// `MPIX_Comm_is_revoked`.
 pub fn is_revoked(c: Sim_FT_MPI_Comm, flag: *mut c_int) -> Outcome {
     let cr = args::comm_arg(c)?;
-    handles::check_out_ptr(flag, &cr)?;
+    errors::check_out_ptr(flag, &cr)?;
     news::refresh();
     // SAFETY: the program's out-int, checked non-null above.
     unsafe { *flag = comm::read(c, |s| s.revoked).unwrap_or(false) as c_int };
@@ -35,7 +36,7 @@ fn failed_ranks(c: Sim_FT_MPI_Comm, which: impl FnOnce(&Failures) -> &[Rank]) ->
 
 /// A new group of the given ranks of `comm` (the failed ones).
 fn group_of(cr: &CommRef, ranks: &[c_int], out: *mut MPI_Group) -> Outcome {
-    handles::check_out_ptr(out, cr)?;
+    errors::check_out_ptr(out, cr)?;
     let mut all = transport::group_empty();
     Failure::check(transport::comm::group(cr.real, &mut all), cr.handle)?;
     // SAFETY: the program's out-handle, checked non-null above.
@@ -63,7 +64,7 @@ pub fn get_failed(c: Sim_FT_MPI_Comm, out: *mut MPI_Group) -> Outcome {
 pub fn ack_failed(c: Sim_FT_MPI_Comm, num_to_ack: c_int, num_acked: *mut c_int) -> Outcome {
     let cr = args::comm_arg(c)?;
     news::refresh();
-    handles::check_out_ptr(num_acked, &cr)?;
+    errors::check_out_ptr(num_acked, &cr)?;
     let mut n = 0;
     comm::update(c, |st| n = st.failures.ack_first(num_to_ack.max(0) as usize));
     // SAFETY: the program's out-int, checked non-null above.

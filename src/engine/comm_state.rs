@@ -5,6 +5,7 @@
 //! [`crate::engine::comm`].
 
 use crate::engine::base::edges;
+use std::sync::atomic::{AtomicBool, Ordering};
 use crate::engine::Real;
 use crate::protocol::failures::Failures;
 use crate::transport::{self, MPI_Comm, MPI_Errhandler, MPI_Group};
@@ -194,7 +195,7 @@ pub(super) fn new_state(real: MPI_Comm, errhandler: Real<MPI_Errhandler>, id: u6
     // the others wait for it (issue 18, defect 5).
     let revoke = if !edges::any(edges::TROUBLE) { None } else { crate::engine::base::runtime::revoked_id(id) };
     if revoke.is_some() {
-        crate::engine::owed::note_owed();
+        note_owed();
     }
     let foreign = members.iter().chain(remote.iter()).any(|w| *w == FOREIGN);
     CommState {
@@ -219,4 +220,24 @@ pub(super) fn new_state(real: MPI_Comm, errhandler: Real<MPI_Errhandler>, id: u6
         free_pending: false,
         filled: 0,
     }
+}
+
+/// A revoke may have left this process collectives to catch up on: set when a
+/// revoke or horizon becomes known, cleared when a scan finds nothing owed.
+static MAYBE_OWED: AtomicBool = AtomicBool::new(false);
+
+/// A revoke or a horizon became known here (news, or this rank's own revoke).
+pub fn note_owed() {
+    MAYBE_OWED.store(true, Ordering::Release);
+}
+
+/// This rank may owe catch-up joins ([`catch_up_owed`] finds out).
+pub fn may_owe() -> bool {
+    MAYBE_OWED.load(Ordering::Acquire)
+}
+
+/// Reads and clears "may owe" (engine::revoke::catch_up_owed, which sets it
+/// again where it stops early).
+pub fn take_maybe_owed() -> bool {
+    MAYBE_OWED.swap(false, Ordering::AcqRel)
 }

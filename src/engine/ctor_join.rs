@@ -4,7 +4,7 @@
 //! intercommunicator takes part in ([`inter_id`]).
 
 use crate::engine::describe::{fcode, Desc};
-use crate::engine::join::{Joined, Pending, Who};
+use crate::engine::join_types::{free_comm, Joined, Pending, Who};
 use crate::engine::comm;
 use crate::transport::{self, generated, MPI_Comm};
 use std::collections::HashMap;
@@ -48,15 +48,6 @@ pub fn joined_as_leader(peer_id: u64, remote_leader: c_int, tag: c_int) -> u32 {
     JOINED_AS_LEADER.lock().unwrap().as_ref().and_then(|m| m.get(&(peer_id, remote_leader, tag)).copied()).unwrap_or(0)
 }
 
-/// Frees a communicator a dummy made only to take part in its creation (none if
-/// the constructor failed), counting it among the transient ones.
-pub fn free_comm(mut nc: MPI_Comm) {
-    transport::stats::transient_comm(nc != transport::comm_null());
-    if nc != transport::comm_null() {
-        transport::comm::free(&mut nc);
-    }
-}
-
 /// A dead rank's (or a catching-up rank's) part in `MPI_Comm_idup` and
 /// `MPI_Intercomm_create` (engine::join dispatches here).
 pub fn join(who: &Who, f: u32, e0: &Desc, entries: &[Option<Desc>]) -> Joined {
@@ -70,7 +61,7 @@ pub fn join(who: &Who, f: u32, e0: &Desc, entries: &[Option<Desc>]) -> Joined {
             let mut p = Pending::empty();
             let mut r = transport::request_null();
             // SAFETY: the boxed output lives in `p` until the request completed
-            // (engine::join::PendingBuffers frees it then).
+            // (engine::join_types::PendingBuffers frees it then).
             unsafe { transport::comm::idup(c, p.comm_out(), &mut r) };
             p.req = r;
             Joined::Pending(p)

@@ -5,7 +5,7 @@
 use crate::engine::comm_state;
 use crate::engine::base::runtime;
 use crate::engine::describe::Desc;
-use crate::engine::join::Pending;
+use crate::engine::join_types::Pending;
 use crate::engine::ft::Shrunk;
 use crate::transport::{MPI_Comm, MPI_Request};
 use std::collections::HashMap;

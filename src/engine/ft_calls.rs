@@ -3,10 +3,11 @@
 //! `MPIX_Comm_ishrink`, which return the generalized request behind it at once,
 //! and that request's callbacks.
 
+use crate::engine::base::errors;
 use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome};
 use crate::engine::ft::{start, wait, What};
-use crate::engine::base::handles::{self, CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
+use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
 use crate::engine::{args, inter, request};
 use crate::transport::{self, window, MPI_Request, MPI_Status};
 use std::os::raw::{c_int, c_void};
@@ -25,7 +26,7 @@ fn refuse_inter(cr: &CommRef) -> Outcome {
 /// failure was acknowledged by every survivor; `*flag` is valid either way.
 pub fn agree(c: Sim_FT_MPI_Comm, flag: *mut c_int) -> Outcome {
     let cr = args::comm_arg(c)?;
-    handles::check_out_ptr(flag, &cr)?;
+    errors::check_out_ptr(flag, &cr)?;
     if cr.foreign {
         return inter::agree_foreign(&cr, flag);
     }
@@ -65,8 +66,8 @@ impl Drop for InAgree {
 /// when the request completes, with the error `MPIX_Comm_agree` would return.
 pub fn iagree(c: Sim_FT_MPI_Comm, flag: *mut c_int, req: *mut Sim_FT_MPI_Request) -> Outcome {
     let cr = args::comm_arg(c)?;
-    handles::check_out_ptr(flag, &cr)?;
-    handles::check_out_ptr(req, &cr)?;
+    errors::check_out_ptr(flag, &cr)?;
+    errors::check_out_ptr(req, &cr)?;
     refuse_inter(&cr)?;
     let greq = new_greq(&cr)?;
     let h = request::adopt_ft(greq, &cr);
@@ -83,7 +84,7 @@ pub fn iagree(c: Sim_FT_MPI_Comm, flag: *mut c_int, req: *mut Sim_FT_MPI_Request
 /// survivor; works on revoked communicators; the result is not revoked.
 pub fn shrink(c: Sim_FT_MPI_Comm, newcomm: *mut Sim_FT_MPI_Comm) -> Outcome {
     let cr = args::comm_arg(c)?;
-    handles::check_out_ptr(newcomm, &cr)?;
+    errors::check_out_ptr(newcomm, &cr)?;
     refuse_inter(&cr)?;
     let key = start(&cr, What::Shrink { newcomm }, !0, transport::request_null());
     Failure::check(wait(key), cr.handle)
@@ -93,8 +94,8 @@ pub fn shrink(c: Sim_FT_MPI_Comm, newcomm: *mut Sim_FT_MPI_Comm) -> Outcome {
 /// when the request completes (see the module comment for its last step).
 pub fn ishrink(c: Sim_FT_MPI_Comm, newcomm: *mut Sim_FT_MPI_Comm, req: *mut Sim_FT_MPI_Request) -> Outcome {
     let cr = args::comm_arg(c)?;
-    handles::check_out_ptr(newcomm, &cr)?;
-    handles::check_out_ptr(req, &cr)?;
+    errors::check_out_ptr(newcomm, &cr)?;
+    errors::check_out_ptr(req, &cr)?;
     refuse_inter(&cr)?;
     let greq = new_greq(&cr)?;
     let h = request::adopt_ft(greq, &cr);

@@ -10,11 +10,12 @@
 //! communicator every non-local operation returns `MPI_ERR_REVOKED` without
 //! entering (ULFM-SEMANTICS.md, Revoke).
 
-use crate::engine::owed;
+use crate::engine::base::errors;
+use crate::engine::comm_state;
 use crate::engine::wake;
 use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_REVOKED};
-use crate::engine::base::handles::{self, CommRef, Sim_FT_MPI_Comm};
+use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm};
 use crate::engine::describe::{fcode, Desc};
 use crate::engine::req_state::{Kind, ReqState};
 use crate::engine::{args, comm, logs, news, revoke};
@@ -56,7 +57,7 @@ fn p2p_enter_news(h: Sim_FT_MPI_Comm) -> Outcome {
 }
 
 /// The communicator of a started send (`MPI_Isend` & co.) with its checks, in the
-/// order [`args::comm_arg`], [`handles::check_out_ptr`] of `request`, the start hook, then the
+/// order [`args::comm_arg`], [`errors::check_out_ptr`] of `request`, the start hook, then the
 /// send counted ([`comm::count_send`]); returns the send's number. When nothing is
 /// going on that is one registry lookup (which also counts), else those steps one
 /// by one.
@@ -73,7 +74,7 @@ pub fn send_arg<T>(h: Sim_FT_MPI_Comm, dest: std::os::raw::c_int, request: *mut 
 #[inline(never)]
 fn send_arg_checked<T>(h: Sim_FT_MPI_Comm, dest: std::os::raw::c_int, request: *mut T) -> Result<(CommRef, u32), Failure> {
     let c = args::comm_arg(h)?;
-    handles::check_out_ptr(request, &c)?;
+    errors::check_out_ptr(request, &c)?;
     p2p_enter(h)?;
     Ok((c, comm::count_send(h, dest)))
 }
@@ -122,7 +123,7 @@ pub fn coll_enter(c: &CommRef, d: &Desc) -> Result<u64, Failure> {
             return Ok(seq);
         }
         let revoked = comm::read(c.handle, |s| s.revoked).unwrap_or(false);
-        if !revoked && !owed::may_owe() {
+        if !revoked && !comm_state::may_owe() {
             // A death (or news that changes nothing here): enter anyway, the dead
             // rank joins (GUIDE, "Measured facts").
             news::mark_last();
@@ -263,7 +264,7 @@ pub fn comm_new_by_hand(
     call: impl FnOnce(crate::transport::MPI_Comm, &mut crate::transport::MPI_Comm) -> c_int,
 ) -> Outcome {
     let cr = crate::engine::args::comm_arg(c)?;
-    crate::engine::base::handles::check_out_ptr(out, &cr)?;
+    crate::engine::base::errors::check_out_ptr(out, &cr)?;
     let desc = describe(&cr);
     coll_enter(&cr, &desc)?;
     let child_id = next_child_id(&cr);

@@ -14,7 +14,7 @@
 //! call returned.
 
 use crate::engine::describe::{self, fcode, peer_recv, peer_send, Desc, Spec, TY_BYTES};
-use crate::engine::join::{At, Pending};
+use crate::engine::join_types::{At, Pending};
 use crate::transport::{self, env, generated, MPI_Aint, MPI_Datatype, MPI_Op};
 use std::os::raw::{c_int, c_void};
 

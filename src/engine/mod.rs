@@ -62,6 +62,7 @@ pub mod lane;
 pub mod inter;
 pub mod join;
 pub mod join_colls;
+pub mod join_types;
 pub mod logs;
 pub mod news;
 pub mod orphans;

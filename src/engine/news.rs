@@ -159,7 +159,7 @@ fn apply_news() -> bool {
         crate::engine::base::observer::on_dead(&newly_dead);
     }
     if !revokes.is_empty() {
-        crate::engine::owed::note_owed();
+        crate::engine::comm_state::note_owed();
     }
     let mut newly_revoked = Vec::new();
     comm::for_each(|st| {

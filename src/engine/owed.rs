@@ -1,34 +1,12 @@
 //! What a revoke leaves this process to do later, kept where the registry can
-//! note it: whether catch-up joins may be owed (engine::revoke::catch_up_owed
-//! finds out), and the program's receives on a revoked communicator still to
-//! be ended (at once, or at the end of the completion call under way). News,
-//! hints and this rank's own revoke note them; revoke and the C boundary act
-//! on them.
+//! note it: the program's receives on a revoked communicator still to be ended
+//! (at once, or at the end of the completion call under way). News, hints and
+//! this rank's own revoke note them; the C boundary acts on them. (Whether
+//! catch-up joins may be owed is comm_state's `note_owed` flag.)
 
 use crate::engine::base::edges;
 use crate::engine::comm;
 use crate::transport::{self, serial::Serial};
-use std::sync::atomic::{AtomicBool, Ordering};
-
-/// A revoke may have left this process collectives to catch up on: set when a
-/// revoke or horizon becomes known, cleared when a scan finds nothing owed.
-static MAYBE_OWED: AtomicBool = AtomicBool::new(false);
-
-/// A revoke or a horizon became known here (news, or this rank's own revoke).
-pub fn note_owed() {
-    MAYBE_OWED.store(true, Ordering::Release);
-}
-
-/// This rank may owe catch-up joins ([`catch_up_owed`] finds out).
-pub fn may_owe() -> bool {
-    MAYBE_OWED.load(Ordering::Acquire)
-}
-
-/// Reads and clears "may owe" (engine::revoke::catch_up_owed, which sets it
-/// again where it stops early).
-pub fn take_maybe_owed() -> bool {
-    MAYBE_OWED.swap(false, Ordering::AcqRel)
-}
 
 /// Revoked communicators whose receives [`end_receives_owed`] still has to end.
 static OWED_ENDS: Serial<Vec<u64>> = Serial::new(Vec::new());

@@ -34,7 +34,8 @@ use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome};
 use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm};
 use crate::engine::describe::Desc;
-use crate::engine::join::{self, Joined, Who};
+use crate::engine::join;
+use crate::engine::join_types::{Joined, Who};
 use crate::engine::req_state::ReqState;
 use crate::engine::base::backoff::Backoff;
 use crate::engine::{args, comm, logs, news};
@@ -93,7 +94,7 @@ pub fn revoke(c: Sim_FT_MPI_Comm) -> Outcome {
     if newly {
         owed::end_receives(cr.id);
     }
-    owed::note_owed();
+    comm_state::note_owed();
     news::refresh();
     let me = runtime::world_rank() as u32;
     // Both groups of an intercommunicator (its id is the same at each member:
@@ -382,19 +383,19 @@ pub fn catch_up_owed_ready() -> Result<(), Failure> {
 }
 
 fn catch_up_owed_as(wait_horizon: bool) -> Result<(), Failure> {
-    if !owed::take_maybe_owed() {
+    if !comm_state::take_maybe_owed() {
         return Ok(());
     }
     let mut owed: Vec<(u64, Sim_FT_MPI_Comm)> = comm::owed_catch_up();
     owed.sort_unstable_by_key(|(id, _)| *id);
     for (_, h) in owed {
         if !wait_horizon && comm::read(h, |s| s.revoked && s.horizon.is_none()).unwrap_or(false) {
-            owed::note_owed();
+            comm_state::note_owed();
             return Ok(());
         }
         if let Some(cr) = comm::lookup(h) {
             if let Err(f) = catch_up(&cr) {
-                owed::note_owed();
+                comm_state::note_owed();
                 return Err(f);
             }
         }

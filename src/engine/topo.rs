@@ -29,10 +29,10 @@
 
 use crate::engine::base::settings;
 use crate::engine::base::runtime;
-use crate::engine::ctor_join::free_comm;
+use crate::engine::join_types::free_comm;
 use crate::engine::describe::{self, fcode, Desc, Spec};
 use crate::engine::describe_topo::{adjacency, word_amount, word_rank, LISTS};
-use crate::engine::join::{Joined, Pending, Who};
+use crate::engine::join_types::{Joined, Pending, Who};
 use crate::transport::{self, comm, generated, MPI_Aint, MPI_Comm, MPI_Datatype, MPI_Request};
 use std::os::raw::{c_int, c_void};
 

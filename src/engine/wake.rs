@@ -118,7 +118,7 @@ fn apply_hint(id: u64) {
         return;
     }
     comm::troubled();
-    crate::engine::owed::note_owed();
+    crate::engine::comm_state::note_owed();
     comm::for_each(|st| {
         if st.id == id {
             st.revoked = true;

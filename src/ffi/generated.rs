@@ -4,7 +4,7 @@
 #![allow(non_snake_case, clippy::missing_safety_doc, clippy::too_many_arguments)]
 
 use crate::ffi::boundary;
-use crate::engine::base::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Request, MPI_Fint};
+use crate::engine::base::handles::{Sim_FT_MPI_Comm, Sim_FT_MPI_Request, MPI_Fint};
 use crate::engine::{args, comm, hooks, request};
 use crate::transport;
 #[allow(unused_imports)]
@@ -15,8 +15,6 @@ use crate::transport::{
 use std::os::raw::{c_char, c_int, c_void};
 
 #[allow(unused_imports)]
-use crate::engine::base::handles::{
-    Sim_FT_MPI_Comm_copy_attr_function, Sim_FT_MPI_Comm_delete_attr_function, Sim_FT_MPI_Comm_errhandler_function,
-};
+use crate::engine::base::handles::{Sim_FT_MPI_Comm_copy_attr_function, Sim_FT_MPI_Comm_delete_attr_function, Sim_FT_MPI_Comm_errhandler_function};
 
 include!(concat!(env!("OUT_DIR"), "/wrappers.rs"));

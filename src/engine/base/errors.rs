@@ -15,7 +15,8 @@
 //!   it with low 7 bits 125-127, which MPICH never uses as the class of a code.
 //! Programs compare return codes with `==`, so the class is returned as the code.
 
-use crate::engine::base::handles::Sim_FT_MPI_Comm;
+use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm};
+use crate::transport::err;
 use std::os::raw::c_int;
 
 /// The host's `MPI_ERR_LASTCODE`.
@@ -55,6 +56,15 @@ pub struct Failure {
     /// (`ompi_errhandler_request_invoke`); ULFM programs' handlers test it for
     /// `MPIX_ERR_PROC_FAILED` (ulfm-testing `stress/isend-err.c`).
     pub raised: Option<c_int>,
+}
+
+/// An output pointer must not be null: `MPI_ERR_ARG` on the operation's communicator.
+pub fn check_out_ptr<T>(p: *mut T, on: &CommRef) -> Outcome {
+    if p.is_null() {
+        Err(Failure::on(on.handle, err::arg()))
+    } else {
+        Ok(())
+    }
 }
 
 impl Failure {

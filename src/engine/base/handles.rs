@@ -10,8 +10,6 @@
 //! a [`CommRef`] are the registry's (`engine::args`).
 #![allow(non_camel_case_types, non_upper_case_globals)]
 
-use crate::engine::base::errors::{Failure, Outcome};
-use crate::transport::err;
 use crate::transport::MPI_Comm;
 use std::os::raw::c_void;
 
@@ -82,11 +80,3 @@ pub struct CommRef {
     pub foreign: bool,
 }
 
-/// An output pointer must not be null: `MPI_ERR_ARG` on the operation's communicator.
-pub fn check_out_ptr<T>(p: *mut T, on: &CommRef) -> Outcome {
-    if p.is_null() {
-        Err(Failure::on(on.handle, err::arg()))
-    } else {
-        Ok(())
-    }
-}
