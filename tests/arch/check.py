@@ -34,7 +34,7 @@ nothing and exits 0 when the tree keeps the rules:
                    fill-in, a catch-up or MPI_Finalize without a `// Blocking:
                    in a turn|kept in flight|never blocks for ever: <why>`
                    comment (tests/arch/blocking.py).
-  file-cycle       (off unless --file-cycles) files of one folder that import
+  file-cycle       files of one folder that import
                    each other in a circle: a strongly connected component of
                    2+ files of the file graph (below), counting only the
                    arrows whose two ends are files of that folder (its mod.rs
@@ -42,11 +42,8 @@ nothing and exits 0 when the tree keeps the rules:
                    circle, at the first file of one shortest cycle through it:
                    `N files: a.rs -> b.rs -> a.rs (names taken: a.rs -> b.rs:
                    x, y; ..)`, then the circle's other files. No exceptions.
-                   Off by default while src/engine/ is one flat folder whose
-                   files form such a circle (smaller ones are in src/inject/
-                   and src/protocol/models/); it becomes a default rule when
-                   engine/ is split into rooms (sub-folders), with those
-                   others untied first.
+                   On by default since src/ has no such circle (issue 55);
+                   --no-file-cycles turns it off to look at other rules.
 
 The file graph (for file-cycle and --summary; tests/arch/filegraph.py).  Its
 nodes are the .rs files of src/.  An *arrow* runs from file A to file B when
@@ -87,7 +84,7 @@ whole-graph circle's files.
 
 Usage:
   python3 tests/arch/check.py [--src DIR]        check (exit 1 on violations)
-  python3 tests/arch/check.py --file-cycles      also apply the rule file-cycle
+  python3 tests/arch/check.py --no-file-cycles   leave out the rule file-cycle
   python3 tests/arch/check.py --summary          counts per rule, per unit, and the file
                                                  graph per folder (exit 0)
   python3 tests/arch/check.py --svg FILE         also draw the layers as SVG
@@ -123,7 +120,7 @@ RULES = [
     "file-too-long",
     "fn-too-long",
     "blocking-call-unmarked",
-    "file-cycle",  # off unless --file-cycles (until src/engine/ is in rooms)
+    "file-cycle",  # on unless --no-file-cycles
 ]
 
 IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
@@ -860,7 +857,7 @@ def check_sizes(tree, res):
                 res.add(src.rel, ln, "fn-too-long", "fn %s spans %d lines (max %d)" % (name, span, MAX_FN_LINES))
 
 
-def check(src_dir, file_cycles=False):
+def check(src_dir, file_cycles=True):
     tree = Tree(src_dir)
     res = Result()
     res.graph = filegraph.build(tree, LEXER)
@@ -890,7 +887,7 @@ def summary(tree, res):
     out.append("Violations per rule")
     for r in RULES:
         if r == "file-cycle" and not res.file_cycles:
-            out.append("  %-28s %5s" % (r, "off"))  # --file-cycles turns it on
+            out.append("  %-28s %5s" % (r, "off"))  # --no-file-cycles turned it off
         else:
             out.append("  %-28s %5d" % (r, counts[r]))
     out.append("  %-28s %5d" % ("total", len(res.violations)))
@@ -1209,7 +1206,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description="MPIFT house rules on src/ (issue 34).")
     ap.add_argument("--src", default=default_src, help="the src/ directory (default: the repository's)")
     ap.add_argument("--file-cycles", action="store_true",
-                    help="also apply the rule file-cycle (circles of files inside one folder)")
+                    help="apply the rule file-cycle (the default; kept for old scripts)")
+    ap.add_argument("--no-file-cycles", action="store_true",
+                    help="leave out the rule file-cycle (circles of files inside one folder)")
     ap.add_argument("--summary", action="store_true", help="print counts per rule and per folder; exit 0")
     ap.add_argument("--svg", metavar="FILE", help="write a picture of the layers to FILE")
     ap.add_argument("--blocking", action="store_true",
@@ -1218,7 +1217,7 @@ def main(argv=None):
     if not os.path.isdir(args.src):
         print("check.py: no directory %s" % args.src, file=sys.stderr)
         return 2
-    tree, res = check(args.src, file_cycles=args.file_cycles)
+    tree, res = check(args.src, file_cycles=not args.no_file_cycles)
     if args.svg:
         with open(args.svg, "w", encoding="utf-8") as f:
             f.write(svg(tree, res))

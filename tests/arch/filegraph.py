@@ -1,5 +1,5 @@
 """The file-level import graph of src/, for tests/arch/check.py: the rule
-`file-cycle` (off unless `--file-cycles`) and the file table of `--summary`.
+`file-cycle` (on unless `--no-file-cycles`) and the file table of `--summary`.
 
 What an arrow is, what runs back up and what a circle is: check.py's
 docstring, "The file graph". This module builds the graph from the lexer of

@@ -111,6 +111,14 @@ def run_check(t, args=()):
     return rc, out.getvalue()
 
 
+def run_check_real(args=()):
+    """check.py's main on the repository's own src/: (exit code, stdout)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = check.main(list(args))
+    return rc, out.getvalue()
+
+
 def engine_file(body):
     return {"engine/x.rs": body, "engine/mod.rs": BASE["engine/mod.rs"] + "pub mod x;\n"}
 
@@ -548,6 +556,19 @@ class FileCycle(unittest.TestCase):
         self.assertEqual(v, ["src/engine/a.rs:1: file-cycle: 3 files: a.rs -> b.rs -> c.rs -> a.rs "
                              "(names taken: a.rs -> b.rs: Thing; b.rs -> c.rs: h; c.rs -> a.rs: Thing)"])
 
+    def test_on_by_default_and_off_on_request(self):
+        rc, v = cycles(engine_files(TWO), args=())
+        self.assertEqual((rc, len(v)), (1, 1))
+        self.assertEqual(cycles(engine_files(TWO), args=("--no-file-cycles",)), (0, []))
+
+    def test_the_real_tree_has_no_file_circle(self):
+        rc, text = run_check_real(["--summary"])
+        self.assertEqual(rc, 0)
+        total = [ln for ln in text.splitlines() if ln.startswith("  total (src/)")]
+        self.assertEqual(len(total), 1, text)
+        files, lines, arrows, up, circles = total[0].split()[2:7]
+        self.assertEqual((up, circles), ("0", "0"), total[0])
+
     def test_one_way_arrows_quiet(self):
         files = {
             "a.rs": "use crate::engine::{b::g, c};\npub fn f() -> u32 { g() + c::h() + crate::engine::top() }\n",
@@ -590,14 +611,15 @@ class FileCycle(unittest.TestCase):
     def test_circle_across_folders_is_not_a_file_cycle(self):
         self.assertEqual(cycles(ACROSS), (0, []))
 
-    def test_default_run_unchanged_on_an_in_folder_circle(self):
+    def test_no_file_cycles_leaves_the_rule_out(self):
         files = engine_files(TWO)
-        self.assertEqual(cycles(files, ()), (0, []))
-        rc, text = run_check(Tree(files))
+        self.assertEqual(cycles(files, ("--no-file-cycles",)), (0, []))
+        rc, text = run_check(Tree(files), ["--no-file-cycles"])
         self.assertEqual((rc, text), (0, ""))
-        self.assertEqual(found(files), [])
-        rc, text = run_check(Tree(files), ["--summary"])
+        rc, text = run_check(Tree(files), ["--summary", "--no-file-cycles"])
         self.assertRegex(text, r"file-cycle\s+off\n")
+        rc, text = run_check(Tree(files), ["--summary"])
+        self.assertRegex(text, r"file-cycle\s+1\n")
 
 
 # transport/mod.rs and transport/coll/mod.rs point at each other: a circle of
