@@ -275,7 +275,11 @@ impl<'a> Recv<'a> {
                     // outside MPI (with MPICH the horizon waits for them).
                     let revoked = || !comm::calm() && comm::read(h, |s| s.revoked).unwrap_or(false);
                     revoked() || {
-                        let _ = progress::run_in_wait_if_new();
+                        // The service's own test, inline: the hook is called
+                        // only when something may have changed.
+                        if news::new_since_run() || progress::must_poll() {
+                            let _ = progress::run_in_wait_if_new();
+                        }
                         revoked()
                     }
                 }

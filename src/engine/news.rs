@@ -14,6 +14,7 @@ use crate::engine::base::runtime::{self, with, Runtime};
 use crate::engine::base::settings;
 use crate::engine::base::backoff::Backoff;
 use crate::engine::comm;
+use crate::engine::wake;
 use crate::engine::describe::Desc;
 use crate::transport::script::{Scripts, Update};
 use crate::transport::window::{self, Window};
@@ -97,6 +98,14 @@ pub fn pending() -> bool {
     // changed by other processes' RMA: hence a volatile read.
     let v = unsafe { std::ptr::read_volatile(p) };
     v != NEWS_SEEN.load(Ordering::Relaxed)
+}
+
+/// Something the service may act on arrived since it last ran: news, or a
+/// wake message (engine::service::run_in_wait_if_new and the channel's waits ask
+/// this inline, three loads, before running it).
+#[inline]
+pub fn new_since_run() -> bool {
+    pending() || wake::wakes() != wake::wakes_at_run()
 }
 
 /// Reads any new news and applies it to every communicator. Cheap when nothing

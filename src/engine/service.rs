@@ -111,16 +111,13 @@ pub fn run_in_wait() -> Result<(), Failure> {
     run_as(!crate::engine::base::settings::nonblocking_colls())
 }
 
-/// [`wake::wakes`] when the service last ran.
-static WAKES_AT_RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
 /// [`run_in_wait`], but only if something may have changed since the service
 /// last ran: news, a wake message, or something that advances only by polling
 /// ([`must_poll`]). For the rounds of MPIFT's own barrier, whose call already ran
 /// the service at its entry: a full service run per round made a barrier on a
 /// process that has seen a revoke 4x the host's (bench/README.md).
 pub fn run_in_wait_if_new() -> Result<(), Failure> {
-    if news::pending() || wake::wakes() != WAKES_AT_RUN.load(std::sync::atomic::Ordering::Relaxed) || must_poll() {
+    if news::new_since_run() || must_poll() {
         return run_in_wait();
     }
     Ok(())
@@ -131,7 +128,7 @@ fn run_as(wait_horizon: bool) -> Result<(), Failure> {
         // Failure-free: three loads, nothing to do (waits call this per iteration).
         return Ok(());
     }
-    WAKES_AT_RUN.store(wake::wakes(), std::sync::atomic::Ordering::Relaxed);
+    wake::mark_run();
     poll();
     revoke::finish_jobs();
     if wait_horizon {

@@ -175,3 +175,17 @@ pub fn wake(p: usize) {
         transport::request::free(&mut r);
     });
 }
+
+/// [`wakes`] when the service last ran (engine::news::new_since_run).
+static WAKES_AT_RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The service runs now: what it has seen of the wake messages.
+pub(crate) fn mark_run() {
+    WAKES_AT_RUN.store(wakes(), std::sync::atomic::Ordering::Relaxed);
+}
+
+/// [`wakes`] when the service last ran.
+#[inline]
+pub(crate) fn wakes_at_run() -> u64 {
+    WAKES_AT_RUN.load(std::sync::atomic::Ordering::Relaxed)
+}
