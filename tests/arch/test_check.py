@@ -19,6 +19,7 @@ import xml.dom.minidom
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check  # noqa: E402
+import walk  # noqa: E402  (tests/arch/walk.py)
 
 BASE = {
     "lib.rs": """\
@@ -793,6 +794,53 @@ class Blocking(unittest.TestCase):
         rc, text = run_check(t, ["--blocking"])
         self.assertEqual(rc, 0)
         self.assertIn("src/engine/helper.rs:6  transport::request::wait  [kept in flight]", text)
+
+
+# walk.py: comm goes calls/p.rs:send -> engine/a.rs:lookup -> engine/b.rs:key,
+# back to a.rs:count; a closure and a method call are not followed.
+WALKED = {
+    "calls/p.rs": (
+        "use crate::engine::a::count;\n"
+        "pub fn send(buf: u32, comm: usize) -> u32 {\n"
+        "    let c = crate::engine::a::lookup(comm); // lookup(buf) in a comment\n"
+        "    let f = |x: usize| crate::engine::b::other(x);\n"
+        "    comm.max(1);\n"
+        "    count(buf, comm) + f(comm) + c\n"
+        "}\n"
+    ),
+    "engine/a.rs": (
+        "pub fn lookup(h: usize) -> u32 { crate::engine::b::key(1, h) }\n"
+        "pub fn count(_n: u32, k: usize) -> u32 { k as u32 }\n"
+    ),
+    "engine/b.rs": "pub fn key(_z: u32, x: usize) -> u32 { x as u32 }\npub fn other(y: usize) -> u32 { y as u32 }\n",
+}
+
+
+class Walk(unittest.TestCase):
+    def test_follows_the_argument_and_counts_returns(self):
+        t = Tree(WALKED)
+        try:
+            w = walk.Walker(t.src, 12)
+            w.walk("calls/p.rs", "send", "comm")
+            text = walk.report(w)
+        finally:
+            t.close()
+        self.assertEqual(w.lines, ["calls/p.rs:send(comm)", "  engine/a.rs:lookup(h)", "    engine/b.rs:key(x)",
+                                   "  engine/a.rs:count(k)"])
+        self.assertIn("files: 3; returns to a file already visited: 1", text)
+
+    def test_derived_values_are_followed_on_request(self):
+        files = dict(WALKED)
+        files["calls/p.rs"] = files["calls/p.rs"].replace("+ c\n", "+ crate::engine::b::other(c as usize)\n")
+        t = Tree(files)
+        try:
+            plain, derived = walk.Walker(t.src, 12), walk.Walker(t.src, 12, derived=True)
+            plain.walk("calls/p.rs", "send", "comm")
+            derived.walk("calls/p.rs", "send", "comm")
+        finally:
+            t.close()
+        self.assertNotIn("  engine/b.rs:other(y)", plain.lines)
+        self.assertIn("  engine/b.rs:other(y)", derived.lines)
 
 
 if __name__ == "__main__":
