@@ -50,7 +50,7 @@ static int rank, size, iters = 128, max_exp = 10, rep = 0, blocks = 5;
  * code, to tell the two costs apart: an RMA window over MPI_COMM_WORLD in a
  * lock_all epoch, a duplicate of MPI_COMM_WORLD with a receive always posted on it,
  * and blocking Send/Recv done as Isend/Irecv + MPI_Waitany over {request, that
- * receive} (MPIFT's engine/news.rs, engine/complete.rs). */
+ * receive} (MPIFT's engine/news/news.rs, engine/complete/complete.rs). */
 static int mimic = 0;
 static MPI_Request wake = MPI_REQUEST_NULL;
 

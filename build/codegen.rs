@@ -34,7 +34,7 @@ impl Kind {
             other => return Err(format!("unknown kind `{other}`")),
         })
     }
-    /// The `crate::engine::req_state::Kind` variant the generated body passes on.
+    /// The `crate::engine::registry::req_state::Kind` variant the generated body passes on.
     fn hook_variant(self) -> &'static str {
         match self {
             Kind::Local => "Local",
@@ -149,8 +149,8 @@ pub struct Function {
     /// `coll`/`comm_new` whose describer also describes intercommunicators
     /// (`MPI_Intercomm_merge`): the generated code does not make it opaque there.
     pub inter: bool,
-    /// A `custom` line's calm lane (`lane crate::engine::lane::x`): called with
-    /// the C arguments first, by `boundary::run_lane` (src/engine/lane.rs).
+    /// A `custom` line's calm lane (`lane crate::engine::entry::lane::x`): called with
+    /// the C arguments first, by `boundary::run_lane` (src/engine/entry/lane.rs).
     pub lane: Option<String>,
     /// A `custom` line whose hand-written path calls the host's function itself
     /// (`host`): it too gets its host call in `transport::generated`.
@@ -275,7 +275,7 @@ pub fn rust_wrappers(funcs: &[Function]) -> String {
             None if runner == "run" => {
                 let _ = writeln!(s, "    boundary::run(\"{}\", move || {{", f.name);
                 // A collective's entry hook gives its communicator to the dump
-                // (engine::hooks::coll_enter): no check in its wrapper.
+                // (engine::entry::hooks::coll_enter): no check in its wrapper.
                 if !matches!(f.kind, Kind::Coll | Kind::CollStart) {
                     let _ = writeln!(s, "        boundary::note_args({});", dump_args(f));
                 }
@@ -326,7 +326,7 @@ fn dump_args(f: &Function) -> String {
     format!("move || crate::inject::dump::Args {{ {}, ..crate::inject::dump::Args::NONE }}", fields.join(", "))
 }
 
-/// The calm lane of a wrapper (src/engine/lane.rs), as a closure for
+/// The calm lane of a wrapper (src/engine/entry/lane.rs), as a closure for
 /// `boundary::run_lane`: non-persistent point-to-point starts on one
 /// communicator. A send takes it only while no bit-flip policy is on (the
 /// general body may send a corrupted copy).
@@ -359,7 +359,7 @@ fn lane_closure(f: &Function) -> Option<String> {
         .collect();
     let send = peer == "dest";
     let start = format!(
-        "crate::engine::lane::p2p_start({comm}, {peer}, {send}, {request}, |c, r| transport::generated::{}({}))",
+        "crate::engine::entry::lane::p2p_start({comm}, {peer}, {send}, {request}, |c, r| transport::generated::{}({}))",
         f.name,
         args.join(", ")
     );
@@ -376,18 +376,18 @@ fn nonblocking_twin(name: &str) -> String {
 
 /// The module that holds the describer of `name`: the topology ones (names
 /// containing `eighbor_`: the neighborhood collectives; `raph_create`: the graph
-/// constructors) are in `engine::describe_topo`, every other in `engine::describe`.
+/// constructors) are in `engine::colls::describe_topo`, every other in `engine::colls::describe`.
 fn describer_path(name: &str) -> &'static str {
     if name.contains("eighbor_") || name.contains("raph_create") {
-        "crate::engine::describe_topo"
+        "crate::engine::colls::describe_topo"
     } else {
-        "crate::engine::describe"
+        "crate::engine::colls::describe"
     }
 }
 
 /// For a blocking collective: under `MPIFT_COLLECTIVES=nonblocking`, its
 /// non-blocking form (same descriptor with the NB flag, so dead ranks and revoke
-/// catch-ups join the same form) and MPIFT's wait (engine::hooks::coll_wait).
+/// catch-ups join the same form) and MPIFT's wait (engine::entry::hooks::coll_wait).
 fn nonblocking_branch(s: &mut String, f: &Function, first_comm: &str, dargs: &[String]) {
     let twin = nonblocking_twin(&f.name);
     let mut args = real_args(f);
@@ -395,7 +395,7 @@ fn nonblocking_branch(s: &mut String, f: &Function, first_comm: &str, dargs: &[S
     let _ = writeln!(s, "        if crate::engine::base::settings::nonblocking_colls() {{");
     let _ = writeln!(
         s,
-        "            let desc = crate::engine::describe::unless_inter(&{first_comm}_r, || {}::{twin}({}));",
+        "            let desc = crate::engine::colls::describe::unless_inter(&{first_comm}_r, || {}::{twin}({}));",
         describer_path(&twin),
         dargs.join(", ")
     );
@@ -526,7 +526,7 @@ fn generic_body(s: &mut String, f: &Function) {
     }
     let collective = matches!(f.kind, Kind::Coll | Kind::CollStart | Kind::CommNew);
     if collective {
-        // The descriptor other processes read (src/engine/describe.rs), then the entry hook.
+        // The descriptor other processes read (src/engine/colls/describe.rs), then the entry hook.
         let mut dargs: Vec<String> = vec![format!("&{first_comm}_r")];
         dargs.extend(f
             .params
@@ -550,7 +550,7 @@ fn generic_body(s: &mut String, f: &Function) {
         if f.inter {
             let _ = writeln!(s, "        let desc = {describe};");
         } else {
-            let _ = writeln!(s, "        let desc = crate::engine::describe::unless_inter(&{first_comm}_r, || {describe});");
+            let _ = writeln!(s, "        let desc = crate::engine::colls::describe::unless_inter(&{first_comm}_r, || {describe});");
         }
         match (&f.rust_path, f.kind) {
             (Some(own), Kind::Coll) => {
@@ -573,13 +573,13 @@ fn generic_body(s: &mut String, f: &Function) {
     } else if !fused_send {
         let _ = writeln!(
             s,
-            "        hooks::enter(crate::engine::req_state::Kind::{}, &{first_comm}_r)?;",
+            "        hooks::enter(crate::engine::registry::req_state::Kind::{}, &{first_comm}_r)?;",
             f.kind.hook_variant()
         );
     }
     let corrupts = started_send && ["buf", "count", "datatype", "tag"].iter().all(|n| f.params.iter().any(|p| p.name == *n));
     if started_send && !fused_send {
-        let _ = writeln!(s, "        let nth = crate::engine::comm::count_send({first_comm}, dest);");
+        let _ = writeln!(s, "        let nth = crate::engine::registry::comm::count_send({first_comm}, dest);");
     }
     if corrupts {
         let _ = writeln!(
@@ -615,7 +615,7 @@ fn generic_body(s: &mut String, f: &Function) {
         _ => {
             let _ = writeln!(
                 s,
-                "        hooks::leave(crate::engine::req_state::Kind::{}, &{first_comm}_r, rc)?;",
+                "        hooks::leave(crate::engine::registry::req_state::Kind::{}, &{first_comm}_r, rc)?;",
                 f.kind.hook_variant()
             );
         }
@@ -634,7 +634,7 @@ fn generic_body(s: &mut String, f: &Function) {
                 (Some(peer), Kind::P2pStart) => {
                     let _ = writeln!(
                         s,
-                        "        *{0} = request::adopt_p2p({0}_r, crate::engine::req_state::Kind::P2pStart, &{1}_r, {2}, {3});",
+                        "        *{0} = request::adopt_p2p({0}_r, crate::engine::registry::req_state::Kind::P2pStart, &{1}_r, {2}, {3});",
                         p.name,
                         first_comm,
                         peer,
@@ -653,7 +653,7 @@ fn generic_body(s: &mut String, f: &Function) {
                 _ => {
                     let _ = writeln!(
                         s,
-                        "        *{0} = request::adopt({0}_r, crate::engine::req_state::Kind::{1}, &{2}_r);",
+                        "        *{0} = request::adopt({0}_r, crate::engine::registry::req_state::Kind::{1}, &{2}_r);",
                         p.name,
                         f.kind.hook_variant(),
                         first_comm
@@ -691,7 +691,7 @@ fn noft_body(s: &mut String, f: &Function, raw: bool) {
     match (&first_comm, raw) {
         (_, true) => s.push_str("        Ok(rc)\n"),
         (Some(c), false) => {
-            let _ = writeln!(s, "        hooks::leave(crate::engine::req_state::Kind::P2p, &{c}_r, rc)");
+            let _ = writeln!(s, "        hooks::leave(crate::engine::registry::req_state::Kind::P2p, &{c}_r, rc)");
         }
         (None, false) => unreachable!("no communicator means raw"),
     }

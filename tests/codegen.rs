@@ -90,7 +90,7 @@ fn generic_wrappers_convert_handles_and_run_hooks() {
     let src = codegen::rust_wrappers(&[f]);
     assert!(src.contains("args::comm_arg(comm)?"));
     // A constructor is a collective: described, logged, checked for failures after.
-    assert!(src.contains("crate::engine::describe::MPI_Comm_split(&comm_r, color, key)"));
+    assert!(src.contains("crate::engine::colls::describe::MPI_Comm_split(&comm_r, color, key)"));
     assert!(src.contains("hooks::coll_enter(&comm_r, &desc)?"));
     assert!(src.contains(
         "if let Err(failure) = hooks::comm_new_leave(&comm_r, rc, &mut [&mut newcomm_r]) { if !newcomm.is_null() { *newcomm = std::ptr::null_mut(); } return Err(failure); }"
@@ -136,14 +136,14 @@ fn noft_wrappers_pass_through_and_wrap_requests() {
     assert!(get("MPI_File_open").contains("boundary::run_raw("), "objerr: the file's handler already ran");
     // A describer that knows intercommunicators is called as is; the others are
     // opaque there.
-    assert!(get("MPI_Intercomm_merge").contains("let desc = crate::engine::describe::MPI_Intercomm_merge(&intercomm_r, high)"));
+    assert!(get("MPI_Intercomm_merge").contains("let desc = crate::engine::colls::describe::MPI_Intercomm_merge(&intercomm_r, high)"));
     assert!(get("MPI_Comm_dup").contains("describe::unless_inter(&comm_r"));
-    // The topology describers are in engine::describe_topo (codegen's
+    // The topology describers are in engine::colls::describe_topo (codegen's
     // describer_path), the blocking neighborhood collective's twin included.
     let nb = get("MPI_Neighbor_allgather");
-    assert!(nb.contains("|| crate::engine::describe_topo::MPI_Neighbor_allgather("));
-    assert!(nb.contains("|| crate::engine::describe_topo::MPI_Ineighbor_allgather("));
-    assert!(get("MPI_Dist_graph_create").contains("|| crate::engine::describe_topo::MPI_Dist_graph_create("));
+    assert!(nb.contains("|| crate::engine::colls::describe_topo::MPI_Neighbor_allgather("));
+    assert!(nb.contains("|| crate::engine::colls::describe_topo::MPI_Ineighbor_allgather("));
+    assert!(get("MPI_Dist_graph_create").contains("|| crate::engine::colls::describe_topo::MPI_Dist_graph_create("));
     assert!(!get("MPI_Allgather").contains("describe_topo"));
     let conv = get("MPI_Comm_f2c");
     assert!(conv.contains("-> Sim_FT_MPI_Comm {") && conv.contains("boundary::value("));

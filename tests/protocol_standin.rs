@@ -1,10 +1,10 @@
 //! Dead ranks standing in for themselves in MPIFT's own collectives
-//! (protocol::part, driven in production by engine::standin), in a seeded
+//! (protocol::part, driven in production by engine::join::standin), in a seeded
 //! in-memory world: up to thousands of processes, overlapping communicators, one
 //! global order of barriers and small allreduces (each process runs those of its
 //! communicators, one at a time, as a program does), deaths before any of a
 //! process's collectives. A dead rank joins a collective once every live member
-//! of its communicator has entered it (engine::zombie's rule), in its
+//! of its communicator has entered it (engine::dead::zombie's rule), in its
 //! communicator's order; the next process to step is drawn at random.
 //!
 //! Two dead-rank models:
@@ -161,7 +161,7 @@ impl<'w> Sim<'w> {
     fn step_dead(&mut self, me: u32) -> bool {
         let mut moved = false;
         // Joins: on each communicator its collectives in order, communicators
-        // independently (engine::zombie::next_ready); one at a time joins only
+        // independently (engine::dead::zombie::next_ready); one at a time joins only
         // with no part running, the first joinable one in the global order.
         let mut blocked: HashSet<usize> = HashSet::new();
         for i in self.procs[me as usize].joined..self.procs[me as usize].mine.len() {

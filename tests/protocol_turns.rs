@@ -1,5 +1,5 @@
 //! Dead ranks taking turns for their joins of the host's blocking collectives
-//! (protocol::turns, driven in production by engine::turns), in a seeded
+//! (protocol::turns, driven in production by engine::dead::turns), in a seeded
 //! in-memory world: overlapping communicators, one global order of blocking
 //! collectives, each completing once every member is inside it (the host's
 //! `MPI_Bcast` from a dead root, `MPI_Allreduce`, ...); live processes run those
@@ -29,7 +29,7 @@
 //! ranks it knows dead. Checked: with the rule that a dead rank asks for a turn
 //! only once every process has its news, no two dead ranks are ever inside
 //! joins of two communicators and every live process finishes; without that
-//! rule (engine::zombie before it), two are in some schedules (examples/ulfm/
+//! rule (engine::dead::zombie before it), two are in some schedules (examples/ulfm/
 //! overlap_b.c under load on Open MPI 4.1: rank 1 inside a Reduce on one
 //! communicator, rank 2, dead later, inside a Bcast on another, rank 3 owing
 //! both, for ever).

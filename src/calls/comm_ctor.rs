@@ -3,7 +3,7 @@
 //!
 //! - `MPI_Comm_idup` hands out the new handle before the communicator is usable.
 //!   MPIFT allocates the handle at once and registers the communicator at its first
-//!   use after the request completed (`engine::pending`), because only then may
+//!   use after the request completed (`engine::registry::pending`), because only then may
 //!   the real one be queried. A dead rank joins the idup with a real
 //!   `MPI_Comm_idup`, waits for it (every live member has started it, so it
 //!   completes) and frees the result.
@@ -24,7 +24,7 @@
 //!   named, if any did. The two groups derive their ids from different parents,
 //!   so right after the creation every member, dead ones included, takes part in
 //!   one `MPI_Allreduce(BAND)` of two words on the new intercommunicator, which
-//!   gives each group the other's id and verdict (`engine::ctor_join::inter_id`); both then name it
+//!   gives each group the other's id and verdict (`engine::join::ctor_join::inter_id`); both then name it
 //!   by the pair, and a group whose creation failed (a dead member) makes the other
 //!   fail too, as the oracle fails at both. A revoke or an agreement on it needs one
 //!   id at every member of both groups. (The only message MPIFT adds to a
@@ -34,13 +34,13 @@ use crate::engine::base::errors;
 use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_REVOKED};
 use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
-use crate::engine::describe::{self, fcode, Desc};
-use crate::engine::hooks;
-use crate::engine::req_state::Kind;
-use crate::engine::ctor_join::inter_id;
-use crate::engine::join_types::free_comm;
-use crate::engine::pending::{self, PendingDup};
-use crate::engine::{args, comm, news, request, Real};
+use crate::engine::colls::describe::{self, fcode, Desc};
+use crate::engine::entry::hooks;
+use crate::engine::registry::req_state::Kind;
+use crate::engine::join::ctor_join::inter_id;
+use crate::engine::join::join_types::free_comm;
+use crate::engine::registry::pending::{self, PendingDup};
+use crate::engine::{registry::args, registry::comm, news::news, registry::request, base::handles::Real};
 use crate::transport::{self, MPI_Comm, MPI_Group};
 use std::collections::HashMap;
 use std::os::raw::c_int;
@@ -59,7 +59,7 @@ pub fn idup(c: Sim_FT_MPI_Comm, newcomm: *mut Sim_FT_MPI_Comm, req: *mut Sim_FT_
     let mut real_req = transport::request_null();
     // SAFETY: `real` is read right after the call, before the request completes:
     // MPICH and Open MPI set the new handle before MPI_Comm_idup returns (the
-    // communicator is registered only after completion, engine::pending).
+    // communicator is registered only after completion, engine::registry::pending).
     let rc = unsafe { transport::comm::idup(cr.real, &mut real, &mut real_req) };
     hooks::leave(Kind::CollStart, &cr, rc)?;
     let h = comm::new_handle();

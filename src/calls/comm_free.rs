@@ -5,7 +5,7 @@
 use crate::engine::base::errors::{Failure, Outcome};
 use crate::engine::base::edges;
 use crate::engine::base::handles::Sim_FT_MPI_Comm;
-use crate::engine::{args, comm, news, orphans, request, revoke};
+use crate::engine::{registry::args, registry::comm, news::news, registry::orphans, registry::request, revoke::revoke};
 use crate::transport::err;
 
 /// `MPI_Comm_free`: frees the real communicator and the handle; sets it to null.
@@ -42,7 +42,7 @@ pub fn free(comm: *mut Sim_FT_MPI_Comm) -> Outcome {
 }
 
 /// At the end of every MPI call (ffi::boundary): frees the communicators of
-/// engine::comm::request_gone that still have no request or orphan. One load when none.
+/// engine::registry::comm::request_gone that still have no request or orphan. One load when none.
 #[inline]
 pub fn release_deferred() {
     if edges::any(edges::DEFERRED) {

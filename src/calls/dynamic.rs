@@ -7,12 +7,12 @@
 //! simulated"): MPIFT tracks failures, revokes and collective logs per host
 //! `MPI_COMM_WORLD`, and a job spawned by the host or connected has its own. (An
 //! intercommunicator between two groups of one job has ULFM semantics:
-//! engine::inter; spawns from spare processes stay within the job:
+//! engine::agree::inter; spawns from spare processes stay within the job:
 //! calls::spares and calls::spare.)
 
 use crate::engine::base::errors::{Failure, Outcome};
 use crate::engine::base::handles::{self, Sim_FT_MPI_Comm};
-use crate::engine::{args, comm, hooks};
+use crate::engine::{registry::args, registry::comm, entry::hooks};
 use crate::transport::{self, err, MPI_Comm};
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -7,11 +7,11 @@
 //! user's own handle (the one a callback must see, never the real one).
 
 use crate::engine::base::errors;
-use crate::engine::comm_state;
+use crate::engine::registry::comm_state;
 use crate::engine::base::errors::{Failure, Outcome, CLASSES};
 use crate::engine::base::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Comm_errhandler_function};
-use crate::engine::pending;
-use crate::engine::{args, comm, Real};
+use crate::engine::registry::pending;
+use crate::engine::{registry::args, registry::comm, base::handles::Real};
 use crate::transport::{self, err, MPI_Errhandler};
 use std::os::raw::{c_char, c_int, c_void};
 use std::sync::Mutex;

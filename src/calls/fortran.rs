@@ -9,7 +9,7 @@
 //! invalid MPIFT handle converts like the null handle.
 
 use crate::engine::base::handles::{Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
-use crate::engine::{comm, request};
+use crate::engine::{registry::comm, registry::request};
 use crate::transport::{self, MPI_Fint};
 
 /// `MPI_Comm_c2f`.

@@ -8,7 +8,7 @@
 
 use crate::engine::base::errors::{Failure, Outcome};
 use crate::engine::base::handles::Sim_FT_MPI_Request;
-use crate::engine::request;
+use crate::engine::registry::request;
 use crate::transport::{self, err, MPI_Grequest_cancel_function, MPI_Grequest_free_function, MPI_Grequest_query_function};
 use std::os::raw::c_void;
 

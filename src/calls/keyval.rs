@@ -22,7 +22,7 @@
 use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome};
 use crate::engine::base::handles::{self, Sim_FT_MPI_Comm, Sim_FT_MPI_Comm_copy_attr_function, Sim_FT_MPI_Comm_delete_attr_function};
-use crate::engine::{args, comm};
+use crate::engine::{registry::args, registry::comm};
 use crate::transport::{self, err, MPI_Comm};
 use std::os::raw::{c_int, c_void};
 use std::sync::Mutex;

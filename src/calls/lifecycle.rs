@@ -1,12 +1,12 @@
 //! `MPI_Init*` and `MPI_Finalize` (MPI-3.1 §8.7).
 
-use crate::engine::comm_state;
+use crate::engine::registry::comm_state;
 use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome};
 use crate::calls::{spare, spares};
 use crate::engine::base::backoff::Backoff;
 use crate::engine::base::process;
-use crate::engine::{comm, ft, logs, news, orphans, request, revoke, service};
+use crate::engine::{registry::comm, agree::ft, news::logs, news::news, registry::orphans, registry::request, revoke::revoke, progress::service};
 use crate::transport;
 use std::os::raw::{c_char, c_int, c_void};
 
@@ -161,8 +161,8 @@ pub fn finalize() -> Outcome {
     crate::calls::keyval::before_finalize();
     // Catch up on revoked communicators (members may still be inside a collective
     // this rank skipped), let abandoned requests finish, then tell the dead ranks:
-    // they finalize once every live rank has got here (engine::zombie).
-    // (Every revoked communicator, in ascending id: engine::revoke.) This rank's own
+    // they finalize once every live rank has got here (engine::dead::zombie).
+    // (Every revoked communicator, in ascending id: engine::revoke::revoke.) This rank's own
     // revokes must have reached everyone before it stops answering.
     let mut idle = Backoff::wait();
     loop {
@@ -175,9 +175,9 @@ pub fn finalize() -> Outcome {
     comm_state::note_owed();
     let _ = revoke::catch_up_owed();
     // Stage 1: the program is done; the fill-ins owed for doomed collectives
-    // the others entered or will enter (engine::fillin), then stage 2.
+    // the others entered or will enter (engine::dead::fillin), then stage 2.
     news::set_program_done();
-    crate::engine::fillin::settle_owed(|| {
+    crate::engine::dead::fillin::settle_owed(|| {
         let _ = service::run();
         idle.pause();
     });
@@ -186,7 +186,7 @@ pub fn finalize() -> Outcome {
     process::set_active(false);
     // The report's gather: dead ranks join it once every live rank is here.
     crate::inject::finalize();
-    crate::engine::fillin::settle();
+    crate::engine::dead::fillin::settle();
     news::stop();
     logs::clear();
     ft::clear();

@@ -6,7 +6,7 @@
 //! ([`ulfm`]) and `MPI_Init`/`MPI_Finalize` ([`lifecycle`]). Calls that only
 //! need the per-kind hooks are generated straight onto the engine (`ffi`).
 //!
-//! May import: inject, engine, engine::base, protocol, transport.
+//! May import: inject, engine, engine::base, engine::registry, engine::colls, engine::news, engine::own, engine::agree, engine::join, engine::revoke, engine::dead, engine::progress, engine::complete, engine::entry, protocol, transport.
 
 pub mod comm_ctor;
 pub mod comm_free;

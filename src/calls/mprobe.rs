@@ -5,7 +5,7 @@
 //! to a communicator: MPIFT remembers, per message it matched, the communicator and
 //! the source, so that the receive counts towards "messages received from rank r"
 //! (a receive from a dead rank fails only after everything it sent before dying
-//! has arrived, engine::zombie) and `MPI_Imrecv` gives a point-to-point request of
+//! has arrived, engine::dead::zombie) and `MPI_Imrecv` gives a point-to-point request of
 //! that communicator. Probes follow `MPI_Probe`/`MPI_Iprobe`: a revoked
 //! communicator refuses; no message from a dead rank with nothing left to arrive
 //! (or a wildcard with an unacknowledged failure) gives `MPI_ERR_PROC_FAILED`.
@@ -13,11 +13,11 @@
 use crate::engine::base::errors;
 use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
 use crate::engine::base::handles::{Sim_FT_MPI_Comm, Sim_FT_MPI_Request};
-use crate::engine::hooks;
-use crate::engine::req_state::Kind;
+use crate::engine::entry::hooks;
+use crate::engine::registry::req_state::Kind;
 use crate::calls::p2p::{dead_and_drained, wildcard_blocked};
-use crate::engine::complete::copy_status;
-use crate::engine::{args, comm, request, Real};
+use crate::engine::complete::complete::copy_status;
+use crate::engine::{registry::args, registry::comm, registry::request, base::handles::Real};
 use crate::transport::{self, err, zero_status, MPI_Datatype, MPI_Message, MPI_Status};
 use std::os::raw::{c_int, c_void};
 use std::sync::Mutex;

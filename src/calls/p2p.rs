@@ -1,21 +1,21 @@
 //! Blocking point-to-point calls (MPI-3.1 §3.2-3.4, §3.8) with ULFM semantics.
 //!
 //! Each is its non-blocking twin plus the interruptible wait of
-//! [`crate::engine::complete`], so failure and revoke news can end it; failure-free
+//! [`crate::engine::complete::complete`], so failure and revoke news can end it; failure-free
 //! that is one `MPI_Waitany` over two requests instead of the blocking call.
 //! Known failures are decided locally before anything is posted: a send to a dead
 //! rank fails at once, and so does a receive from a dead rank that has already
 //! received every message the dead rank sent before dying.
 
 use crate::engine::base::errors;
-use crate::engine::wake;
+use crate::engine::news::wake;
 use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
 use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm};
-use crate::engine::complete::{copy_status, wait_one};
-use crate::engine::hooks;
-use crate::engine::req_state::Kind;
-use crate::engine::req_state::ReqState;
-use crate::engine::{args, comm, dead_counts, request};
+use crate::engine::complete::complete::{copy_status, wait_one};
+use crate::engine::entry::hooks;
+use crate::engine::registry::req_state::Kind;
+use crate::engine::registry::req_state::ReqState;
+use crate::engine::{registry::args, registry::comm, registry::dead_counts, registry::request};
 use crate::transport::{self, zero_status, MPI_Comm, MPI_Datatype, MPI_Request, MPI_Status};
 use std::os::raw::{c_int, c_void};
 
@@ -71,7 +71,7 @@ fn send_with(
     // SAFETY: `sbuf` is the program's buffer of `count` elements of `dt`, valid for
     // this blocking call, or the corrupted copy of it, which `keep` holds until the
     // request ends. wait_one below returns once the send completed or was drained
-    // (engine::complete); only a revoke whose drain times out orphans it while the
+    // (engine::complete::complete); only a revoke whose drain times out orphans it while the
     // host may still read the program's buffer (an orphan takes only the copy).
     Failure::check(unsafe { start(sbuf, scount, sdt, dest, tag, c.real, &mut req) }, comm)?;
     let mut st = zero_status();
@@ -271,7 +271,7 @@ pub(crate) fn poll_probe(mut once: impl FnMut(&mut c_int) -> Outcome) -> Outcome
     loop {
         // What this rank owes others (revoke catch-ups, agreements) goes on while
         // it probes, as in every wait.
-        let _ = crate::engine::service::run();
+        let _ = crate::engine::progress::service::run();
         once(&mut flag)?;
         if flag != 0 {
             return Ok(());

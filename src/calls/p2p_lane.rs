@@ -1,21 +1,21 @@
 //! The calm lane of the blocking point-to-point calls (issue 36): `MPI_Send`,
 //! `MPI_Ssend`, `MPI_Bsend`, `MPI_Rsend`, `MPI_Recv` and `MPI_Sendrecv` when
 //! nothing is known and no bit-flip policy is on. The host's non-blocking start
-//! and the general path's wait ([`crate::engine::complete::wait_one`], which
+//! and the general path's wait ([`crate::engine::complete::complete::wait_one`], which
 //! tests first and blocks on the host's `MPI_Waitany` with the wake request), with
 //! none of the general path's checks for dead or revoked peers, which find
 //! nothing then ([`crate::calls::p2p`]). Each returns None, having done nothing,
 //! when its call needs the general path. The lane functions of the table
 //! (`lane` flag, src/ffi/mpi_functions.tbl), tried by `ffi::boundary::run_lane`.
 
-use crate::engine::complete::{copy_status, finish, wait_one};
+use crate::engine::complete::complete::{copy_status, finish, wait_one};
 use crate::engine::base::errors::{Failure, Outcome};
 use crate::engine::base::handles::Sim_FT_MPI_Comm;
-use crate::engine::hooks;
-use crate::engine::req_state::Kind;
-use crate::engine::req_state::ReqState;
+use crate::engine::entry::hooks;
+use crate::engine::registry::req_state::Kind;
+use crate::engine::registry::req_state::ReqState;
 use crate::calls::p2p::Isend;
-use crate::engine::{comm, lane};
+use crate::engine::{registry::comm, entry::lane};
 use crate::inject::bitflip;
 use crate::transport::{self, p2p, zero_status, MPI_Datatype, MPI_Request, MPI_Status};
 use std::os::raw::{c_int, c_void};

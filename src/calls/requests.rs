@@ -1,12 +1,12 @@
 //! The program's calls on a request as such (MPI-3.1 §3.7.3, §3.8.4, §3.9):
 //! `MPI_Request_free`, `MPI_Request_get_status`, `MPI_Cancel`, `MPI_Start`,
-//! `MPI_Startall`, over engine::request's table. (The completion calls are
-//! engine::complete's and engine::batch's.)
+//! `MPI_Startall`, over engine::registry::request's table. (The completion calls are
+//! engine::complete::complete's and engine::complete::batch's.)
 
 use crate::engine::base::errors::{Failure, Outcome};
 use crate::engine::base::handles::Sim_FT_MPI_Request;
-use crate::engine::req_state::{Kind, ReqState};
-use crate::engine::{comm, ft, hooks, request, Real};
+use crate::engine::registry::req_state::{Kind, ReqState};
+use crate::engine::{registry::comm, agree::ft, entry::hooks, registry::request, base::handles::Real};
 use crate::transport::{self, err, MPI_Status};
 use std::os::raw::c_int;
 

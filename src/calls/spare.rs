@@ -4,12 +4,12 @@
 //! world, its parent intercommunicator, its arguments), or, once every other
 //! process is finalizing or dead, finalizes and exits without running the program.
 
-use crate::engine::wake;
+use crate::engine::news::wake;
 use crate::engine::base::runtime;
 use super::spares::{spare_world_id, universe, CHILD_WORLD_SEED, MAGIC, TAG_ACTIVATE};
 use crate::calls::comm_ctor;
 use crate::engine::base::handles::{self, Sim_FT_MPI_Comm};
-use crate::engine::{comm, news};
+use crate::engine::{registry::comm, news::news};
 use crate::transport::{self, stats, window, MPI_Comm, MPI_Request};
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int, c_void};
@@ -159,7 +159,7 @@ fn finalize_spare() -> ! {
     crate::inject::trace::finish();
     crate::inject::finalize();
     news::stop();
-    crate::engine::logs::clear();
+    crate::engine::news::logs::clear();
     // After the layer let go of every MPI object it uses.
     transport::env::finalize();
     crate::inject::legacy::end_process(0)

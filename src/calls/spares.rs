@@ -40,7 +40,7 @@ use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED};
 use crate::engine::base::handles::Sim_FT_MPI_Comm;
 use crate::calls::comm_ctor;
 use crate::engine::base::process;
-use crate::engine::{args, comm, ctor_join, describe, hooks};
+use crate::engine::{registry::args, registry::comm, join::ctor_join, colls::describe, entry::hooks};
 use crate::transport::{self, err, stats, window, MPI_Info};
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_void};
@@ -95,7 +95,7 @@ pub fn start() -> Result<bool, c_int> {
     let h = comm::new_handle();
     // Our own new communicator.
     transport::comm::set_errhandler(all, transport::errors_return());
-    comm::adopt_at(h, all, crate::engine::Real(transport::errors_return()), UNIVERSE_ID);
+    comm::adopt_at(h, all, crate::engine::base::handles::Real(transport::errors_return()), UNIVERSE_ID);
     UNIVERSE.store(h as usize, Ordering::Relaxed);
     Ok(spare)
 }

@@ -1,11 +1,11 @@
 //! The ULFM failure queries (MPIX_ names and the unprefixed ones): is_revoked,
 //! failure_ack, failure_get_acked, get_failed, ack_failed (ULFM-SEMANTICS.md).
-//! Revoke is engine::revoke; agree, iagree, shrink and ishrink are engine::ft.
+//! Revoke is engine::revoke::revoke; agree, iagree, shrink and ishrink are engine::agree::ft.
 
 use crate::engine::base::errors;
 use crate::engine::base::errors::{Failure, Outcome};
 use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm};
-use crate::engine::{args, comm, news};
+use crate::engine::{registry::args, registry::comm, news::news};
 use crate::protocol::failures::Failures;
 use crate::protocol::Rank;
 use crate::transport::{self, MPI_Group};

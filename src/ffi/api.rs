@@ -36,7 +36,7 @@ pub extern "C" fn Sim_FT_set_timeout(seconds: f64) {
 /// process.
 #[no_mangle]
 pub extern "C" fn Sim_FT_set_tree_fanout(k: c_int) {
-    crate::engine::ft::request_fanout(k.max(1) as u32)
+    crate::engine::agree::ft::request_fanout(k.max(1) as u32)
 }
 
 /// Is world rank `rank` simulated-dead, as far as this process knows? (1/0)
@@ -47,8 +47,8 @@ pub extern "C" fn Sim_FT_is_dead(rank: c_int) -> c_int {
     if !crate::engine::base::process::is_active() {
         return 0;
     }
-    crate::engine::wake::drain_wakes();
-    crate::engine::news::refresh();
+    crate::engine::news::wake::drain_wakes();
+    crate::engine::news::news::refresh();
     (rank >= 0 && crate::engine::base::runtime::is_dead(rank as u32)) as c_int
 }
 
@@ -106,7 +106,7 @@ pub unsafe extern "C" fn Sim_FT_stats(out: *mut Sim_FT_stats_t) -> c_int {
         layer_comms_created: created,
         layer_comms_live: created.saturating_sub(get(&stats::COMMS_FREED)),
         layer_windows: get(&stats::WINDOWS),
-        user_comms: std::panic::catch_unwind(crate::engine::comm::count).unwrap_or(0) as c_ulonglong,
+        user_comms: std::panic::catch_unwind(crate::engine::registry::comm::count).unwrap_or(0) as c_ulonglong,
     };
     // SAFETY: `out` is not null (checked above) and the caller promises it points
     // to a writable `Sim_FT_stats_t` (this function's `# Safety`).

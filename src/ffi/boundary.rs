@@ -7,15 +7,15 @@
 //! layer sees each call: `Sim_FT_decide_kill` at the entry (the call may be where
 //! the process dies), the error returned, and the time a recovery call took; and
 //! where, once a failure or revoke is known, the process does its part for others
-//! before the call itself (engine::service).
+//! before the call itself (engine::progress::service).
 
-use crate::engine::owed;
+use crate::engine::registry::owed;
 use crate::engine::base::errors::{Failure, Outcome};
 use crate::inject;
 use crate::inject::dump::Args as DumpArgs;
 use crate::calls::errhandler;
 use crate::engine::base::edges;
-use crate::engine::service;
+use crate::engine::progress::service;
 use crate::transport::err;
 use std::os::raw::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -47,7 +47,7 @@ pub fn run(name: &'static str, f: impl FnOnce() -> Outcome) -> c_int {
 /// is timed for the report): refused before `MPI_Init` or after `MPI_Finalize`
 /// (Err: its code); else counted (`decide_kill`: the call may be where the
 /// process dies) and, if something went wrong somewhere, the service first
-/// (Ok(true): news, revokes, agreements and catch-up joins, engine::service).
+/// (Ok(true): news, revokes, agreements and catch-up joins, engine::progress::service).
 #[inline(never)]
 fn entry_marked(name: &'static str) -> Result<bool, c_int> {
     entry_decide(name)?;
@@ -119,7 +119,7 @@ fn not_active(name: &'static str) -> c_int {
     err::other()
 }
 
-/// [`run`] with the calm lane (engine::lane) first: once the call is counted and
+/// [`run`] with the calm lane (engine::entry::lane) first: once the call is counted and
 /// no service is due, `lane` may make the whole call (Some: its outcome, which
 /// takes the same way out as [`run`]'s); None, and `f`, the general body, runs.
 #[inline(always)]

@@ -5,7 +5,7 @@
 
 use crate::ffi::boundary;
 use crate::engine::base::handles::{Sim_FT_MPI_Comm, Sim_FT_MPI_Request, MPI_Fint};
-use crate::engine::{args, comm, hooks, request};
+use crate::engine::{registry::args, registry::comm, entry::hooks, registry::request};
 use crate::transport;
 #[allow(unused_imports)]
 use crate::transport::{

@@ -4,7 +4,7 @@
 //! error codes and runs fault injection's check at every call's entry. Nothing
 //! imports this folder.
 //!
-//! May import: calls, inject, engine, engine::base, protocol, transport.
+//! May import: calls, inject, engine, engine::base, engine::registry, engine::colls, engine::news, engine::own, engine::agree, engine::join, engine::revoke, engine::dead, engine::progress, engine::complete, engine::entry, protocol, transport.
 
 pub mod api;
 pub mod boundary;

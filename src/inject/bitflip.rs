@@ -16,7 +16,7 @@
 //!   buffer (same datatype, same count), filled with `MPI_Pack` from the original,
 //!   flipped in packed form and `MPI_Unpack`ed into the copy, so derived datatypes
 //!   work and only the bits of the message's data can flip. A non-blocking send's
-//!   copy lives as long as its request (engine::request keeps it).
+//!   copy lives as long as its request (engine::registry::request keeps it).
 
 use crate::inject::policy::BitflipPolicy;
 use crate::inject::rng::{self, Rng, Stream};

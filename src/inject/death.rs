@@ -71,7 +71,7 @@ pub fn die(name: &str, call: u64, cause: Cause) -> ! {
         crate::say!("MPIFT: rank {rank} dies {at}, cause {}, {t:.3} s after MPI_Init", cause.name());
     }
     trace::died(call, name);
-    crate::engine::zombie::kill_me()
+    crate::engine::dead::zombie::kill_me()
 }
 
 /// A death the program asked for (`Sim_FT_kill_me`, a mapped signal, `exit`).

@@ -336,7 +336,7 @@ fn name_new(d: &mut Dump, h: Sim_FT_MPI_Comm) {
 
 /// Gives communicator `h` its name, once (`comms.R` gets a line).
 fn name_comm(d: &mut Dump, h: Sim_FT_MPI_Comm, name: String) {
-    let Some(id) = crate::engine::comm::read(h, |st| st.id) else { return };
+    let Some(id) = crate::engine::registry::comm::read(h, |st| st.id) else { return };
     if d.names.iter().any(|(i, _)| *i == id) {
         return;
     }
@@ -350,7 +350,7 @@ fn name_of(id: u64, names: &[(u64, String)]) -> String {
 }
 
 fn view(h: Sim_FT_MPI_Comm, names: &[(u64, String)]) -> Option<CommView> {
-    crate::engine::comm::read(h, |st| CommView {
+    crate::engine::registry::comm::read(h, |st| CommView {
         id: st.id,
         name: name_of(st.id, names),
         rank: st.rank,
@@ -372,13 +372,13 @@ fn requests(reqs: *const Sim_FT_MPI_Request, n: c_int) -> Vec<String> {
 }
 
 fn describe_request(h: Sim_FT_MPI_Request) -> String {
-    use crate::engine::req_state::Kind;
-    let Ok(st) = crate::engine::request::lookup(h) else { return "null".into() };
+    use crate::engine::registry::req_state::Kind;
+    let Ok(st) = crate::engine::registry::request::lookup(h) else { return "null".into() };
     if st.persistent && !st.active {
         return "inactive".into();
     }
     let peer = st.peer;
-    let (id, world) = crate::engine::comm::read(st.comm.0, |c| (c.id, usize::try_from(peer).ok().and_then(|p| c.peer_world(p)))).unwrap_or((0, None));
+    let (id, world) = crate::engine::registry::comm::read(st.comm.0, |c| (c.id, usize::try_from(peer).ok().and_then(|p| c.peer_world(p)))).unwrap_or((0, None));
     // The peer as a world rank ("any": MPI_ANY_SOURCE).
     let w = world.map_or_else(|| "any".to_string(), |w| w.to_string());
     match st.kind {

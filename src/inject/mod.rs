@@ -2,7 +2,7 @@
 //! (docs/INJECTION.md; thesis 5.3.6, 5.4, 5.5.2). It sets the engine's knobs at
 //! `MPI_Init` and hears of deaths through `engine::base::observer`.
 //!
-//! May import: engine, engine::base, protocol, transport.
+//! May import: engine, engine::base, engine::registry, engine::colls, engine::news, engine::own, engine::agree, engine::join, engine::revoke, engine::dead, engine::progress, engine::complete, engine::entry, protocol, transport.
 //!
 //! - [`policy`]: the `MPIFT_KILL` / `MPIFT_BITFLIP` languages (pure, unit-tested);
 //! - [`rng`]: seeded generators, one stream per rank and purpose;
@@ -56,7 +56,7 @@ use crate::inject::plan::{Cause, Plan};
 use crate::inject::policy::{KillPolicy, Node};
 use crate::inject::settings::{Agreed, RuleVars};
 use crate::engine::base::edges;
-use crate::engine::news;
+use crate::engine::news::news;
 use crate::transport::{self, window, MPI_Comm};
 use std::cell::Cell;
 use std::ffi::CString;
@@ -118,7 +118,7 @@ pub fn seed() -> Option<u64> {
 }
 
 /// `Sim_FT_decide_kill` (thesis 5.3.6): counts the call and applies the policy.
-/// May not return: the process then is a dead rank (`engine::zombie`).
+/// May not return: the process then is a dead rank (`engine::dead::zombie`).
 #[inline]
 pub fn decide_kill(name: &'static str) {
     let call = bump_calls();
@@ -253,7 +253,7 @@ fn node_of(s: &State) -> Vec<u32> {
     }
 }
 
-/// `engine::news` applied the death of these world ranks.
+/// `engine::news::news` applied the death of these world ranks.
 pub fn on_dead(newly: &[u32]) {
     if verbose() >= 2 && !is_dead() {
         crate::say!("MPIFT: rank {} learns that rank{} {:?} died", world_rank(), if newly.len() == 1 { "" } else { "s" }, newly);
@@ -377,7 +377,7 @@ fn configure_engine(agreed: &Agreed, size: u32, any_multithreaded: bool) -> Resu
         return Err(format!("invalid MPIFT_SPARES: {} spares leave no process of the {size} launched for the program", agreed.spares).into());
     }
     crate::engine::base::process::set_spares(agreed.spares as usize, size as usize);
-    let own = agreed.own_allreduce.unwrap_or_else(crate::engine::allreduce::default_own);
+    let own = agreed.own_allreduce.unwrap_or_else(crate::engine::own::allreduce::default_own);
     crate::engine::base::settings::install(&crate::engine::base::settings::Settings {
         fanout: agreed.fanout,
         nonblocking_colls: agreed.nb_colls,
@@ -444,7 +444,7 @@ pub fn set_callback(cb: Option<Callback>, ctx: *mut c_void) {
 
 // --- MPI_Finalize ------------------------------------------------------------------
 
-/// The report's gather, from `MPI_Finalize` (live ranks) or `engine::zombie`
+/// The report's gather, from `MPI_Finalize` (live ranks) or `engine::dead::zombie`
 /// (dead ranks): the same collective at every process (see [`report`]).
 pub fn finalize() {
     edges::set(edges::ARMED, false);

@@ -5,7 +5,7 @@
 //! recovery calls (revoke, shrink, agree, ack) with their durations, and its own
 //! death. At `MPI_Finalize` every process, live or dead, sends its numbers to
 //! rank 0 with one gather on the layer's `shadow` communicator: live ranks from
-//! `calls::lifecycle::finalize`, dead ones from `engine::zombie` once they stop
+//! `calls::lifecycle::finalize`, dead ones from `engine::dead::zombie` once they stop
 //! serving, both after every live rank has set its finalizing flag and before the
 //! window is freed, so the gather is the same collective everywhere. Rank 0
 //! writes one JSON document (by hand: a few objects do not need a serde

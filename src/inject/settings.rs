@@ -20,22 +20,22 @@ pub(super) struct Agreed {
     /// `MPIFT_SPARES`: launched processes kept aside for `MPI_Comm_spawn`
     /// (calls::spares).
     pub(super) spares: u32,
-    /// Fan-out of the agreement tree (engine::ft).
+    /// Fan-out of the agreement tree (engine::agree::ft).
     pub(super) fanout: u32,
     /// `MPIFT_COLLECTIVES=nonblocking`: blocking collectives run as their
-    /// non-blocking forms plus MPIFT's wait (engine::hooks).
+    /// non-blocking forms plus MPIFT's wait (engine::entry::hooks).
     pub(super) nb_colls: bool,
     /// `MPIFT_BARRIER=host`: `MPI_Barrier` is the host's, not MPIFT's own
-    /// (engine::barrier).
+    /// (engine::own::barrier).
     pub(super) host_barrier: bool,
     /// `MPIFT_ALLREDUCE`: Some(true) `own`, Some(false) `host`, None the host
-    /// MPI's default (engine::allreduce::default_own).
+    /// MPI's default (engine::own::allreduce::default_own).
     pub(super) own_allreduce: Option<bool>,
 }
 
 /// Rank 0 reads its environment (and `MPIFT_KILL_FILE`).
 fn read_environment(names: &RuleVars) -> Agreed {
-    let requested = crate::engine::ft::requested_fanout();
+    let requested = crate::engine::agree::ft::requested_fanout();
     let fanout = if requested > 0 { requested } else { crate::engine::base::settings::DEFAULT_FANOUT };
     let mut a = Agreed { seed: 0, seed_from: "chosen", kill: String::new(), bitflip: None, error: None, spares: 0, fanout, nb_colls: false, host_barrier: false, own_allreduce: None };
     if let Some(v) = std::env::var("MPIFT_SPARES").ok().filter(|v| !v.trim().is_empty()) {

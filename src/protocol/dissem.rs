@@ -1,4 +1,4 @@
-//! MPIFT's own barrier: a dissemination barrier whose wait can stop (engine::barrier).
+//! MPIFT's own barrier: a dissemination barrier whose wait can stop (engine::own::barrier).
 //!
 //! Round i (d = 2^i < n): member r sends to (r + d) mod n and receives from
 //! (r - d) mod n; after round ceil(log2 n) every member has heard, directly or

@@ -1,6 +1,6 @@
 //! When a dead rank may leave (issue 52): the exit rule, one pure function.
 //!
-//! A dead rank serves (engine::zombie) until nobody can need it any more, then
+//! A dead rank serves (engine::dead::zombie) until nobody can need it any more, then
 //! frees MPIFT's window with the others and ends. Leaving too early strands a
 //! process: the other members of a collective it owes wait in it for ever. The
 //! collectives it owes are those its members' logs show entered: every live
@@ -134,7 +134,7 @@ pub fn decide(v: &View) -> Exit {
     Exit::Go
 }
 
-/// The rule before issue 52 (engine::zombie::serve at 12ba021, transcribed): the
+/// The rule before issue 52 (engine::dead::zombie::serve at 12ba021, transcribed): the
 /// same, but the logs of ranks that died after this one need not have been read
 /// since. Kept for the mutation test (tests/protocol_exit.rs): the model fails
 /// with it.

@@ -28,7 +28,7 @@
 //! subtree, every result the AND of all values, whoever computes it: the result
 //! is uniform (ULFM's requirement) without any further round.
 //!
-//! Pure: the driver (`engine::ft` over RMA, or the tests in memory) supplies
+//! Pure: the driver (`engine::agree::ft` over RMA, or the tests in memory) supplies
 //! snapshots of other members' slots and what this member knows of deaths, and
 //! publishes what [`Agreement::advance`] asks it to.
 

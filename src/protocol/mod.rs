@@ -6,7 +6,7 @@
 //! May import: nothing.
 //!
 //! Production runs:
-//! - [`ftagree`]: the tree agreement over published slots (`engine::ft`), with
+//! - [`ftagree`]: the tree agreement over published slots (`engine::agree::ft`), with
 //!   [`agree`], the bitmap encoding of agree and shrink.
 //! - [`failures`]: known vs acknowledged failures of a communicator (ULFM ack rules).
 //! - [`dissem`]: MPIFT's own barrier (dissemination, stamped messages), which a

@@ -10,7 +10,7 @@
 //! on communicator A waits for a member that is itself waiting in a collective on
 //! communicator B for this dead rank's part there: with two dead ranks in two
 //! overlapping communicators, each could hold the other's. As [`Part`]s, a dead
-//! rank is in every owed collective at once (engine::standin drives them all from
+//! rank is in every owed collective at once (engine::join::standin drives them all from
 //! one loop), so no order of events between communicators decides liveness.
 //!
 //! A part carries no data of its own: a stand-in's contribution is thrown away
@@ -36,7 +36,7 @@ pub enum Kind {
 
 /// The exchanges of member `me` of `n` in a collective of `kind`, in order: the
 /// same messages, to the same members, as the blocking forms send
-/// (engine::barrier, engine::allreduce), so live members running those and
+/// (engine::own::barrier, engine::own::allreduce), so live members running those and
 /// stand-ins running parts meet.
 pub fn schedule(kind: Kind, me: usize, n: usize) -> Vec<Exchange> {
     match kind {

@@ -1,5 +1,5 @@
 //! MPIFT's own allreduce schedule: recursive doubling, with the members beyond
-//! the largest power of two folded in first (engine::allreduce).
+//! the largest power of two folded in first (engine::own::allreduce).
 //!
 //! With n = p + rem members, p the largest power of two <= n: among the first
 //! 2 * rem members, each even one hands its data to the odd one after it and

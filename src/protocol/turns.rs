@@ -36,7 +36,7 @@
 //! reads, so one of them sees the other: the enterer never enters, or the leaver
 //! stays.
 //!
-//! Pure: the engine (engine::turns) publishes, reads the others' windows with
+//! Pure: the engine (engine::dead::turns) publishes, reads the others' windows with
 //! RMA and feeds [`Turn::decide`] and [`Turn::abandon`] what it read.
 
 /// What a dead rank publishes.

@@ -231,7 +231,7 @@ pub fn remote_group(comm: crate::transport::MPI_Comm, group: &mut crate::transpo
     unsafe { mpi::MPI_Comm_remote_group(comm, group) }
 }
 
-// ---- dead-rank joins (engine::join, engine::topo) and engine::describe ----
+// ---- dead-rank joins (engine::join::join, engine::join::topo) and engine::colls::describe ----
 
 /// `MPI_Intercomm_merge`.
 pub fn intercomm_merge(intercomm: crate::transport::MPI_Comm, high: c_int, newcomm: &mut crate::transport::MPI_Comm) -> c_int {

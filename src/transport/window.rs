@@ -13,7 +13,7 @@
 //! | words | written by | meaning |
 //! |---|---|---|
 //! | `NEWS_GEN` | others (accumulate) | bumped after every news item |
-//! | `FINALIZING` | owner | 1: the owner's program is done (in `MPI_Finalize`, still filling in); 2: it logs nothing more (engine::news) |
+//! | `FINALIZING` | owner | 1: the owner's program is done (in `MPI_Finalize`, still filling in); 2: it logs nothing more (engine::news::news) |
 //! | `REVOKE_HEAD` | others (fetch-and-op) | slots taken in the revoke ring |
 //! | `LOG_HEAD` | owner | collective log entries written so far |
 //! | `KILL_TICKETS` | others (fetch-and-op) | rank 0's only: injected deaths so far (`max=M`, src/inject) |
@@ -23,7 +23,7 @@
 //! | `RING + 3i` | others | revoke ring: (horizon + 1 or 0, comm id, check), one update |
 //! | `SENT + z` | rank z | messages z sent here per communicator before it died |
 //! | `LOG + k*E` | owner | the owner's last `LOG_LEN` collective descriptors |
-//! | `FT + j*F` | owner | agreement slots (engine::ft): what the owner published for an agree or shrink |
+//! | `FT + j*F` | owner | agreement slots (engine::agree::ft): what the owner published for an agree or shrink |
 //!
 //! Memory-order rule (the Dekker pair behind revoke and death, docs/ARCHITECTURE.md):
 //! the owner writes its log entry, fences, then reads its news; a writer of news
@@ -44,7 +44,7 @@ pub const LOG_HEAD: usize = 3;
 /// Deaths the injection policy has granted, job-wide: used in rank 0's region only.
 pub const KILL_TICKETS: usize = 4;
 /// The id of the communicator whose `MPIX_Comm_agree` this process is in (0: none;
-/// engine::ft, read by engine::fillin).
+/// engine::agree::ft, read by engine::dead::fillin).
 pub const IN_AGREE: usize = 5;
 /// Spare processes handed out so far (`MPIFT_SPARES`, calls::spares): rank 0's
 /// region only.
@@ -73,7 +73,7 @@ pub const ENTRY_STATE: usize = 14;
 pub const PENDING: u64 = 0;
 pub const ENTERED: u64 = 1;
 pub const CANCELLED: u64 = 2;
-/// Agreement slots per process (engine::ft), and how many consecutive slots an
+/// Agreement slots per process (engine::agree::ft), and how many consecutive slots an
 /// instance may land in (its probe window).
 pub const FT_SLOTS: usize = 64;
 pub const FT_PROBE: usize = 4;
@@ -118,12 +118,12 @@ pub struct Window {
 // The window is only used from the thread that calls MPI (MPI_THREAD_SINGLE/FUNNELED).
 // SAFETY: the fields are a host handle and the address of memory the host
 // allocated for the whole process (valid from any thread until `free`); the one
-// window lives in engine::news's runtime behind a `Serial` lock, so one thread
+// window lives in engine::news::news's runtime behind a `Serial` lock, so one thread
 // at a time uses it.
 unsafe impl Send for Window {}
 // SAFETY: `&Window` methods only do volatile loads and stores of the own region
 // and host RMA calls (which the host allows from any thread), and the window is
-// reached through engine::news's `Serial` lock: one thread at a time.
+// reached through engine::news::news's `Serial` lock: one thread at a time.
 unsafe impl Sync for Window {}
 
 impl Window {
@@ -141,7 +141,7 @@ impl Window {
     pub fn log(&self) -> usize {
         self.ring() + RING_SLOT * RING_LEN + self.n * 2 * SENT_SLOTS
     }
-    /// Offset of agreement slot `j` (engine::ft).
+    /// Offset of agreement slot `j` (engine::agree::ft).
     pub fn ft_slot(&self, j: usize) -> usize {
         self.log() + LOG_LEN * self.entry_words() + j * self.ft_slot_words()
     }
@@ -210,7 +210,7 @@ impl Window {
     /// Collective: closes the epoch and frees the window (in `MPI_Finalize`).
     pub fn free(&mut self) {
         // SAFETY: the window `create` made, its lock_all epoch open; after this
-        // `base` dangles, and the one caller (engine::news::stop) drops the window
+        // `base` dangles, and the one caller (engine::news::news::stop) drops the window
         // right after, having cleared the pointers it handed out.
         unsafe {
             mpi::MPI_Win_unlock_all(self.win);
@@ -383,7 +383,7 @@ mod tests {
 
 impl Window {
     /// Address of word `at` of this process's own region, for a reader or writer
-    /// that cannot take the lock the window sits behind (engine::news's fast
+    /// that cannot take the lock the window sits behind (engine::news::news's fast
     /// path). Valid until [`Window::free`]; reads and writes through it must be
     /// volatile, like [`Window::load`] and [`Window::store`].
     /// Making the pointer is safe; whoever reads or writes through it argues

@@ -1,7 +1,7 @@
 """Blocking host calls a dead rank can reach (issue 53), for tests/arch/check.py.
 
 A dead rank joins the host's blocking collectives one communicator at a time, in
-turns (engine::turns): every dead rank inside a blocking join is inside the same
+turns (engine::dead::turns): every dead rank inside a blocking join is inside the same
 communicator, so two dead ranks never wait for each other in two places. The rule
 holds only if every host call that can block and that a dead rank, a fill-in, a
 catch-up or `MPI_Finalize` reaches says why it cannot break it. So every such

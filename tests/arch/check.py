@@ -47,7 +47,7 @@ nothing and exits 0 when the tree keeps the rules:
 
 The file graph (for file-cycle and --summary; tests/arch/filegraph.py).  Its
 nodes are the .rs files of src/.  An *arrow* runs from file A to file B when
-A names an item of module B, resolved to B's file (src/engine/news.rs or
+A names an item of module B, resolved to B's file (src/engine/news/news.rs or
 src/engine/news/mod.rs; an item a folder's mod.rs defines resolves to that
 mod.rs; the longest prefix of the path that is a file's module wins, so a
 path into an inline module stays in its file), by:

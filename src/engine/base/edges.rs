@@ -5,7 +5,7 @@
 //!
 //! Each bit *is* its flag, not a copy of it: the modules that own the flags set
 //! and clear their bits here ([`set`]), and read them here ([`any`]). Only
-//! [`AGREEING`] is derived (from engine::ft's count of running operations,
+//! [`AGREEING`] is derived (from engine::agree::ft's count of running operations,
 //! resynchronised after every change of the count); under
 //! `MPI_THREAD_MULTIPLE` two threads could interleave that, so there the word
 //! carries [`MULTI`] for good and the entry never takes the one-load way.
@@ -16,13 +16,13 @@ use std::sync::atomic::{AtomicU32, Ordering};
 pub const INACTIVE: u32 = 1;
 /// Fault injection's slow path is on: a policy, a callback, tracing (inject).
 pub const ARMED: u32 = 1 << 1;
-/// Some failure or revoke is known here (engine::comm).
+/// Some failure or revoke is known here (engine::registry::comm).
 pub const TROUBLE: u32 = 1 << 2;
-/// Some agreement or shrink is running here (engine::ft).
+/// Some agreement or shrink is running here (engine::agree::ft).
 pub const AGREEING: u32 = 1 << 3;
-/// Communicators to release at the call's end (engine::comm).
+/// Communicators to release at the call's end (engine::registry::comm).
 pub const DEFERRED: u32 = 1 << 4;
-/// Receives of revoked communicators to end at the call's end (engine::revoke).
+/// Receives of revoked communicators to end at the call's end (engine::revoke::revoke).
 pub const OWED_END: u32 = 1 << 5;
 /// The host runs at `MPI_THREAD_MULTIPLE` (module docs).
 pub const MULTI: u32 = 1 << 6;

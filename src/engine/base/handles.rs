@@ -7,7 +7,7 @@
 //! is ever dereferenced: a handle is looked up in the layer's registry, so a null,
 //! freed or garbage handle becomes `MPI_ERR_COMM` / `MPI_ERR_REQUEST`, never
 //! undefined behaviour (GUIDE principle 8). The lookups that turn a handle into
-//! a [`CommRef`] are the registry's (`engine::args`).
+//! a [`CommRef`] are the registry's (`engine::registry::args`).
 #![allow(non_camel_case_types, non_upper_case_globals)]
 
 use crate::transport::MPI_Comm;
@@ -68,7 +68,7 @@ pub struct CommRef {
     pub real: MPI_Comm,
     /// Revoked (ULFM): only local calls, agree and shrink remain allowed.
     pub revoked: bool,
-    /// Job-wide communicator id (see `engine::comm::CommState::id`).
+    /// Job-wide communicator id (see `engine::registry::comm::CommState::id`).
     pub id: u64,
     pub rank: i32,
     pub size: i32,
@@ -80,3 +80,12 @@ pub struct CommRef {
     pub foreign: bool,
 }
 
+/// A real MPI handle kept in MPIFT's tables. Open MPI's handles are pointers, so
+/// they are not `Send`; the tables are only touched under their mutex.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Real<T>(pub T);
+// SAFETY: `Real` only ever wraps handles (the host's, and MPIFT's own handle
+// pointers, which are never dereferenced): opaque tokens that the host or
+// MPIFT's registries resolve, not memory Rust reads through, so moving one to
+// another thread shares no data; the tables holding them sit behind a mutex.
+unsafe impl<T> Send for Real<T> {}

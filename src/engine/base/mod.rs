@@ -1,7 +1,7 @@
 //! The engine's base: the types and words every other part of the engine, and
 //! the layers above it, use. It knows no registry and no protocol step: a handle
 //! here is a type, not an entry of a table (the lookups are the registries',
-//! `engine::args`).
+//! `engine::registry::args`).
 //!
 //! - MPIFT's C handle types and the checks of an argument that need no registry
 //!   ([`handles`]); the error classes and the one failure type of every layer
@@ -15,7 +15,7 @@
 //!   registered at `MPI_Init` ([`observer`]; the reason a dead rank waits is
 //!   protocol::exit's type, the one thing base takes from the protocols).
 //! - The service's functions, registered at `MPI_Init`, through which the
-//!   engine's waits below engine::service run it ([`progress`]).
+//!   engine's waits below engine::progress::service run it ([`progress`]).
 //!
 //! May import: protocol, transport.
 

@@ -1,6 +1,6 @@
-//! The progress hook: how the engine's own waits below engine::service (the
+//! The progress hook: how the engine's own waits below engine::progress::service (the
 //! channel of MPIFT's collectives, the agreements' waits and slots) run the
-//! service without importing it. engine::service registers its functions once
+//! service without importing it. engine::progress::service registers its functions once
 //! at `MPI_Init` ([`register`], called by `service::install`), as Open MPI's
 //! components register with `opal_progress_register`. Before registration (the
 //! in-memory unit tests) each hook does what the service does when it has
@@ -14,7 +14,7 @@ use crate::engine::base::edges;
 use crate::engine::base::errors::Failure;
 use std::sync::OnceLock;
 
-/// The service's functions, one per way a wait runs it (engine::service has
+/// The service's functions, one per way a wait runs it (engine::progress::service has
 /// each one's contract).
 pub struct Hooks {
     /// `service::must_poll` past its first look at the edges word: an agreement

@@ -1,7 +1,7 @@
 //! The process's runtime context: the window, the shadow communicator, what
 //! this process knows of dead ranks and revoked communicators. One lock
 //! (`Serial`) guards it;
-//! [`with`] is the one way in. `engine::news` fills it from the window's news and
+//! [`with`] is the one way in. `engine::news::news` fills it from the window's news and
 //! creates and ends it at `MPI_Init` and `MPI_Finalize` ([`install`], [`take`]);
 //! every part of the engine reads it.
 
@@ -13,7 +13,7 @@ use std::collections::HashMap;
 pub struct Runtime {
     pub win: Window,
     pub shadow: MPI_Comm,
-    /// The persistent receive of wake messages, and its buffer (engine::wake).
+    /// The persistent receive of wake messages, and its buffer (engine::news::wake).
     pub(crate) wake_req: MPI_Request,
     pub(crate) wake_buf: Box<[u64; 4]>,
     /// Revoke hints sent and not known complete yet, with their buffers.
@@ -23,7 +23,7 @@ pub struct Runtime {
     pub dead_order: Vec<u32>,
     /// Revoked communicator ids, with the horizon once published.
     pub revoked: HashMap<u64, Option<u64>>,
-    /// The next revoke-ring slot to read (engine::news).
+    /// The next revoke-ring slot to read (engine::news::news).
     pub(crate) ring_next: u64,
     /// Collective log entries written by this process.
     pub(crate) log_count: u64,
@@ -42,12 +42,12 @@ pub fn with<R>(f: impl FnOnce(&mut Runtime) -> R) -> Option<R> {
     RT.lock().as_mut().map(f)
 }
 
-/// Makes `rt` the process's runtime (`MPI_Init`, engine::news::start).
+/// Makes `rt` the process's runtime (`MPI_Init`, engine::news::news::start).
 pub fn install(rt: Runtime) {
     *RT.lock() = Some(rt);
 }
 
-/// Ends the process's runtime and hands it back (`MPI_Finalize`, engine::news::stop).
+/// Ends the process's runtime and hands it back (`MPI_Finalize`, engine::news::news::stop).
 pub fn take() -> Option<Runtime> {
     RT.lock().take()
 }

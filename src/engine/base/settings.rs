@@ -77,7 +77,7 @@ pub fn own_barrier() -> bool {
     OWN_BARRIER.load(Ordering::Relaxed)
 }
 
-/// Small predefined allreduces run as MPIFT's own (engine::allreduce::eligible).
+/// Small predefined allreduces run as MPIFT's own (engine::own::allreduce::eligible).
 #[inline]
 pub fn own_allreduce() -> bool {
     OWN_ALLREDUCE.load(Ordering::Relaxed)
@@ -108,7 +108,7 @@ pub fn debug() -> bool {
 }
 
 /// `MPIFT_DEBUG` is set, `stuck` included: a dead rank that cannot leave says why
-/// (engine::zombie), and nothing else is printed with `stuck`, so a hunt for a
+/// (engine::dead::zombie), and nothing else is printed with `stuck`, so a hunt for a
 /// rare hang keeps the timing of a quiet run.
 pub fn debug_stuck() -> bool {
     debug_setting().is_some()

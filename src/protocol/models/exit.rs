@@ -10,7 +10,7 @@
 //!   one of its steps and are served only at a step of the target (MPICH serves
 //!   RMA only while the target is inside MPI), so what it knows lags;
 //! - a death's news lands in each other process at a later step of the dead
-//!   rank (its announcement, engine::zombie::announce);
+//!   rank (its announcement, engine::dead::zombie::announce);
 //! - a dead rank joins collective `s` of a communicator once every member has
 //!   its news and every member it does not know dead is in its cache as having
 //!   entered `s`; the join completes once every member is in;

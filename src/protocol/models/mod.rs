@@ -4,7 +4,7 @@
 //! May import: protocol.
 //!
 //! - [`colljoin`]: dead-rank joins, revoke horizon and catch-up, the model behind
-//!   `engine::zombie` and `engine::revoke`.
+//!   `engine::dead::zombie` and `engine::revoke::revoke`.
 //! - [`colljoin_machine`]: one rank's state machine in that model.
 //! - [`exit`]: the end of a job with dead ranks, driven by protocol::exit, with
 //!   [`exit_world`], its programs.

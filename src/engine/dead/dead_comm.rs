@@ -1,0 +1,77 @@
+//! What a dead rank keeps (engine::dead::zombie): per communicator it is in, its
+//! requests started alive, its dummy joins in flight, and the communicators
+//! made after its death that it takes up.
+
+use crate::engine::registry::comm_state;
+use crate::engine::base::runtime;
+use crate::engine::colls::describe::Desc;
+use crate::engine::join::join_types::Pending;
+use crate::engine::agree::ft::Shrunk;
+use crate::transport::{MPI_Comm, MPI_Request};
+use std::collections::HashMap;
+
+/// What a zombie keeps per communicator it is in.
+pub struct ZComm {
+    pub id: u64,
+    pub real: MPI_Comm,
+    pub rank: usize,
+    pub members: Vec<u32>,
+    /// An intercommunicator's remote group (world ranks, [`comm_state::FOREIGN`]
+    /// outside this world); empty otherwise.
+    pub remote: Vec<u32>,
+    pub inter: bool,
+    pub seq: u64,
+    /// `seq` when this rank died: a join since (engine::dead::zombie::join_next) means every member
+    /// not known dead had entered every collective up to `alive_seq`.
+    pub alive_seq: u64,
+}
+
+/// A request this rank started alive and has not seen complete; a non-blocking
+/// collective's communicator id and number.
+pub struct Own {
+    pub req: MPI_Request,
+    pub coll: Option<(u64, u64)>,
+    /// A point-to-point request (MPI allows cancelling only those).
+    pub p2p: bool,
+}
+
+impl ZComm {
+    /// World ranks of the members, an intercommunicator's remote group included
+    /// (another job's members, [`comm_state::FOREIGN`], excepted).
+    pub fn everyone(&self) -> impl Iterator<Item = u32> + '_ {
+        let remote = if self.inter { &self.remote[..] } else { &[] };
+        self.members.iter().chain(remote.iter()).copied().filter(|w| *w != comm_state::FOREIGN)
+    }
+
+    /// Every member but this rank that is not known dead has an entry among
+    /// `found` (the members' log entries of one collective): it entered it.
+    pub fn entered_by_the_others(&self, found: Option<&HashMap<u32, Desc>>) -> bool {
+        let me = self.members[self.rank];
+        self.everyone().all(|w| w == me || runtime::is_dead(w) || found.is_some_and(|f| f.contains_key(&w)))
+    }
+
+    /// World ranks that point-to-point ranks name (comm_state::CommState::peer_world).
+    pub fn peers(&self) -> &[u32] {
+        if self.inter {
+            &self.remote
+        } else {
+            &self.members
+        }
+    }
+}
+
+/// A dummy join still in flight: its communicator id, number and function code
+/// (for the stuck report).
+pub struct InFlight {
+    pub p: Pending,
+    pub what: (u64, u64, u32),
+}
+
+/// A shrink this dead rank had started made a communicator with it inside
+/// (engine::agree::ft, taken by the serve loop with `ft::take_shrunk`): serve it like
+/// the others.
+pub fn adopt_shrunk(s: Shrunk) -> ZComm {
+    let rank = s.live.iter().position(|r| *r as usize == s.old_rank).expect("in the new communicator");
+    let members = s.live.iter().map(|r| s.members[*r as usize]).collect();
+    ZComm { id: s.id, real: s.real, rank, members, remote: Vec::new(), inter: false, seq: 0, alive_seq: 0 }
+}
