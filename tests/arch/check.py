@@ -87,7 +87,9 @@ Usage:
   python3 tests/arch/check.py --no-file-cycles   leave out the rule file-cycle
   python3 tests/arch/check.py --summary          counts per rule, per unit, and the file
                                                  graph per folder (exit 0)
-  python3 tests/arch/check.py --svg FILE         also draw the layers as SVG
+  python3 tests/arch/check.py --svg FILE         also draw the layers as SVG (tests/arch/picture.py)
+  python3 tests/arch/check.py --inside engine --svg FILE
+                                                 ... or the rooms of one folder
   python3 tests/arch/check.py --blocking         the blocking host calls and their marks (exit 0)
 
 Python 3 standard library only.
@@ -95,7 +97,6 @@ Python 3 standard library only.
 
 import argparse
 import bisect
-import math
 import os
 import re
 import sys
@@ -104,6 +105,7 @@ from collections import defaultdict
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import blocking  # noqa: E402  (tests/arch/blocking.py)
 import filegraph  # noqa: E402  (tests/arch/filegraph.py)
+import picture  # noqa: E402  (tests/arch/picture.py)
 
 MAX_FILE_LINES = 600
 MAX_FN_LINES = 80
@@ -482,19 +484,22 @@ class Tree:
 
 
 def read_doc(u):
-    """Fill u.may, u.may_line, u.job from the opening `//!` lines."""
+    """Fill u.may, u.may_line, u.job (the first paragraph) from the opening `//!` lines."""
     if u.doc_src is None:
         return
     lines = u.doc_src.text.split("\n")
+    job_open = True  # the job is the first paragraph of the docs
     for i, line in enumerate(lines):
         t = line.strip()
         if not t:
             continue
         if t.startswith("//!"):
             body = t[3:].strip()
-            if not u.job and body:
-                u.job = body
             m = MAY_RE.match(line)
+            if job_open and body and not m:
+                u.job = (u.job + " " + body) if u.job else body
+            elif u.job:
+                job_open = False
             if m and u.may is None:
                 u.may = parse_may(m.group(1))
                 u.may_line = i + 1
@@ -958,247 +963,6 @@ def summary(tree, res):
 
 
 # ---------------------------------------------------------------------------
-# --svg
-# ---------------------------------------------------------------------------
-
-def _esc(s):
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-
-
-def _wrap(text, width, lines):
-    words, out, cur = text.split(), [], ""
-    for w in words:
-        if len(cur) + len(w) + (1 if cur else 0) <= width:
-            cur = (cur + " " + w) if cur else w
-        else:
-            if cur:
-                out.append(cur)
-            cur = w
-        if len(out) == lines:
-            break
-    if cur and len(out) < lines:
-        out.append(cur)
-    joined = " ".join(out)
-    if len(joined) < len(" ".join(words)) and out:
-        last = out[-1]
-        out[-1] = (last[:width - 1] if len(last) >= width else last) + "\u2026"
-    return [o[:width] if len(o) > width else o for o in out]
-
-
-def floors(tree):
-    g = declared_graph(tree)
-    memo, busy = {}, set()
-
-    def fl(v):
-        if v in memo:
-            return memo[v]
-        if v in busy:
-            return 0  # a cycle: layer-cycle reports it
-        busy.add(v)
-        f = 1 + max([fl(w) for w in g[v]] or [0])
-        busy.discard(v)
-        memo[v] = f
-        return f
-
-    return {v: fl(v) for v in g}
-
-
-def svg(tree, res):
-    W = 900
-    BOX_H = 78
-    MIN_GAP = 72
-    TOP = 80
-    fl = floors(tree)
-    nfl = max(fl.values() or [1])
-    rows = defaultdict(list)
-    for n, f in fl.items():
-        rows[f].append(n)
-
-    # x: bottom floor by name, upper floors by mean x of what they may import
-    xpos, width, slot_of = {}, {}, {}
-    g = declared_graph(tree)
-    for f in range(1, nfl + 1):
-        row = rows[f]
-
-        def key(n):
-            xs = [xpos[m] for m in g[n] if m in xpos]
-            return (sum(xs) / len(xs) if xs else W / 2, n)
-
-        row.sort(key=key if f > 1 else (lambda n: n))
-        k = len(row)
-        left, right = 90, W - 20
-        slot = (right - left) / max(k, 1)
-        for i, n in enumerate(row):
-            xpos[n] = left + slot * (i + 0.5)
-            width[n] = min(190, slot - 16)
-            slot_of[n] = i
-
-    lines_of = defaultdict(int)
-    files_of = defaultdict(int)
-    for s in tree.sources:
-        u = tree.unit_of_file(s.rel)
-        files_of[u] += 1
-        lines_of[u] += s.nlines
-    edges = defaultdict(lambda: [0, 0])  # (a, b) -> [count, bad]
-    for rel, ln, frm, to, ok in res.refs:
-        if frm in xpos and to in xpos:
-            edges[(frm, to)][0] += 1
-            if not ok:
-                edges[(frm, to)][1] += 1
-
-    # same-floor arrows arc above (rightwards) or below (leftwards) their
-    # floor, higher the further apart; floors get the room their arcs need
-    arc = {}
-    room_above, room_below = defaultdict(lambda: 0), defaultdict(lambda: 0)
-    for (a, b) in edges:
-        if fl[a] == fl[b]:
-            steps = abs(slot_of[a] - slot_of[b])
-            off = BOX_H / 2 + 18 + 16 * (steps - 1)
-            up = xpos[b] > xpos[a]
-            arc[(a, b)] = -off if up else off
-            room = room_above if up else room_below
-            room[fl[a]] = max(room[fl[a]], off - BOX_H / 2 + 12)
-    floor_y = {}
-    y = TOP + 12 + room_above[nfl]
-    for f in range(nfl, 0, -1):
-        floor_y[f] = y
-        if f > 1:
-            y += BOX_H + max(MIN_GAP, room_below[f] + room_above[f - 1] + 24)
-    H = int(floor_y[1] + BOX_H + room_below[1] + 70)
-    pos = {n: (xpos[n], floor_y[fl[n]] + BOX_H / 2, width[n], BOX_H) for n in xpos}
-
-    o = []
-    o.append('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
-             'font-family="Helvetica, Arial, sans-serif">' % (W, H, W, H))
-    o.append('<defs>')
-    for name, col in (("ok", "#777777"), ("bad", "#d62728")):
-        o.append('<marker id="arrow-%s" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="10" '
-                 'markerHeight="10" markerUnits="userSpaceOnUse" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="%s"/></marker>' % (name, col))
-    o.append('</defs>')
-    o.append('<rect width="100%" height="100%" fill="white"/>')
-    o.append('<text x="20" y="28" font-size="17" font-weight="bold">Layers of %s/ (floors from the '
-             '<tspan font-family="monospace">//! May import:</tspan> lines)</text>' % _esc(tree.src_rel))
-    o.append('<text x="20" y="46" font-size="12" fill="#444">A unit sits one floor above the highest unit it may '
-             'import. Arrows: the crate:: references found in the code, with their count;</text>')
-    o.append('<text x="20" y="61" font-size="12" fill="#444">red when the importer\'s May-import line does not '
-             'allow them. Dashed box: no May-import line.</text>')
-    for f in range(1, nfl + 1):
-        y = floor_y[f]
-        o.append('<rect x="10" y="%d" width="%d" height="%d" fill="%s" rx="6"/>' % (
-            y - 12, W - 20, BOX_H + 24, "#f6f8fb" if f % 2 else "#eef2f7"))
-        o.append('<text x="20" y="%d" font-size="12" fill="#667">floor %d</text>' % (y + BOX_H / 2 + 4, f))
-
-    def border(n, tx, ty):
-        cx, cy, bw, bh = pos[n]
-        dx, dy = tx - cx, ty - cy
-        if dx == 0 and dy == 0:
-            return cx, cy
-        sx = (bw / 2) / abs(dx) if dx else float("inf")
-        sy = (bh / 2) / abs(dy) if dy else float("inf")
-        s = min(sx, sy)
-        return cx + dx * s, cy + dy * s
-
-    def blockers(a, b):
-        """Boxes other than a's and b's that the straight a-b line crosses."""
-        ax, ay, bx, by = pos[a][0], pos[a][1], pos[b][0], pos[b][1]
-        hit = []
-        for n, (cx, cy, bw, bh) in pos.items():
-            if n in (a, b):
-                continue
-            for k in range(1, 20):
-                t = k / 20
-                x, y = ax + (bx - ax) * t, ay + (by - ay) * t
-                if abs(x - cx) <= bw / 2 + 8 and abs(y - cy) <= bh / 2 + 8:
-                    hit.append(n)
-                    break
-        return hit
-
-    labels = []
-    detour = {"left": 0, "right": 0}
-    for (a, b), (cnt, bad) in sorted(edges.items(), key=lambda e: (abs(fl[e[0][0]] - fl[e[0][1]]), e[0])):
-        ax, ay = pos[a][0], pos[a][1]
-        bx, by = pos[b][0], pos[b][1]
-        dx, dy = bx - ax, by - ay
-        dist = math.hypot(dx, dy) or 1
-        block = blockers(a, b)
-        if (a, b) in arc:
-            mxm, mym = (ax + bx) / 2, ay + arc[(a, b)]
-        elif block:
-            # around the boxes in the way, on the nearer side
-            lo = min(pos[n][0] - pos[n][2] / 2 for n in block)
-            hi = max(pos[n][0] + pos[n][2] / 2 for n in block)
-            mid = (ax + bx) / 2
-            if abs((mid - lo) - (hi - mid)) < 40:
-                side = "left" if dx < 0 else "right"  # towards the target
-            else:
-                side = "left" if (mid - lo) < (hi - mid) else "right"
-            if side == "left" and lo < 150:
-                side = "right"
-            elif side == "right" and hi > W - 80:
-                side = "left"
-            detour[side] += 1
-            off = 26 + 16 * (detour[side] - 1)
-            mxm, mym = (lo - off if side == "left" else hi + off), (ay + by) / 2
-            mxm = max(100.0, min(W - 45.0, mxm))
-        else:
-            px, py = dy / dist, -dx / dist  # a->b and b->a bend apart
-            mxm, mym = (ax + bx) / 2 + px * dist * 0.08, (ay + by) / 2 + py * dist * 0.08
-        # control point of the quadratic whose middle is (mxm, mym)
-        mx, my = 2 * mxm - (ax + bx) / 2, 2 * mym - (ay + by) / 2
-        x0, y0 = border(a, mx, my)
-        x1, y1 = border(b, mx, my)
-        col, mk = ("#d62728", "bad") if bad else ("#888888", "ok")
-        width = 1.2 + min(2.5, math.log(cnt + 1, 2) * 0.5)
-        o.append('<path d="M%.1f,%.1f Q%.1f,%.1f %.1f,%.1f" fill="none" stroke="%s" stroke-width="%.1f" '
-                 'marker-end="url(#arrow-%s)" opacity="0.85"/>' % (x0, y0, mx, my, x1, y1, col, width, mk))
-        lx, ly = 0.25 * x0 + 0.5 * mx + 0.25 * x1, 0.25 * y0 + 0.5 * my + 0.25 * y1
-        for _ in range(6):  # keep labels apart
-            if all(abs(lx - qx) > 24 or abs(ly - qy) > 16 for qx, qy, _t, _c in labels):
-                break
-            ly += 17
-        labels.append((lx, ly, str(cnt), col))
-
-    for n in sorted(pos):
-        cx, cy, bw, bh = pos[n]
-        u = tree.units[n]
-        x, y = cx - bw / 2, cy - bh / 2
-        dash = ' stroke-dasharray="5,3"' if u.may is None else ""
-        o.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%d" rx="7" fill="#ffffff" stroke="#35618f" '
-                 'stroke-width="1.6"%s/>' % (x, y, bw, bh, dash))
-        o.append('<text x="%.1f" y="%.1f" font-size="14" font-weight="bold" text-anchor="middle">%s</text>' % (
-            cx, y + 18, _esc(n)))
-        o.append('<text x="%.1f" y="%.1f" font-size="11" fill="#35618f" text-anchor="middle">%d files, %d lines'
-                 '</text>' % (cx, y + 33, files_of[n], lines_of[n]))
-        chars = max(10, int(bw / 5.6))
-        job = _wrap(u.job, chars, 2 if u.may is not None else 1)
-        for i, t in enumerate(job):
-            o.append('<text x="%.1f" y="%.1f" font-size="10" fill="#333" text-anchor="middle">%s</text>' % (
-                cx, y + 50 + 13 * i, _esc(t)))
-        if u.may is None:
-            o.append('<text x="%.1f" y="%.1f" font-size="10" fill="#d62728" text-anchor="middle">no May-import '
-                     'line</text>' % (cx, y + 63))
-    for lx, ly, t, col in labels:
-        w = 7 * len(t) + 6
-        o.append('<rect x="%.1f" y="%.1f" width="%d" height="15" rx="3" fill="white" stroke="%s" '
-                 'stroke-width="0.8"/>' % (lx - w / 2, ly - 8, w, col))
-        o.append('<text x="%.1f" y="%.1f" font-size="11" text-anchor="middle" fill="%s">%s</text>' % (
-            lx, ly + 4, col, t))
-    ly = H - 22
-    o.append('<line x1="20" y1="%d" x2="60" y2="%d" stroke="#888" stroke-width="2" marker-end="url(#arrow-ok)"/>'
-             % (ly, ly))
-    o.append('<text x="68" y="%d" font-size="12">allowed import (references)</text>' % (ly + 4))
-    o.append('<line x1="260" y1="%d" x2="300" y2="%d" stroke="#d62728" stroke-width="2" '
-             'marker-end="url(#arrow-bad)"/>' % (ly, ly))
-    o.append('<text x="308" y="%d" font-size="12">import-up (not in the importer\'s May-import line)</text>'
-             % (ly + 4))
-    nviol = sum(1 for v in res.violations if v[2] == "import-up")
-    o.append('<text x="%d" y="%d" font-size="12" text-anchor="end" fill="#444">%d import-up, src/lib.rs not '
-             'drawn</text>' % (W - 20, ly + 4, nviol))
-    o.append('</svg>')
-    return "\n".join(o) + "\n"
-
-
-# ---------------------------------------------------------------------------
 
 def main(argv=None):
     here = os.path.dirname(os.path.abspath(__file__))
@@ -1211,6 +975,7 @@ def main(argv=None):
                     help="leave out the rule file-cycle (circles of files inside one folder)")
     ap.add_argument("--summary", action="store_true", help="print counts per rule and per folder; exit 0")
     ap.add_argument("--svg", metavar="FILE", help="write a picture of the layers to FILE")
+    ap.add_argument("--inside", metavar="FOLDER", help="with --svg: draw the rooms of FOLDER (e.g. engine)")
     ap.add_argument("--blocking", action="store_true",
                     help="list the blocking host calls a dead rank, fill-in, catch-up or MPI_Finalize reaches; exit 0")
     args = ap.parse_args(argv)
@@ -1220,7 +985,7 @@ def main(argv=None):
     tree, res = check(args.src, file_cycles=not args.no_file_cycles)
     if args.svg:
         with open(args.svg, "w", encoding="utf-8") as f:
-            f.write(svg(tree, res))
+            f.write(picture.svg(picture.view(tree, res, inside=args.inside)))
     if args.summary:
         sys.stdout.write(summary(tree, res))
         return 0

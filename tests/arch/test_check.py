@@ -18,6 +18,7 @@ import xml.dom.minidom
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import picture  # noqa: E402
 import check  # noqa: E402
 import walk  # noqa: E402  (tests/arch/walk.py)
 
@@ -517,7 +518,51 @@ class Outputs(unittest.TestCase):
             tree, res = check.check(t.src)
         finally:
             t.close()
-        self.assertEqual(check.floors(tree), {"transport": 1, "protocol": 1, "engine": 2})
+        self.assertEqual(picture.floors(picture.view(tree, res)), {"transport": 1, "protocol": 1, "engine": 2})
+
+    ROOMS = {
+        "engine/mod.rs": BASE["engine/mod.rs"] + "pub mod low;\npub mod high;\n",
+        "engine/low/mod.rs": "//! The low room,\n//! on two lines.\n//!\n//! May import: protocol.\n\npub mod a;\n",
+        "engine/low/a.rs": "pub fn a() -> u32 { crate::engine::high::b::b() }\n",
+        "engine/high/mod.rs": "//! The high room.\n//!\n//! May import: engine::low, protocol.\n\npub mod b;\n",
+        "engine/high/b.rs": "pub fn b() -> u32 { 2 }\npub fn c() -> u32 { crate::engine::low::a::a() }\n",
+    }
+
+    def test_views(self):
+        """The layers draw a folder's rooms as the folder; --inside draws the rooms."""
+        t = Tree(self.ROOMS)
+        try:
+            tree, res = check.check(t.src)
+        finally:
+            t.close()
+        layers = picture.view(tree, res)
+        self.assertEqual(sorted(layers.nodes), ["engine", "protocol", "transport"])
+        self.assertEqual(layers.nodes["engine"]["files"], 6)
+        self.assertEqual(dict(layers.edges), {("engine", "protocol"): [2, 0], ("engine", "transport"): [1, 0]})
+        rooms = picture.view(tree, res, inside="engine")
+        self.assertEqual(sorted(rooms.nodes), ["high", "low"])
+        self.assertEqual(rooms.nodes["low"]["job"], "The low room, on two lines.")
+        self.assertEqual(rooms.nodes["high"]["may"], ["low"])
+        self.assertEqual(dict(rooms.edges), {("high", "low"): [1, 0], ("low", "high"): [1, 1]})
+        self.assertEqual(picture.floors(rooms), {"low": 1, "high": 2})
+
+    def test_svg_inside(self):
+        """A chain of rooms is a column: the allowed arrow on the right, the one up in red."""
+        t = Tree(self.ROOMS)
+        svg = os.path.join(t.dir, "rooms.svg")
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                check.main(["--src", t.src, "--inside", "engine", "--svg", svg])
+            with open(svg) as f:
+                text = f.read()
+        finally:
+            t.close()
+        xml.dom.minidom.parseString(text)
+        self.assertIn("Rooms of src/engine/", text)
+        self.assertIn(">high<", text)
+        self.assertNotIn("engine::", text)
+        self.assertEqual(text.count('marker-end="url(#arrow-bad)"'), 2)  # the arrow and the legend
+        self.assertIn("1 import-up", text)
 
 
 def engine_files(files, mods=None):
