@@ -7,8 +7,8 @@
  * PROC_FAILED (a member whose data comes through rank 2) and the Barrier after
  * it PROC_FAILED at every survivor. MPIFT hung here before its dead rank took a
  * member that went on past a collective as having entered it (docs/DESIGN.md,
- * "The log's limit"); examples/ulfm_limits/log_ring_gap_v shows what is still
- * lost. Needs 4 or more ranks. */
+ * "The log's limit"); examples/ulfm/log_ring_gap_v is the same with a
+ * Scatterv. Needs 4 or more ranks. */
 #include "ulfm_common.h"
 
 int main(int argc, char **argv)

@@ -19,6 +19,8 @@
 //!   inside at a time, so that two of them never hold each other.
 //! - [`exit`]: when a dead rank may leave: the logs it must have read, the
 //!   joins it must have made.
+//! - [`keep`]: which collective log entries a process keeps after its ring
+//!   overwrote them (those whose list only it had, until nobody can need them).
 //!
 //! [`models`] holds protocols tested here that production does not run.
 
@@ -26,6 +28,7 @@ pub mod agree;
 pub mod dissem;
 pub mod exit;
 pub mod failures;
+pub mod keep;
 pub mod ftagree;
 pub mod models;
 pub mod part;

@@ -23,6 +23,7 @@
 //! | `RING + 3i` | others | revoke ring: (horizon + 1 or 0, comm id, check), one update |
 //! | `SENT + z` | rank z | messages z sent here per communicator before it died |
 //! | `LOG + k*E` | owner | the owner's last `LOG_LEN` collective descriptors |
+//! | `KEEP + j*E` | owner | `KEEP_LEN` older descriptors it keeps (protocol::keep) |
 //! | `FT + j*F` | owner | agreement slots (engine::agree::ft): what the owner published for an agree or shrink |
 //!
 //! Memory-order rule (the Dekker pair behind revoke and death, docs/ARCHITECTURE.md):
@@ -63,6 +64,9 @@ pub const RING_SLOT: usize = 3;
 pub const SENT_SLOTS: usize = 8;
 /// Collective log entries kept per process.
 pub const LOG_LEN: usize = 32;
+/// Log entries a process keeps after its ring overwrote them (protocol::keep:
+/// per-member lists nobody has closed yet).
+pub const KEEP_LEN: usize = 8;
 /// Fixed header words of a log entry; `2n` per-peer words follow.
 pub const ENTRY_HEAD: usize = 16;
 /// Word of a log entry with its state (not covered by the entry's stamps: the one
@@ -141,9 +145,13 @@ impl Window {
     pub fn log(&self) -> usize {
         self.ring() + RING_SLOT * RING_LEN + self.n * 2 * SENT_SLOTS
     }
+    /// Offset of keep slot `j` (protocol::keep): an entry the ring overwrote.
+    pub fn keep_slot(&self, j: usize) -> usize {
+        self.log() + (LOG_LEN + j) * self.entry_words()
+    }
     /// Offset of agreement slot `j` (engine::agree::ft).
     pub fn ft_slot(&self, j: usize) -> usize {
-        self.log() + LOG_LEN * self.entry_words() + j * self.ft_slot_words()
+        self.keep_slot(KEEP_LEN) + j * self.ft_slot_words()
     }
     /// Words of an agreement slot, sized for the world (no communicator is larger):
     /// comm id, instance, then contribution, partial and result of

@@ -27,6 +27,9 @@ pub struct Runtime {
     pub(crate) ring_next: u64,
     /// Collective log entries written by this process.
     pub(crate) log_count: u64,
+    /// Which of those entries are kept after the ring overwrote them
+    /// (engine::news::kept).
+    pub(crate) keep: crate::protocol::keep::Keep,
     pub zombie: bool,
 }
 

@@ -522,3 +522,38 @@ pub fn MPI_Comm_connect(_c: &CommRef, _port: P, _i: MPI_Info, _root: c_int) -> D
 pub fn MPI_Comm_accept(_c: &CommRef, _port: P, _i: MPI_Info, _root: c_int) -> Desc {
     d(fcode::OPAQUE)
 }
+
+/// Marks a log entry written by a rank that joins as a dummy (catch-up): it says
+/// "I am in this collective" but carries no counts of its own.
+pub const DUMMY: u32 = 0x200;
+
+/// Collectives a dummy joins from the function code alone (engine::join::join reads no
+/// count, root, type, op or list for them): a barrier, and the constructors it
+/// joins as `MPI_UNDEFINED` / a duplicate it frees.
+pub fn fcode_only(f: u32) -> bool {
+    use crate::engine::colls::describe::fcode;
+    matches!(f & !fcode::NB & !DUMMY, fcode::BARRIER | fcode::COMM_DUP | fcode::COMM_SPLIT | fcode::COMM_SPLIT_TYPE)
+}
+
+/// Collectives whose dummy part any one member's real entry describes: the same
+/// count, type, root and op at every member, or a per-member list that MPI
+/// requires to be the same at every member (`MPI_Allgatherv`'s receive counts,
+/// `MPI_Reduce_scatter`'s counts: `join_colls` builds both dummies from one
+/// entry), and the topology constructors, whose arguments MPI requires alike
+/// (`MPI_Cart_create`, `MPI_Graph_create`; a dummy of `MPI_Cart_sub` and the
+/// distributed graph constructors uses only what is alike: `engine::join::join`,
+/// `engine::join::topo`). Not the v and w forms whose lists differ by member (a
+/// Scatterv's counts are known at its root only), neighborhood collectives,
+/// `MPI_Comm_create` (disjoint groups differ by member) and the intercommunicator
+/// constructors. A dead rank joins one of these although a member's own entry
+/// left that member's log ([`LogCache::went_on`]).
+pub fn any_entry_describes(f: u32) -> bool {
+    use crate::engine::colls::describe::fcode as F;
+    matches!(
+        f & !F::NB & !DUMMY,
+        F::BARRIER | F::BCAST | F::REDUCE | F::ALLREDUCE | F::GATHER | F::SCATTER | F::ALLGATHER | F::ALLTOALL
+            | F::REDUCE_SCATTER_BLOCK | F::SCAN | F::EXSCAN | F::COMM_DUP | F::COMM_SPLIT | F::COMM_SPLIT_TYPE
+            | F::ALLGATHERV | F::REDUCE_SCATTER | F::CART_CREATE | F::CART_SUB | F::GRAPH_CREATE
+            | F::DIST_GRAPH_CREATE | F::DIST_GRAPH_CREATE_ADJACENT
+    )
+}

@@ -3,6 +3,7 @@
 //! from peers that have its death's news, and never those an
 //! `MPI_Intercomm_create` it has yet to join needs.
 
+use crate::engine::colls::describe;
 use crate::engine::registry::comm_state;
 use crate::engine::colls::describe::fcode;
 use crate::engine::dead::dead_comm::ZComm;
@@ -65,7 +66,7 @@ fn held(c: &ZComm, src: c_int, tag: c_int) -> bool {
     let named = logs::with(|cache| {
         cache.poll(&[w]);
         cache.count_of(w, |d| {
-            d.fcode & !logs::DUMMY == fcode::INTERCOMM_CREATE && d.extra[2] == id && d.extra[0] == me && d.extra[1] == tag as u32 as u64
+            d.fcode & !describe::DUMMY == fcode::INTERCOMM_CREATE && d.extra[2] == id && d.extra[0] == me && d.extra[1] == tag as u32 as u64
         })
     });
     named as u32 > crate::engine::join::ctor_join::joined_as_leader(id, src, tag)

@@ -40,6 +40,7 @@
 //! done or waits for a member's entry, which wakes it again (wake::wakes,
 //! [`wanted`]).
 
+use crate::engine::colls::describe;
 use crate::engine::news::wake;
 use crate::engine::base::settings;
 use crate::engine::base::runtime;
@@ -414,7 +415,7 @@ fn fill(mut t: Troubled) -> bool {
             // A member whose entry left its log unread but that went on past it
             // is not elsewhere, if any entry describes the collective
             // (docs/DESIGN.md, "The log's limit"); else a gap is reported.
-            let alike = logs::any_entry_describes(d.fcode);
+            let alike = describe::any_entry_describes(d.fcode);
             match cache.hole(t.id, s, &t.members) {
                 Some(w) if !alike => cache.report_hole(t.id, s, w, "fill-in"),
                 _ => {}
@@ -449,7 +450,7 @@ fn fill(mut t: Troubled) -> bool {
         if !all_know(&t.members, me) {
             return true;
         }
-        news::log_entered(t.id, s, &Desc { fcode: d.fcode | logs::DUMMY, ..Desc::default() });
+        news::log_entered(t.id, s, &Desc { fcode: d.fcode | describe::DUMMY, ..Desc::default() });
         comm::update(t.handle, |st| {
             st.seq = s;
             st.filled += 1;

@@ -23,6 +23,7 @@
 //! 4. sends its part of the run report (src/inject/report.rs) with the others,
 //!    frees the window with them, finalizes, and exits with status 0.
 
+use crate::engine::colls::describe;
 use crate::engine::news::wake;
 use crate::engine::base::settings;
 use crate::engine::base::runtime;
@@ -354,9 +355,9 @@ fn recovered(cache: &logs::LogCache, c: &ZComm, s: u64, found: &HashMap<u32, Des
 }
 
 /// Any one of `found` (members' entries of one collective of `c`) describes the
-/// dummy part (logs::any_entry_describes).
+/// dummy part (describe::any_entry_describes).
 fn describable(c: &ZComm, found: &HashMap<u32, Desc>) -> bool {
-    logs::by_member(found, &c.members).is_some_and(|(d, _)| logs::any_entry_describes(d.fcode))
+    logs::by_member(found, &c.members).is_some_and(|(d, _)| describe::any_entry_describes(d.fcode))
 }
 
 /// Joins `c`'s next collective, `d` (from [`next_ready`]).

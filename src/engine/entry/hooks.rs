@@ -12,7 +12,7 @@
 
 use crate::engine::base::errors;
 use crate::engine::registry::comm_state;
-use crate::engine::news::wake;
+use crate::engine::news::{kept, wake};
 use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_REVOKED};
 use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm};
@@ -181,7 +181,7 @@ pub fn log_entry(c: &CommRef, d: &Desc, refuse_revoked: bool) -> Option<u64> {
         }
     });
     let seq = seq?;
-    news::log_collective(c.id, seq, d);
+    news::log_collective(c.id, seq, d, !c.inter);
     Some(seq)
 }
 
@@ -192,6 +192,7 @@ pub fn coll_leave(c: &CommRef, rc: c_int) -> Outcome {
     news::refresh();
     Failure::check(rc, c.handle)?;
     if comm::calm() {
+        kept::succeeded(c.id);
         return Ok(());
     }
     let (failed, revoked, seq) = comm::read(c.handle, |s| (s.has_failed(), s.revoked, s.seq)).unwrap_or((false, false, 0));
@@ -207,6 +208,7 @@ pub fn coll_leave(c: &CommRef, rc: c_int) -> Outcome {
     if revoked {
         return Err(Failure::on(c.handle, SIM_FT_ERR_REVOKED));
     }
+    kept::succeeded(c.id);
     Ok(())
 }
 

@@ -7,15 +7,11 @@ use crate::engine::base::settings;
 use crate::engine::base::runtime;
 use crate::engine::base::handles::Sim_FT_MPI_Comm;
 use crate::engine::registry::comm;
-use crate::engine::colls::describe::Desc;
+use crate::engine::colls::describe::{fcode_only, Desc, DUMMY};
 use crate::engine::news::news;
 use crate::transport::{self, window, MPI_Request};
 use std::collections::HashMap;
 use std::sync::Mutex;
-
-/// Marks a log entry written by a rank that joins as a dummy (catch-up): it says
-/// "I am in this collective" but carries no counts of its own.
-pub const DUMMY: u32 = 0x200;
 
 #[derive(Default)]
 pub struct LogCache {
@@ -169,8 +165,8 @@ impl LogCache {
     /// returns how far its log is read for good: up to the first entry still
     /// pending (the one its owner is deciding on), so that one is read again.
     pub fn take(&mut self, p: usize, head: u64, got: Vec<news::Entry>) -> u64 {
-        self.count_lost(p, head, &got);
-        let mut upto = head;
+        let mut upto = self.torn(p, head, &got);
+        self.count_lost(p, upto, &got);
         // Collectives this process entered itself are never joined again (not by a
         // catch-up, nor by a dead rank, whose counts only grow from these): the
         // cache keeps only the others, so it does not grow with the program's
@@ -190,8 +186,24 @@ impl LogCache {
         upto
     }
 
+    /// The read of `p`'s entries up to `head` is good up to the returned stamp:
+    /// `head`, or just before the first entry its ring held when the head was
+    /// read that did not come (the writer overwrote it during the read, after
+    /// copying it to a keep slot if it was open: engine::news::kept). The next
+    /// read starts there and finds it in the keep slots, or counts it lost.
+    fn torn(&self, p: usize, head: u64, got: &[news::Entry]) -> u64 {
+        let after = self.after.get(p).copied().unwrap_or(0);
+        let from = after.max(head.saturating_sub(window::LOG_LEN as u64)) + 1;
+        let came = got.iter().filter(|e| e.stamp >= from && e.stamp <= head).count() as u64;
+        if came == head.saturating_sub(from - 1) {
+            return head;
+        }
+        (from..=head).find(|s| !got.iter().any(|e| e.stamp == *s)).map_or(head, |s| s - 1)
+    }
+
     /// Counts the entries of `p` numbered after the last read and up to `head`
-    /// that the read did not bring: overwritten in its ring before they were read.
+    /// that the read did not bring: overwritten in its ring before they were read
+    /// and not kept.
     fn count_lost(&mut self, p: usize, head: u64, got: &[news::Entry]) {
         let after = self.after.get(p).copied().unwrap_or(0);
         let want = head.saturating_sub(after);
@@ -218,7 +230,7 @@ impl LogCache {
     /// member of `members` (this rank and members known dead aside) logged it or
     /// went on past it ([`LogCache::went_on`]), and one of them (returned) went
     /// on without its entry here. A dead rank or a catch-up waits for every such
-    /// entry unless [`any_entry_describes`] the collective: MPIFT's limit,
+    /// entry unless `describe::any_entry_describes` the collective: MPIFT's limit,
     /// reported by [`LogCache::report_hole`]. Cheap when nothing was lost.
     pub fn hole(&self, comm: u64, seq: u64, members: &[u32]) -> Option<u32> {
         if !self.any_lost() {
@@ -237,7 +249,7 @@ impl LogCache {
     /// no entry of it from `w` is here: its log lost entries before this process
     /// read them, and it shows a later collective of that communicator (a member
     /// enters a communicator's collectives in order). How a dead rank recovers a
-    /// lost entry ([`any_entry_describes`]).
+    /// lost entry (`describe::any_entry_describes`).
     pub fn went_on(&self, comm: u64, seq: u64, w: u32) -> bool {
         self.lost(w) > 0 && self.entries.iter().any(|((c, s), m)| *c == comm && *s > seq && m.contains_key(&w))
     }
@@ -381,37 +393,6 @@ fn other_group(found: &HashMap<u32, Desc>, members: &[u32]) -> Option<Desc> {
     Some(d)
 }
 
-/// Collectives a dummy joins from the function code alone (engine::join::join reads no
-/// count, root, type, op or list for them): a barrier, and the constructors it
-/// joins as `MPI_UNDEFINED` / a duplicate it frees.
-pub fn fcode_only(f: u32) -> bool {
-    use crate::engine::colls::describe::fcode;
-    matches!(f & !fcode::NB & !DUMMY, fcode::BARRIER | fcode::COMM_DUP | fcode::COMM_SPLIT | fcode::COMM_SPLIT_TYPE)
-}
-
-/// Collectives whose dummy part any one member's real entry describes: the same
-/// count, type, root and op at every member, or a per-member list that MPI
-/// requires to be the same at every member (`MPI_Allgatherv`'s receive counts,
-/// `MPI_Reduce_scatter`'s counts: `join_colls` builds both dummies from one
-/// entry), and the topology constructors, whose arguments MPI requires alike
-/// (`MPI_Cart_create`, `MPI_Graph_create`; a dummy of `MPI_Cart_sub` and the
-/// distributed graph constructors uses only what is alike: `engine::join::join`,
-/// `engine::join::topo`). Not the v and w forms whose lists differ by member (a
-/// Scatterv's counts are known at its root only), neighborhood collectives,
-/// `MPI_Comm_create` (disjoint groups differ by member) and the intercommunicator
-/// constructors. A dead rank joins one of these although a member's own entry
-/// left that member's log ([`LogCache::went_on`]).
-pub fn any_entry_describes(f: u32) -> bool {
-    use crate::engine::colls::describe::fcode as F;
-    matches!(
-        f & !F::NB & !DUMMY,
-        F::BARRIER | F::BCAST | F::REDUCE | F::ALLREDUCE | F::GATHER | F::SCATTER | F::ALLGATHER | F::ALLTOALL
-            | F::REDUCE_SCATTER_BLOCK | F::SCAN | F::EXSCAN | F::COMM_DUP | F::COMM_SPLIT | F::COMM_SPLIT_TYPE
-            | F::ALLGATHERV | F::REDUCE_SCATTER | F::CART_CREATE | F::CART_SUB | F::GRAPH_CREATE
-            | F::DIST_GRAPH_CREATE | F::DIST_GRAPH_CREATE_ADJACENT
-    )
-}
-
 /// Per dead world rank: the collectives (communicator id, number) its log shows it
 /// entered for real before it died. A dead rank logs nothing after its death (its
 /// joins are not logged) and wrote its log before its death news, so one read
@@ -448,6 +429,7 @@ pub fn entered_before_death(w: u32, comm: u64, seq: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::colls::describe::any_entry_describes;
     use crate::engine::colls::describe::{fcode, Spec};
 
     fn real_bcast() -> Desc {
@@ -476,6 +458,19 @@ mod tests {
         assert!(!c.went_on(7, 10, 1) && !c.went_on(8, 9, 1), "nothing later there");
         c.entries.insert((7, 10), [(0u32, real_bcast())].into());
         assert!(!c.went_on(7, 9, 0), "rank 0's log lost nothing: its entry is still to come");
+    }
+
+    #[test]
+    fn an_entry_torn_in_the_ring_is_read_again_not_counted_lost() {
+        let mut c = LogCache { after: vec![0, 3], ..LogCache::default() };
+        let entry = |st: u64| news::Entry { comm: 7, seq: st, desc: real_bcast(), state: window::ENTERED, stamp: st };
+        // Head 40: the ring held 9..=40 then; 9 came torn (the writer was
+        // rewriting its slot), 4..=8 had left it and 6 came from a keep slot.
+        let got: Vec<_> = [6].into_iter().chain(10..=40).map(entry).collect();
+        assert_eq!(c.torn(1, 40, &got), 8, "read again from 9, in the keep slots by then");
+        c.count_lost(1, 8, &got);
+        assert_eq!(c.lost(1), 4, "4, 5, 7 and 8: neither in the ring nor kept");
+        assert_eq!(c.torn(1, 40, &(9..=40).map(entry).collect::<Vec<_>>()), 40);
     }
 
     #[test]

@@ -14,7 +14,7 @@ use crate::engine::base::runtime::{self, with, Runtime};
 use crate::engine::base::settings;
 use crate::engine::base::backoff::Backoff;
 use crate::engine::registry::comm;
-use crate::engine::news::wake;
+use crate::engine::news::{kept, wake};
 use crate::engine::colls::describe::Desc;
 use crate::transport::script::{Scripts, Update};
 use crate::transport::window::{self, Window};
@@ -50,6 +50,7 @@ pub fn start() -> Result<(), c_int> {
         revoked: HashMap::new(),
         ring_next: 0,
         log_count: 0,
+        keep: crate::protocol::keep::Keep::new(window::LOG_LEN, window::KEEP_LEN),
         zombie: false,
         win,
         shadow,
@@ -202,14 +203,14 @@ fn apply_news() -> bool {
 /// `id`, *pending*, then makes it visible before the caller reads its news (the
 /// Dekker pair: see the window module). The caller then marks it entered
 /// ([`mark_last`]) or cancelled ([`retract_last`]).
-pub fn log_collective(id: u64, seq: u64, d: &Desc) {
-    log_entry_as(id, seq, d, window::PENDING);
+pub fn log_collective(id: u64, seq: u64, d: &Desc, intra: bool) {
+    log_entry_as(id, seq, d, window::PENDING, intra);
 }
 
 /// Writes a log entry that is entered at once (a catch-up's dummy join: decided
 /// before it is written).
 pub fn log_entered(id: u64, seq: u64, d: &Desc) {
-    log_entry_as(id, seq, d, window::ENTERED);
+    log_entry_as(id, seq, d, window::ENTERED, true);
 }
 
 /// The state word of entry `stamp`: the state with the stamp, so a reader that
@@ -219,12 +220,15 @@ fn state_word(stamp: u64, state: u64) -> u64 {
     (stamp << 2) | state
 }
 
-fn log_entry_as(id: u64, seq: u64, d: &Desc, state: u64) {
+fn log_entry_as(id: u64, seq: u64, d: &Desc, state: u64, intra: bool) {
     with(|rt| {
-        let w = &rt.win;
         let k = rt.log_count;
-        let at = w.entry_at(k);
         let stamp = k + 1;
+        if rt.keep.any_open() {
+            kept::before_write(rt, stamp);
+        }
+        let w = &rt.win;
+        let at = w.entry_at(k);
         let e = w.entry_words();
         w.store(at, 0);
         w.store(at + 1, id);
@@ -255,6 +259,7 @@ fn log_entry_as(id: u64, seq: u64, d: &Desc, state: u64) {
         rt.log_count = stamp;
         w.store(window::LOG_HEAD, stamp);
         w.sync();
+        kept::note(rt, stamp, id, seq, d.fcode, intra);
     });
 }
 
@@ -283,6 +288,8 @@ pub fn retract_last() {
             let at = rt.win.entry_at(rt.log_count - 1);
             rt.win.store(at + window::ENTRY_STATE, state_word(rt.log_count, window::CANCELLED));
             rt.win.sync();
+            let stamp = rt.log_count;
+            kept::cancelled(rt, stamp);
         }
     });
 }
@@ -399,14 +406,23 @@ pub type LogReads = Vec<(MPI_Request, Box<[u64]>)>;
 pub fn start_log_reads(p: usize, after: u64, head: u64) -> Option<LogReads> {
     with(|rt| {
         let e = rt.win.entry_words();
-        window::log_runs(after, head)
-            .map(|(k, len)| {
+        log_reads(&rt.win, after, head)
+            .map(|(at, len)| {
                 let mut buf = vec![0u64; len * e].into_boxed_slice();
-                let r = rt.win.rget(p, rt.win.entry_at(k), &mut buf);
+                let r = rt.win.rget(p, at, &mut buf);
                 (r, buf)
             })
             .collect()
     })
+}
+
+/// What a reader of entries `after + 1..=head` reads: (offset, entries) per run
+/// of the ring that still holds them, and the keep slots (engine::news::kept) when
+/// some of those entries already left the ring.
+fn log_reads(w: &Window, after: u64, head: u64) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let gap = head.saturating_sub(after) > window::LOG_LEN as u64;
+    let kept = gap.then(|| (w.keep_slot(0), window::KEEP_LEN));
+    window::log_runs(after, head).map(|(k, len)| (w.entry_at(k), len)).chain(kept)
 }
 
 /// The entries of completed [`LogReads`] (empty or torn ones left out); None
@@ -430,9 +446,9 @@ pub fn read_log(p: usize, after: u64) -> (u64, Vec<Entry>) {
         let e = w.entry_words();
         let mut out = Vec::new();
         let mut buf = Vec::new();
-        for (k, len) in window::log_runs(after, head) {
+        for (at, len) in log_reads(w, after, head) {
             buf.resize(len * e, 0);
-            w.get(p, w.entry_at(k), &mut buf);
+            w.get(p, at, &mut buf);
             out.extend(buf.chunks_exact(e).filter_map(|c| parse_entry(c, w.n)));
         }
         (head, out)

@@ -27,6 +27,7 @@
 //! in ascending communicator id, the same order everywhere (blocking dummy joins
 //! in different orders at two ranks would wait for each other).
 
+use crate::engine::colls::describe;
 use crate::engine::registry::comm_state;
 use crate::engine::registry::owed;
 use crate::engine::news::wake;
@@ -349,7 +350,7 @@ fn join_next(cr: &CommRef, s: u64) -> Outcome {
         progress_jobs();
         idle.pause();
     };
-    news::log_entered(cr.id, s, &Desc { fcode: d.fcode | logs::DUMMY, ..Desc::default() });
+    news::log_entered(cr.id, s, &Desc { fcode: d.fcode | describe::DUMMY, ..Desc::default() });
     comm::update(cr.handle, |st| st.seq = s);
     let who = Who { real: cr.real, rank, size: members.len(), id: cr.id, members: &members, seq: s, standin: false };
     // Blocking: never blocks for ever: every live member catches up to the

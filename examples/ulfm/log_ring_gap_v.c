@@ -1,14 +1,15 @@
-/* log_ring_gap_v: MPIFT's limit (docs/ULFM-DIFFERENCES.md, "A collective older
- * than the last 32 of a member's log can be lost"), not a ULFM behaviour check.
- * Rank 0 scatters while rank 2 is still alive elsewhere: the root sends every
- * part at once and returns, enters 40 collectives on a communicator of its
- * own, more than the 32 its log keeps, and only then tells rank 2, which dies
- * before the Scatterv (the message fixes the order). Only the root's entry said
- * how much rank 2 receives, so rank 2 cannot join the Scatterv, nor the Barrier
- * after it, and the survivors wait in the Barrier. Under real ULFM the Barrier
- * returns PROC_FAILED. MPIFT must say on stderr which collective cannot be
- * joined: tests/ulfm/limits.sh runs this program under a timeout and checks
- * that line. Needs 4 or more ranks. */
+/* log_ring_gap_v: a collective whose entry only its writer had, after that
+ * entry left the writer's ring. Rank 0 scatters while rank 2 is still alive
+ * elsewhere: the root sends every part at once and returns, enters 40
+ * collectives on a communicator of its own, more than the 32 its ring holds,
+ * and only then tells rank 2, which dies before the Scatterv (the message
+ * fixes the order). Only the root's entry says how much rank 2 receives. Under
+ * ULFM the Scatterv returns SUCCESS (or PROC_FAILED) and the Barrier after it
+ * PROC_FAILED at every survivor. MPIFT hung here in the Barrier (the dead rank
+ * could not join the Scatterv) until the root kept its entry in a keep slot
+ * when its ring moved on (docs/DESIGN.md, "The log's limit";
+ * examples/ulfm_limits/log_keep_full_v shows what is still lost). Needs 4 or
+ * more ranks. */
 #include "ulfm_common.h"
 
 int main(int argc, char **argv)
