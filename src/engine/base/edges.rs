@@ -26,6 +26,9 @@ pub const DEFERRED: u32 = 1 << 4;
 pub const OWED_END: u32 = 1 << 5;
 /// The host runs at `MPI_THREAD_MULTIPLE` (module docs).
 pub const MULTI: u32 = 1 << 6;
+/// Some collective log entry is open (engine::news::kept): a blocking
+/// collective's successful end may close it.
+pub const KEPT: u32 = 1 << 7;
 
 /// What a call's entry must see clear to go straight to its body: active, not
 /// armed, no service due ([`AGREEING`] is exact only without [`MULTI`]).

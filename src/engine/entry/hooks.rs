@@ -191,6 +191,10 @@ pub fn log_entry(c: &CommRef, d: &Desc, refuse_revoked: bool) -> Option<u64> {
 pub fn coll_leave(c: &CommRef, rc: c_int) -> Outcome {
     news::refresh();
     Failure::check(rc, c.handle)?;
+    // Failure-free: one load for both (no news known, no log entry kept open).
+    if !crate::engine::base::edges::any(crate::engine::base::edges::TROUBLE | crate::engine::base::edges::KEPT) {
+        return Ok(());
+    }
     if comm::calm() {
         kept::succeeded(c.id);
         return Ok(());
@@ -208,7 +212,9 @@ pub fn coll_leave(c: &CommRef, rc: c_int) -> Outcome {
     if revoked {
         return Err(Failure::on(c.handle, SIM_FT_ERR_REVOKED));
     }
-    kept::succeeded(c.id);
+    if crate::engine::base::edges::any(crate::engine::base::edges::KEPT) {
+        kept::succeeded(c.id);
+    }
     Ok(())
 }
 

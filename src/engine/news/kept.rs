@@ -5,15 +5,11 @@
 //! reads the keep slots once a reader is more than the ring behind).
 
 use crate::engine::colls::describe::{DUMMY, any_entry_describes};
+use crate::engine::base::edges;
 use crate::engine::base::runtime::{with, Runtime};
 use crate::engine::colls::describe::fcode as F;
 use crate::protocol::keep::Kind;
-use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Some entry is open (a copy of `Keep::any_open` that [`succeeded`] reads
-/// without the runtime's lock: the failure-free end of a collective costs one
-/// load).
-static ANY_OPEN: AtomicBool = AtomicBool::new(false);
 
 /// The kind protocol::keep tells apart, for a function code.
 fn kind(f: u32) -> Kind {
@@ -31,9 +27,21 @@ fn kind(f: u32) -> Kind {
     }
 }
 
+/// Entry `stamp` (collective `seq` of communicator `id`, function code `f`) is
+/// about to be written, while some entry is open or by a collective that opens
+/// one (engine::news::news tests both first: failure-free that is a flag and a
+/// bit, and nothing stays live across the entry's stores).
+#[cold]
+#[inline(never)]
+pub fn on_write(rt: &mut Runtime, stamp: u64, id: u64, seq: u64, f: u32, intra: bool) {
+    before_write(rt, stamp);
+    rt.keep.note(stamp, id, seq, kind(f), intra);
+    edges::set(edges::KEPT, rt.keep.any_open());
+}
+
 /// Before the ring's slot for entry `stamp` is written: copies the entry there
-/// into a keep slot if it is open. Only called while some entry is open.
-pub fn before_write(rt: &mut Runtime, stamp: u64) {
+/// into a keep slot if it is open.
+fn before_write(rt: &mut Runtime, stamp: u64) {
     let Some(j) = rt.keep.before_write(stamp) else { return };
     let w = &rt.win;
     let (from, to, e) = (w.entry_at(stamp - 1), w.keep_slot(j), w.entry_words());
@@ -46,34 +54,23 @@ pub fn before_write(rt: &mut Runtime, stamp: u64) {
     w.store(to, w.load(from));
 }
 
-/// Entry `stamp` (collective `seq` of communicator `id`, function code `f`) was
-/// written. Failure-free and without a per-member collective so far: one load
-/// and a few compares.
-#[inline]
-pub fn note(rt: &mut Runtime, stamp: u64, id: u64, seq: u64, f: u32, intra: bool) {
-    if rt.keep.any_open() || !any_entry_describes(f) {
-        rt.keep.note(stamp, id, seq, kind(f), intra);
-        ANY_OPEN.store(rt.keep.any_open(), Ordering::Relaxed);
-    }
-}
-
 /// The blocking collective on communicator `id` this process was in ended with
-/// success (engine::entry::hooks::coll_leave): it may close open entries.
-#[inline]
+/// success (engine::entry::hooks::coll_leave, which tests [`edges::KEPT`] with
+/// its other bits first): it may close open entries.
+#[cold]
+#[inline(never)]
 pub fn succeeded(id: u64) {
-    if ANY_OPEN.load(Ordering::Relaxed) {
-        with(|rt| {
-            rt.keep.succeeded(id);
-            ANY_OPEN.store(rt.keep.any_open(), Ordering::Relaxed);
-        });
-    }
+    with(|rt| {
+        rt.keep.succeeded(id);
+        edges::set(edges::KEPT, rt.keep.any_open());
+    });
 }
 
 /// Entry `stamp` was taken back: its collective is never entered.
 pub fn cancelled(rt: &mut Runtime, stamp: u64) {
     if rt.keep.any_open() {
         rt.keep.cancelled(stamp);
-        ANY_OPEN.store(rt.keep.any_open(), Ordering::Relaxed);
+        edges::set(edges::KEPT, rt.keep.any_open());
     }
 }
 
@@ -84,5 +81,5 @@ pub fn evicted() -> u64 {
 
 /// `MPI_Finalize`: nothing is open any more.
 pub fn clear() {
-    ANY_OPEN.store(false, Ordering::Relaxed);
+    edges::set(edges::KEPT, false);
 }

@@ -15,7 +15,7 @@ use crate::engine::base::settings;
 use crate::engine::base::backoff::Backoff;
 use crate::engine::registry::comm;
 use crate::engine::news::{kept, wake};
-use crate::engine::colls::describe::Desc;
+use crate::engine::colls::describe::{any_entry_describes, Desc};
 use crate::transport::script::{Scripts, Update};
 use crate::transport::window::{self, Window};
 use crate::transport::{self, stats, MPI_Request};
@@ -224,8 +224,9 @@ fn log_entry_as(id: u64, seq: u64, d: &Desc, state: u64, intra: bool) {
     with(|rt| {
         let k = rt.log_count;
         let stamp = k + 1;
-        if rt.keep.any_open() {
-            kept::before_write(rt, stamp);
+        // Failure-free and with no per-member collective so far: a flag and a bit.
+        if rt.keep.any_open() || !any_entry_describes(d.fcode) {
+            kept::on_write(rt, stamp, id, seq, d.fcode, intra);
         }
         let w = &rt.win;
         let at = w.entry_at(k);
@@ -259,7 +260,6 @@ fn log_entry_as(id: u64, seq: u64, d: &Desc, state: u64, intra: bool) {
         rt.log_count = stamp;
         w.store(window::LOG_HEAD, stamp);
         w.sync();
-        kept::note(rt, stamp, id, seq, d.fcode, intra);
     });
 }
 
