@@ -28,11 +28,8 @@ fn kind(f: u32) -> Kind {
 }
 
 /// Entry `stamp` (collective `seq` of communicator `id`, function code `f`) is
-/// about to be written, while some entry is open or by a collective that opens
-/// one (engine::news::news tests both first: failure-free that is a flag and a
-/// bit, and nothing stays live across the entry's stores).
-#[cold]
-#[inline(never)]
+/// about to be written, while some entry is open ([`edges::KEPT`]) or by a
+/// collective that opens one (engine::news::news tests both first).
 pub fn on_write(rt: &mut Runtime, stamp: u64, id: u64, seq: u64, f: u32, intra: bool) {
     before_write(rt, stamp);
     rt.keep.note(stamp, id, seq, kind(f), intra);

@@ -11,6 +11,7 @@
 //! message on the shadow communicator ([`crate::engine::news::wake`]).
 
 use crate::engine::base::runtime::{self, with, Runtime};
+use crate::engine::base::edges;
 use crate::engine::base::settings;
 use crate::engine::base::backoff::Backoff;
 use crate::engine::registry::comm;
@@ -203,14 +204,36 @@ fn apply_news() -> bool {
 /// `id`, *pending*, then makes it visible before the caller reads its news (the
 /// Dekker pair: see the window module). The caller then marks it entered
 /// ([`mark_last`]) or cancelled ([`retract_last`]).
+///
+/// The keep slots (engine::news::kept) see the entry first when some entry is
+/// open or this one opens one: failure-free, one bit of the edges word and one
+/// bit of the function code, tested here so that the entry's writer stays as lean
+/// as before.
+#[inline]
 pub fn log_collective(id: u64, seq: u64, d: &Desc, intra: bool) {
-    log_entry_as(id, seq, d, window::PENDING, intra);
+    if edges::any(edges::KEPT) || !any_entry_describes(d.fcode) {
+        kept_sees(id, seq, d, intra);
+    }
+    log_entry_as(id, seq, d, window::PENDING);
+}
+
+/// Lets the keep slots see entry `seq` of `id` before it is written.
+#[cold]
+#[inline(never)]
+fn kept_sees(id: u64, seq: u64, d: &Desc, intra: bool) {
+    with(|rt| {
+        let stamp = rt.log_count + 1;
+        kept::on_write(rt, stamp, id, seq, d.fcode, intra);
+    });
 }
 
 /// Writes a log entry that is entered at once (a catch-up's dummy join: decided
 /// before it is written).
 pub fn log_entered(id: u64, seq: u64, d: &Desc) {
-    log_entry_as(id, seq, d, window::ENTERED, true);
+    if edges::any(edges::KEPT) {
+        kept_sees(id, seq, d, true);
+    }
+    log_entry_as(id, seq, d, window::ENTERED);
 }
 
 /// The state word of entry `stamp`: the state with the stamp, so a reader that
@@ -220,16 +243,12 @@ fn state_word(stamp: u64, state: u64) -> u64 {
     (stamp << 2) | state
 }
 
-fn log_entry_as(id: u64, seq: u64, d: &Desc, state: u64, intra: bool) {
+fn log_entry_as(id: u64, seq: u64, d: &Desc, state: u64) {
     with(|rt| {
-        let k = rt.log_count;
-        let stamp = k + 1;
-        // Failure-free and with no per-member collective so far: a flag and a bit.
-        if rt.keep.any_open() || !any_entry_describes(d.fcode) {
-            kept::on_write(rt, stamp, id, seq, d.fcode, intra);
-        }
         let w = &rt.win;
+        let k = rt.log_count;
         let at = w.entry_at(k);
+        let stamp = k + 1;
         let e = w.entry_words();
         w.store(at, 0);
         w.store(at + 1, id);
