@@ -549,9 +549,8 @@ pub fn fcode_only(f: u32) -> bool {
 /// left that member's log ([`LogCache::went_on`]).
 #[inline]
 pub fn any_entry_describes(f: u32) -> bool {
-    // A bit test (every function code is below 64): a collective's log entry
-    // asks this on the failure-free path (engine::news::kept).
-    // (Masked to 6 bits: the codes are below 64; `NB` and `DUMMY` lie above.)
+    // A bit test, asked on a collective's failure-free path (engine::news::news):
+    // the codes are below 64 (ANY_ENTRY asserts it); `NB` and `DUMMY` lie above.
     ANY_ENTRY >> (f & 63) & 1 != 0
 }
 

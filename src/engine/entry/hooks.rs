@@ -10,6 +10,7 @@
 //! communicator every non-local operation returns `MPI_ERR_REVOKED` without
 //! entering (ULFM-SEMANTICS.md, Revoke).
 
+use crate::engine::base::edges;
 use crate::engine::base::errors;
 use crate::engine::registry::comm_state;
 use crate::engine::news::{kept, wake};
@@ -96,7 +97,7 @@ pub fn leave(_kind: Kind, comm: &CommRef, rc: c_int) -> Outcome {
 /// are made, and the entry written again: a member stuck in that other
 /// communicator must not wait for this collective to end.
 pub fn coll_enter(c: &CommRef, d: &Desc) -> Result<u64, Failure> {
-    if crate::engine::base::edges::any(crate::engine::base::edges::ARMED) {
+    if edges::any(edges::ARMED) {
         // The state dump's arguments of a collective (the wrappers of
         // collectives give none: here, out of the wrapper, it costs less).
         crate::engine::base::observer::coll_entered(c.handle, d.root);
@@ -192,7 +193,7 @@ pub fn coll_leave(c: &CommRef, rc: c_int) -> Outcome {
     news::refresh();
     Failure::check(rc, c.handle)?;
     // Failure-free: one load for both (no news known, no log entry kept open).
-    if !crate::engine::base::edges::any(crate::engine::base::edges::TROUBLE | crate::engine::base::edges::KEPT) {
+    if !edges::any(edges::TROUBLE | edges::KEPT) {
         return Ok(());
     }
     if comm::calm() {
@@ -212,7 +213,7 @@ pub fn coll_leave(c: &CommRef, rc: c_int) -> Outcome {
     if revoked {
         return Err(Failure::on(c.handle, SIM_FT_ERR_REVOKED));
     }
-    if crate::engine::base::edges::any(crate::engine::base::edges::KEPT) {
+    if edges::any(edges::KEPT) {
         kept::succeeded(c.id);
     }
     Ok(())

@@ -4,12 +4,10 @@
 //! them. The reader's side is in engine::news::news ([`crate::engine::news::news::start_log_reads`]
 //! reads the keep slots once a reader is more than the ring behind).
 
-use crate::engine::colls::describe::{DUMMY, any_entry_describes};
 use crate::engine::base::edges;
 use crate::engine::base::runtime::{with, Runtime};
-use crate::engine::colls::describe::fcode as F;
+use crate::engine::colls::describe::{any_entry_describes, fcode as F, DUMMY};
 use crate::protocol::keep::Kind;
-
 
 /// The kind protocol::keep tells apart, for a function code.
 fn kind(f: u32) -> Kind {
@@ -69,14 +67,4 @@ pub fn cancelled(rt: &mut Runtime, stamp: u64) {
         rt.keep.cancelled(stamp);
         edges::set(edges::KEPT, rt.keep.any_open());
     }
-}
-
-/// Entries this process gave up because every keep slot held an open one.
-pub fn evicted() -> u64 {
-    with(|rt| rt.keep.evicted).unwrap_or(0)
-}
-
-/// `MPI_Finalize`: nothing is open any more.
-pub fn clear() {
-    edges::set(edges::KEPT, false);
 }
