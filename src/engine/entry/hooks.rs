@@ -17,7 +17,7 @@ use crate::engine::news::{kept, wake};
 use crate::engine::base::runtime;
 use crate::engine::base::errors::{Failure, Outcome, SIM_FT_ERR_PROC_FAILED, SIM_FT_ERR_REVOKED};
 use crate::engine::base::handles::{CommRef, Sim_FT_MPI_Comm};
-use crate::engine::colls::describe::{fcode, Desc};
+use crate::engine::colls::describe::{any_entry_describes, fcode, Desc};
 use crate::engine::registry::req_state::{Kind, ReqState};
 use crate::engine::{registry::args, registry::comm, news::logs, news::news, revoke::revoke};
 use std::os::raw::c_int;
@@ -96,7 +96,35 @@ pub fn leave(_kind: Kind, comm: &CommRef, rc: c_int) -> Outcome {
 /// revokes another one this rank owes joins on, the entry is cancelled, the joins
 /// are made, and the entry written again: a member stuck in that other
 /// communicator must not wait for this collective to end.
+///
+/// Failure-free, on a collective whose log entry no keep slot needs to see (any
+/// member's entry describes it, engine::news::kept) and while no entry is kept open,
+/// one load of the edges word and one bit of the function code choose the calm
+/// path, which takes none of the checks below: with no trouble known there is no
+/// fill-in to claim and no member to wake.
+#[inline]
 pub fn coll_enter(c: &CommRef, d: &Desc) -> Result<u64, Failure> {
+    news::refresh();
+    if edges::any(edges::ARMED | edges::TROUBLE | edges::KEPT) || !any_entry_describes(d.fcode) {
+        return coll_enter_checked(c, d);
+    }
+    let Some(seq) = number(c, true) else {
+        return coll_enter_checked(c, d);
+    };
+    news::log_collective_unkept(c.id, seq, d);
+    let news_arrived = news::refresh();
+    if !news_arrived && comm::calm() {
+        news::mark_last();
+        return Ok(seq);
+    }
+    coll_entered_news(c, d, seq, news_arrived)
+}
+
+/// [`coll_enter`] with every check: the state dump armed, trouble known, an entry
+/// kept open, or a collective no other member's entry describes (an opaque one).
+#[cold]
+#[inline(never)]
+fn coll_enter_checked(c: &CommRef, d: &Desc) -> Result<u64, Failure> {
     if edges::any(edges::ARMED) {
         // The state dump's arguments of a collective (the wrappers of
         // collectives give none: here, out of the wrapper, it costs less).
@@ -110,12 +138,16 @@ pub fn coll_enter(c: &CommRef, d: &Desc) -> Result<u64, Failure> {
         // Joined already for this rank (a collective that can only fail).
         return Err(Failure::on(c.handle, SIM_FT_ERR_PROC_FAILED));
     }
+    enter_loop(c, d)
+}
+
+/// Writes the entry, reads the news, and enters or refuses; after news that
+/// takes the entry back for owed joins, makes them and writes it again.
+fn enter_loop(c: &CommRef, d: &Desc) -> Result<u64, Failure> {
     loop {
         let Some(seq) = log_entry(c, d, true) else {
             return Err(refused(c));
         };
-        // Failure-free: one load of the news counter, nothing new (and one
-        // more, for the calm flag).
         if !news::refresh() {
             news::mark_last();
             if !comm::calm() {
@@ -123,21 +155,51 @@ pub fn coll_enter(c: &CommRef, d: &Desc) -> Result<u64, Failure> {
             }
             return Ok(seq);
         }
-        let revoked = comm::read(c.handle, |s| s.revoked).unwrap_or(false);
-        if !revoked && !comm_state::may_owe() {
-            // A death (or news that changes nothing here): enter anyway, the dead
-            // rank joins (GUIDE, "Measured facts").
-            news::mark_last();
-            wake_members(c, seq);
-            return Ok(seq);
+        match entered_after_news(c, seq) {
+            Some(entered) => return entered,
+            None => revoke::catch_up_owed()?,
         }
-        news::retract_last();
-        comm::update(c.handle, |s| s.seq -= 1);
-        if revoked {
-            return Err(refused(c));
-        }
-        revoke::catch_up_owed()?;
     }
+}
+
+/// The calm path of [`coll_enter`] wrote entry `seq`, then learnt news
+/// (`news_arrived`) or found trouble known (another thread's news): decides as
+/// [`enter_loop`] does there.
+#[cold]
+#[inline(never)]
+fn coll_entered_news(c: &CommRef, d: &Desc, seq: u64, news_arrived: bool) -> Result<u64, Failure> {
+    if !news_arrived {
+        news::mark_last();
+        wake_members(c, seq);
+        return Ok(seq);
+    }
+    match entered_after_news(c, seq) {
+        Some(entered) => entered,
+        None => {
+            revoke::catch_up_owed()?;
+            enter_loop(c, d)
+        }
+    }
+}
+
+/// News arrived between writing entry `seq` and reading the news (the Dekker
+/// pair): a death (or news that changes nothing here) enters anyway, and the dead
+/// rank joins (GUIDE, "Measured facts"); a revoke of `c` takes the entry back and
+/// refuses; owed joins elsewhere take it back and return None (the caller makes
+/// them, then writes the entry again).
+fn entered_after_news(c: &CommRef, seq: u64) -> Option<Result<u64, Failure>> {
+    let revoked = comm::read(c.handle, |s| s.revoked).unwrap_or(false);
+    if !revoked && !comm_state::may_owe() {
+        news::mark_last();
+        wake_members(c, seq);
+        return Some(Ok(seq));
+    }
+    news::retract_last();
+    comm::update(c.handle, |s| s.seq -= 1);
+    if revoked {
+        return Some(Err(refused(c)));
+    }
+    None
 }
 
 /// Entering collective `seq` of `c`, which a dead member did not enter for real
@@ -174,6 +236,15 @@ fn refused(c: &CommRef) -> Failure {
 /// caller marks it entered or cancelled); returns the number. A revoked
 /// communicator gets no number (None) when `refuse_revoked`.
 pub fn log_entry(c: &CommRef, d: &Desc, refuse_revoked: bool) -> Option<u64> {
+    let seq = number(c, refuse_revoked)?;
+    news::log_collective(c.id, seq, d, !c.inter);
+    Some(seq)
+}
+
+/// The next collective's number on `c` (none for a revoked `c` when
+/// `refuse_revoked`).
+#[inline]
+fn number(c: &CommRef, refuse_revoked: bool) -> Option<u64> {
     let mut seq = None;
     comm::update(c.handle, |s| {
         if !(refuse_revoked && s.revoked) {
@@ -181,9 +252,7 @@ pub fn log_entry(c: &CommRef, d: &Desc, refuse_revoked: bool) -> Option<u64> {
             seq = Some(s.seq);
         }
     });
-    let seq = seq?;
-    news::log_collective(c.id, seq, d, !c.inter);
-    Some(seq)
+    seq
 }
 
 /// After a blocking collective: the real error, else `MPI_ERR_PROC_FAILED` if a
@@ -196,6 +265,13 @@ pub fn coll_leave(c: &CommRef, rc: c_int) -> Outcome {
     if !edges::any(edges::TROUBLE | edges::KEPT) {
         return Ok(());
     }
+    coll_leave_checked(c)
+}
+
+/// [`coll_leave`] once trouble is known or an entry is kept open.
+#[cold]
+#[inline(never)]
+fn coll_leave_checked(c: &CommRef) -> Outcome {
     if comm::calm() {
         kept::succeeded(c.id);
         return Ok(());

@@ -217,6 +217,14 @@ pub fn log_collective(id: u64, seq: u64, d: &Desc, intra: bool) {
     log_entry_as(id, seq, d, window::PENDING);
 }
 
+/// [`log_collective`] when the caller found no keep slot that needs to see the
+/// entry: none open and the collective described by any member's entry
+/// (engine::entry::hooks::coll_enter's calm path tests both with its other bits).
+#[inline]
+pub fn log_collective_unkept(id: u64, seq: u64, d: &Desc) {
+    log_entry_as(id, seq, d, window::PENDING);
+}
+
 /// Lets the keep slots see entry `seq` of `id` before it is written.
 #[cold]
 #[inline(never)]
