@@ -62,6 +62,8 @@ struct Coll {
     acc: Option<Vec<u64>>,
     colors: Vec<Option<u32>>,
     dummy: bool,
+    /// Which members (by index) joined with dummy data.
+    dummy_at: Vec<bool>,
     outcome: Option<Outcome>,
     waiters: Vec<Rank>,
 }
@@ -101,6 +103,9 @@ struct Stats {
     steps: u64,
     colls: u64,
     dummy_joins: u64,
+    /// Application collectives that returned success while some member had
+    /// joined with dummy data (the adversarial mode's non-uniform outcomes).
+    success_beside_dummy: u64,
     zombie_joins: u64,
     shrinks: u64,
 }
@@ -262,6 +267,7 @@ impl Io for World {
             count: 0,
             acc: None,
             dummy: false,
+            dummy_at: vec![false; members.len()],
             outcome: None,
             waiters: Vec::new(),
         });
@@ -275,6 +281,7 @@ impl Io for World {
         rec.entered[idx] = true;
         rec.count += 1;
         rec.dummy |= j.dummy;
+        rec.dummy_at[idx] |= j.dummy;
         match j.contribution {
             Contribution::Bits(b) => match &mut rec.acc {
                 Some(a) => mpift::protocol::agree::and_into(a, &b),
@@ -577,8 +584,18 @@ fn run(cfg: Cfg, seed: u64) -> Run {
         };
         if let (Some(AppResult::Ok), Stage::Ops) = (&last, apps[r as usize].stage) {
             let key = w.last_app_join[r as usize].expect("an application collective returned");
-            if w.colls[&key].dummy {
-                w.fail(V::SilentGarbage, format!("r{r}: {:x}#{} returned success with dummy data", key.0, key.1));
+            let coll = &w.colls[&key];
+            if coll.dummy {
+                w.stats.success_beside_dummy += 1;
+            }
+            // Default mode: no success beside any dummy part. Adversarial mode:
+            // none whose result reads a dummy part.
+            let garbage = match cfg.design.adversary {
+                None => coll.dummy.then(|| coll.members[coll.dummy_at.iter().position(|d| *d).unwrap_or(0)]),
+                Some(_) => reads_dummy(coll, r),
+            };
+            if let Some(d) = garbage {
+                w.fail(V::SilentGarbage, format!("r{r}: {:x}#{} returned success with r{d}'s dummy data", key.0, key.1));
             }
         }
         w.note(|| format!("r{r} app <- {last:?}"));
@@ -685,6 +702,22 @@ fn find(cfg: Cfg, seeds: std::ops::Range<u64>, kinds: &[V]) -> Option<(u64, Run)
     None
 }
 
+/// The member whose dummy part reaches rank `r`'s result in `coll`, if any: the
+/// data flow of each kind written out here, apart from protocol::outcome (a
+/// barrier's result is "all entered", so it reads every member).
+fn reads_dummy(coll: &Coll, r: Rank) -> Option<Rank> {
+    let me = coll.members.binary_search(&r).expect("a member returned");
+    let root = coll.op.root as usize;
+    (0..coll.members.len()).filter(|&i| coll.dummy_at[i]).map(|i| (i, coll.members[i])).find_map(|(i, w)| {
+        let reads = match coll.op.kind {
+            Kind::Bcast => i == root && me != root,
+            Kind::Reduce => me == root,
+            _ => true,
+        };
+        reads.then_some(w)
+    })
+}
+
 fn small(n: Rank, d: Design) -> Cfg {
     Cfg { kills: 2, revokes: 1, gens: 4, ops: (1, 6), ..Cfg::new(n, d) }
 }
@@ -775,6 +808,28 @@ fn flaw_ring_evicts_the_entry_of_a_blocked_collective() {
     let found = [3, 5, 9].iter().find_map(|&n| find(cfg(n), 0..2000, &[V::Deadlock, V::HorizonMissed]));
     let (seed, r) = found.expect("an evicted entry");
     eprintln!("{}", show(&r, &format!("ring of 1 (seed {seed})")));
+}
+
+/// The adversarial mode's `collectives` choice: survivors told success beside a
+/// dead member's dummy part, at thousands of ranks and in small worlds with
+/// many interleavings, and never one whose result reads a dummy part.
+#[test]
+fn adversarial_collectives_tell_success_only_where_the_result_is_real() {
+    let adv = |seed| Design { adversary: Some(seed), ..Design::FIXED };
+    let s = assert_clean(Cfg::new(1000, adv(1)), 0..3);
+    assert!(s.iter().all(|s| s.dummy_joins > 0), "{s:#?}");
+    let mut told = s.iter().map(|s| s.success_beside_dummy).sum::<u64>();
+    for n in [3, 5, 8] {
+        told += assert_clean(small(n, adv(n as u64)), 0..300).iter().map(|s| s.success_beside_dummy).sum::<u64>();
+    }
+    eprintln!("told success beside a dummy part: {told} times");
+    assert!(told > 0, "no survivor was ever told success beside a dummy part");
+}
+
+#[test]
+fn an_adversary_without_the_rule_is_caught() {
+    let d = Design { adversary: Some(3), adversary_keeps_rule: false, ..Design::FIXED };
+    expect_flaw(d, &[V::SilentGarbage], "adversary tells success whatever the result read");
 }
 
 #[test]

@@ -9,6 +9,8 @@
 //!   orphans, what a revoke leaves to do, dead ranks' counts.
 //! - [`colls`]: collective descriptors.
 //! - [`news`]: failure and revoke news, the wake receive, the collective logs.
+//! - [`adversary`]: the adversarial semantics mode's choices of what the
+//!   program is told.
 //! - [`own`]: MPIFT's own barrier and allreduce over the channel.
 //! - [`agree`]: agreement and shrink.
 //! - [`join`]: the joins dead ranks and catching-up ranks make.
@@ -28,6 +30,7 @@ pub mod base;
 pub mod registry;
 pub mod colls;
 pub mod news;
+pub mod adversary;
 pub mod own;
 pub mod agree;
 pub mod join;

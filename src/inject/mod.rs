@@ -2,7 +2,7 @@
 //! (docs/INJECTION.md; thesis 5.3.6, 5.4, 5.5.2). It sets the engine's knobs at
 //! `MPI_Init` and hears of deaths through `engine::base::observer`.
 //!
-//! May import: engine, engine::base, engine::registry, engine::colls, engine::news, engine::own, engine::agree, engine::join, engine::revoke, engine::dead, engine::progress, engine::complete, engine::entry, protocol, transport.
+//! May import: engine, engine::base, engine::registry, engine::colls, engine::news, engine::adversary, engine::own, engine::agree, engine::join, engine::revoke, engine::dead, engine::progress, engine::complete, engine::entry, protocol, transport.
 //!
 //! - [`policy`]: the `MPIFT_KILL` / `MPIFT_BITFLIP` languages (pure, unit-tested);
 //! - [`rng`]: seeded generators, one stream per rank and purpose;
@@ -385,6 +385,8 @@ fn configure_engine(agreed: &Agreed, size: u32, any_multithreaded: bool) -> Resu
         // threads in barriers on different communicators could take each other's stamp.
         own_barrier: !agreed.host_barrier && !any_multithreaded,
         own_allreduce: own && !any_multithreaded,
+        adversary: agreed.adversary,
+        seed: agreed.seed,
     });
     Ok(())
 }

@@ -153,6 +153,15 @@ pub fn rank_entry(rank: u32, calls: u64, kill: &str, plan: &Plan, death: Option<
     }
     rec.push(']');
     let _ = write!(o, "\"recovery\": {{\"calls\": {rec}, \"not_listed\": {}}}, ", s.recovery_dropped);
+    let (made, more) = crate::engine::adversary::made();
+    let mut adv = String::from("[");
+    for (i, m) in made.iter().enumerate() {
+        let told = if m.success { "MPI_SUCCESS" } else { "MPI_ERR_PROC_FAILED" };
+        let sep = if i > 0 { ", " } else { "" };
+        let _ = write!(adv, "{sep}{{\"choice\": {}, \"comm\": \"{:x}\", \"seq\": {}, \"told\": \"{told}\"}}", json_str(m.choice), m.comm, m.seq);
+    }
+    adv.push(']');
+    let _ = write!(o, "\"adversary\": {{\"choices\": {adv}, \"not_listed\": {more}}}, ");
     let b = crate::inject::bitflip::counts();
     let _ = write!(
         o,

@@ -31,13 +31,15 @@ pub(super) struct Agreed {
     /// `MPIFT_ALLREDUCE`: Some(true) `own`, Some(false) `host`, None the host
     /// MPI's default (engine::own::allreduce::default_own).
     pub(super) own_allreduce: Option<bool>,
+    /// `MPIFT_SEMANTICS`: the adversarial mode's choices (engine::base::settings::parse_semantics).
+    pub(super) adversary: u32,
 }
 
 /// Rank 0 reads its environment (and `MPIFT_KILL_FILE`).
 fn read_environment(names: &RuleVars) -> Agreed {
     let requested = crate::engine::agree::ft::requested_fanout();
     let fanout = if requested > 0 { requested } else { crate::engine::base::settings::DEFAULT_FANOUT };
-    let mut a = Agreed { seed: 0, seed_from: "chosen", kill: String::new(), bitflip: None, error: None, spares: 0, fanout, nb_colls: false, host_barrier: false, own_allreduce: None };
+    let mut a = Agreed { seed: 0, seed_from: "chosen", kill: String::new(), bitflip: None, error: None, spares: 0, fanout, nb_colls: false, host_barrier: false, own_allreduce: None, adversary: 0 };
     if let Some(v) = std::env::var("MPIFT_SPARES").ok().filter(|v| !v.trim().is_empty()) {
         match v.trim().parse::<u32>() {
             // A spawned job (host spawn) has no spares of its own.
@@ -64,6 +66,12 @@ fn read_environment(names: &RuleVars) -> Agreed {
             "own" => a.own_allreduce = Some(true),
             "host" => a.own_allreduce = Some(false),
             t => a.error = Some(format!("invalid MPIFT_ALLREDUCE: bad token `{t}`: expected `own` or `host`")),
+        }
+    }
+    if let Some(v) = std::env::var("MPIFT_SEMANTICS").ok().filter(|v| !v.trim().is_empty()) {
+        match crate::engine::base::settings::parse_semantics(&v) {
+            Ok(bits) => a.adversary = bits,
+            Err(e) => a.error = Some(format!("invalid MPIFT_SEMANTICS: {e}")),
         }
     }
     if let Some(v) = std::env::var("MPIFT_TREE_FANOUT").ok().filter(|v| !v.trim().is_empty()) {
@@ -142,7 +150,7 @@ pub(super) fn agree(comm: MPI_Comm, me: u32, names: &RuleVars) -> Agreed {
         let a = read_environment(names);
         // The error goes last: it is free text.
         format!(
-            "{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}",
+            "{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}",
             a.seed,
             a.seed_from,
             a.kill,
@@ -150,6 +158,7 @@ pub(super) fn agree(comm: MPI_Comm, me: u32, names: &RuleVars) -> Agreed {
             a.fanout,
             a.nb_colls as u8 | (a.host_barrier as u8) << 1 | ((a.own_allreduce == Some(false)) as u8) << 2 | ((a.own_allreduce == Some(true)) as u8) << 3,
             a.spares,
+            a.adversary,
             a.error.as_deref().unwrap_or("")
         )
     } else {
@@ -163,7 +172,7 @@ pub(super) fn agree(comm: MPI_Comm, me: u32, names: &RuleVars) -> Agreed {
     // SAFETY: `bytes` was just resized to `len[0]` bytes, the count broadcast.
     unsafe { generated::MPI_Bcast(bytes.as_mut_ptr() as *mut c_void, len[0] as c_int, transport::dt_byte(), 0, comm) };
     let text = String::from_utf8_lossy(&bytes).into_owned();
-    let f: Vec<&str> = text.splitn(8, '\n').collect();
+    let f: Vec<&str> = text.splitn(9, '\n').collect();
     let get = |i: usize| f.get(i).copied().unwrap_or("");
     Agreed {
         seed: get(0).parse().unwrap_or(0),
@@ -179,7 +188,8 @@ pub(super) fn agree(comm: MPI_Comm, me: u32, names: &RuleVars) -> Agreed {
             _ => None,
         },
         spares: get(6).parse().unwrap_or(0),
-        error: Some(get(7).to_string()).filter(|e| !e.is_empty()),
+        adversary: get(7).parse().unwrap_or(0),
+        error: Some(get(8).to_string()).filter(|e| !e.is_empty()),
     }
 }
 

@@ -21,6 +21,8 @@
 //!   joins it must have made.
 //! - [`keep`]: which collective log entries a process keeps after its ring
 //!   overwrote them (those whose list only it had, until nobody can need them).
+//! - [`outcome`]: which survivors of a collective a failure touched may be told
+//!   success (the adversarial semantics mode), and the adversary's seeded draw.
 //!
 //! [`models`] holds protocols tested here that production does not run.
 
@@ -31,6 +33,7 @@ pub mod failures;
 pub mod keep;
 pub mod ftagree;
 pub mod models;
+pub mod outcome;
 pub mod part;
 pub mod recdbl;
 pub mod turns;

@@ -249,7 +249,10 @@ fn finish_general(st: &ReqState, status: &MPI_Status, rc: c_int) -> c_int {
         }
         let (failed, revoked) = comm::read(st.comm.0, |c| (c.has_failed(), c.revoked)).unwrap_or((false, false));
         // (Outside the read: the check reads the communicator again.)
-        if failed && !crate::engine::news::logs::all_dead_entered_seq(st.comm.0, st.seq) {
+        if failed
+            && !crate::engine::news::logs::all_dead_entered_seq(st.comm.0, st.seq)
+            && !crate::engine::adversary::collectives::tells_success(st.comm.0, st.seq)
+        {
             return SIM_FT_ERR_PROC_FAILED;
         }
         return if revoked { SIM_FT_ERR_REVOKED } else { 0 };

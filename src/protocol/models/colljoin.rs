@@ -177,6 +177,13 @@ pub struct Design {
     pub revoker_puts_before_reading: bool,
     /// A zombie puts its death into every peer's news before it joins anything.
     pub zombie_puts_before_serving: bool,
+    /// The adversarial semantics mode's `collectives` choice, with this seed: at
+    /// the leave check, a survivor whose result depends on no known-dead member
+    /// (protocol::outcome) is told success if the seed's draw says so.
+    pub adversary: Option<u64>,
+    /// The adversary keeps the rule of protocol::outcome (a mutation drops it:
+    /// every drawn survivor is told success).
+    pub adversary_keeps_rule: bool,
 }
 
 impl Default for Design {
@@ -198,6 +205,8 @@ impl Design {
         log_before_news: true,
         revoker_puts_before_reading: true,
         zombie_puts_before_serving: true,
+        adversary: None,
+        adversary_keeps_rule: true,
     };
     /// With every fix this model found necessary.
     pub const FIXED: Design = Design {

@@ -9,6 +9,7 @@ use super::colljoin::{
     Wait,
 };
 use crate::protocol::agree;
+use crate::protocol::outcome::{self, Flow};
 use crate::protocol::{CommId, Rank};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -317,7 +318,10 @@ impl Machine {
             }
             Ph::Leave => {
                 self.read_news(io);
-                Adv::Return(self.failure(c, true).map_or(AppResult::Ok, AppResult::Failed))
+                match self.failure(c, true) {
+                    Some(Fail::ProcFailed) if self.adversary_tells_success(c, op) => Adv::Return(AppResult::Ok),
+                    f => Adv::Return(f.map_or(AppResult::Ok, AppResult::Failed)),
+                }
             }
             Ph::Horizon | Ph::CatchUp => self.colls_revoked(c, next, op, post, ph, io),
         }
@@ -384,6 +388,21 @@ impl Machine {
         } else {
             None
         }
+    }
+
+    /// The adversarial mode's `collectives` choice at the leave check of `op`,
+    /// the collective just completed on `c` while a member is known dead: the
+    /// rule of protocol::outcome over the known-dead members, then the draw.
+    fn adversary_tells_success(&self, c: CommId, op: Op) -> bool {
+        let Some(seed) = self.d.adversary else { return false };
+        let flow = match op.kind {
+            Kind::Bcast => Flow::FromRoot,
+            Kind::Reduce => Flow::ToRoot,
+            _ => Flow::All,
+        };
+        let me = self.comms[&c].members.binary_search(&self.me).expect("a member") as Rank;
+        let real = outcome::result_is_real(flow, op.root, me, &self.dead_in(c));
+        (real || !self.d.adversary_keeps_rule) && outcome::draw(seed, &[c, self.comms[&c].seq, self.me as u64])
     }
 
     /// Revoke: "revoked" into every member's news, read every member's log, the

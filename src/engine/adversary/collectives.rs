@@ -1,0 +1,73 @@
+//! The `collectives` choice: a survivor of a collective that a failure touched
+//! is told success where its result is real (protocol::outcome has the rule per
+//! kind of collective), if the seed's draw for the event says so; else the
+//! default verdict, `MPI_ERR_PROC_FAILED`. The event is keyed by the
+//! communicator's id, the collective's number and this process's world rank,
+//! so members draw independently and a seed replays the same outcomes.
+
+use super::{note, Made};
+use crate::engine::base::handles::Sim_FT_MPI_Comm;
+use crate::engine::base::{runtime, settings};
+use crate::engine::colls::describe::{fcode as F, DUMMY};
+use crate::engine::news::{logs, news};
+use crate::engine::registry::comm;
+use crate::protocol::outcome::{self, Flow};
+
+/// How data flows in the collective of function code `f` (its non-blocking
+/// twin the same); the collectives whose data the rule does not model (the
+/// neighbourhood ones, the constructors) as [`Flow::All`].
+pub fn flow(f: u32) -> Flow {
+    match f & !F::NB & !DUMMY {
+        F::BCAST | F::SCATTER | F::SCATTERV => Flow::FromRoot,
+        F::REDUCE | F::GATHER | F::GATHERV => Flow::ToRoot,
+        F::SCAN => Flow::Prefix,
+        F::EXSCAN => Flow::ExclusivePrefix,
+        _ => Flow::All,
+    }
+}
+
+/// Collective `seq` of `h` ended here while a member known dead did not enter
+/// it for real (its default verdict is `MPI_ERR_PROC_FAILED`): true if this
+/// survivor is told success instead. Called only on that path (engine::entry::hooks,
+/// engine::complete::complete).
+#[cold]
+#[inline(never)]
+pub fn tells_success(h: Sim_FT_MPI_Comm, seq: u64) -> bool {
+    if !settings::adversary(settings::choice::COLLECTIVES) {
+        return false;
+    }
+    let Some((id, me, members, dead, inter)) = comm::read(h, |s| (s.id, s.rank, s.members.clone(), s.failed_world_ranks(), s.inter)) else {
+        return false;
+    };
+    if inter || me < 0 {
+        return false;
+    }
+    let Some(f_root) = own_entry(id, seq) else {
+        return false;
+    };
+    // Members that joined with dummy data: the dead ones that did not enter it
+    // for real before dying (an intercommunicator's remote group is not here).
+    let mut dummy = Vec::new();
+    for w in dead {
+        match members.iter().position(|m| *m == w) {
+            Some(r) if !logs::entered_before_death(w, id, seq) => dummy.push(r as u32),
+            Some(_) => {}
+            None => return false,
+        }
+    }
+    let (f, root) = f_root;
+    if !outcome::result_is_real(flow(f), root.max(0) as u32, me as u32, &dummy) {
+        return false;
+    }
+    let success = outcome::draw(settings::seed(), &[settings::choice::COLLECTIVES as u64, id, seq, runtime::world_rank() as u64]);
+    note(Made { choice: "collectives", comm: id, seq, success });
+    success
+}
+
+/// The function code and root of this process's own entry for collective `seq`
+/// of communicator `id` (None once its log no longer holds it: the default
+/// verdict then).
+fn own_entry(id: u64, seq: u64) -> Option<(u32, i32)> {
+    let (_, entries) = news::read_log(runtime::world_rank() as usize, 0);
+    entries.iter().rev().find(|e| e.comm == id && e.seq == seq && e.desc.fcode & DUMMY == 0).map(|e| (e.desc.fcode, e.desc.root))
+}

@@ -1,0 +1,46 @@
+//! The adversarial semantics mode (`MPIFT_SEMANTICS=adversarial`, issue 56):
+//! where real ULFM allows more than one outcome, what the program is told is
+//! the one that breaks fragile recovery code, drawn from the job's seed per
+//! event. The mode changes only the verdicts handed to the program, never what
+//! MPIFT itself knows or does (the news, the logs, the dead ranks' joins).
+//! Each choice is one bit of the settings (engine::base::settings::choice), read
+//! only where a failure is already known; the choices made are kept for the run
+//! report ([`made`]).
+//!
+//! May import: engine::base, engine::registry, engine::colls, engine::news, protocol, transport.
+
+pub mod collectives;
+
+use std::sync::Mutex;
+
+/// One choice the adversary made, for the run report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Made {
+    /// The choice's name in `MPIFT_SEMANTICS`.
+    pub choice: &'static str,
+    /// The event's key: the communicator's id and the collective's number.
+    pub comm: u64,
+    pub seq: u64,
+    /// What the program was told: success, or the default verdict.
+    pub success: bool,
+}
+
+/// The most choices listed per process; the others are counted.
+const LISTED: usize = 64;
+
+static MADE: Mutex<(Vec<Made>, u64)> = Mutex::new((Vec::new(), 0));
+
+fn note(m: Made) {
+    let mut g = MADE.lock().unwrap();
+    if g.0.len() < LISTED {
+        g.0.push(m);
+    } else {
+        g.1 += 1;
+    }
+}
+
+/// The choices made so far by this process (at most 64) and how many more.
+pub fn made() -> (Vec<Made>, u64) {
+    let g = MADE.lock().unwrap();
+    (g.0.clone(), g.1)
+}

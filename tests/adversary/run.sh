@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# tests/adversary/run.sh <mpich|openmpi|ompi5>: the adversarial semantics mode
+# (MPIFT_SEMANTICS), each choice on and off, at the MPI level.
+#
+# Builds tests/adversary/collectives.c (4 ranks; rank 3 dies, the survivors
+# know it, then make Bcasts, an Allreduce and an Ibcast) and checks:
+#   - default mode, and `adversarial:-collectives`: every survivor gets
+#     MPI_ERR_PROC_FAILED from every collective (F);
+#   - `adversarial` with MPIFT_SEED=5: Bcasts give success (S, data right) at some
+#     survivors and F at others; never success with wrong data (W) or another
+#     code (X); the Allreduce F everywhere; a second run with the same seed
+#     prints the same lines, another seed other ones; the report (MPIFT_REPORT)
+#     lists one choice per success told;
+#   - `adversarial:bogus`: MPI_Init fails naming the token.
+# Every mpiexec runs under `timeout` (ADVERSARY_TIMEOUT, default 60 s). Prints
+# "PASS|FAIL <case>" and "N passed, M failed"; exits nonzero if any failed.
+set -u
+cd "$(dirname "$0")/../.."
+root=$PWD
+mpi=${1:-}
+. scripts/mpi-host.sh
+mpi_host "$mpi" || { echo "usage: $0 <mpich|openmpi|ompi5>" >&2; exit 2; }
+for v in $(env | sed -n 's/^\(MPIFT_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
+unset SIM_FT_TIMEOUT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+lib=$root/target/$mpi/release/libmpift.a
+work=$(mktemp -d /tmp/mpift-adversary.XXXXXX)
+T=${ADVERSARY_TIMEOUT:-60}
+passed=0 failed=0 why=""
+fail() { why="${why:+$why; }$*"; }
+result() {
+  if [ -z "$why" ]; then passed=$((passed + 1)); echo "PASS $mpi: $1"
+  else failed=$((failed + 1)); echo "FAIL $mpi: $1: $why"; sed 's/^/    | /' "$work/out" "$work/err" 2>/dev/null | tail -n 12; fi
+  why=""
+}
+
+# run SEMANTICS SEED: the program's survivor lines, sorted, in $work/out.
+run() {
+  rm -f "$work/r.json"
+  (cd "$work" && MPIFT_SEMANTICS=$1 MPIFT_SEED=$2 MPIFT_REPORT=$work/r.json \
+    timeout -k 5 "$T" "$MPIEXEC" -n 4 ./collectives > raw 2> err < /dev/null)
+  status=$?
+  [ "$status" -eq 124 ] || [ "$status" -eq 137 ] && fail "hung (timeout ${T}s)"
+  grep '^rank [012]: ' "$work/raw" | sort > "$work/out"
+  [ "$(grep -c ': OUT ' "$work/out")" -eq 3 ] || fail "want 3 survivor lines with OUT"
+}
+bcasts() { sed -n 's/^rank [0-9]: OUT \([A-Z]*\) .*/\1/p' "$work/out" | tr -d '\n'; }
+
+# shellcheck disable=SC2086
+$MPICC -std=c99 -O1 -Wall -Wextra -Werror -I$root/include/compat -I$root/include \
+  -I$root/target/$mpi/release/include -I$root/examples/ulfm tests/adversary/collectives.c \
+  $lib -lgcc_s -lutil -lrt -lpthread -lm -ldl -o "$work/collectives" 2> "$work/err" \
+  || { echo "FAIL $mpi: build"; cat "$work/err"; exit 1; }
+
+for mode in default adversarial:-collectives; do
+  run "$mode" 5
+  grep -q 'OUT F* A=F I=F$' "$work/out" && [ "$(grep -vc 'OUT F* A=F I=F$' "$work/out")" -eq 0 ] \
+    || fail "want F from every collective at every survivor"
+  result "MPIFT_SEMANTICS=$mode: every survivor told MPI_ERR_PROC_FAILED"
+done
+
+run adversarial 5
+first=$(cat "$work/out")
+b=$(bcasts)
+case $b in *S*) ;; *) fail "no Bcast told success" ;; esac
+case $b in *F*) ;; *) fail "no Bcast told MPI_ERR_PROC_FAILED" ;; esac
+grep -q '[WX]' <<< "$b" && fail "a Bcast gave wrong data or another code: $b"
+[ "$(grep -c ' A=F ' "$work/out")" -eq 3 ] || fail "an Allreduce did not fail"
+grep -q 'I=[WX]' "$work/out" && fail "the Ibcast gave wrong data or another code"
+told=$(grep -o '"told": "MPI_SUCCESS"' "$work/r.json" 2>/dev/null | wc -l)
+want=$(grep -o 'OUT [A-Z]* A=. I=.' "$work/out" | sed 's/OUT \([A-Z]*\) A=. I=\(.\)/\1\2/' | tr -cd S | wc -c)
+[ "$told" -eq "$want" ] || fail "the report lists $told successes told, the output $want"
+result "MPIFT_SEMANTICS=adversarial: non-uniform Bcasts, real data, Allreduce fails, report lists the choices"
+
+run adversarial 5
+[ "$(cat "$work/out")" = "$first" ] || fail "seed 5 again gave other outcomes"
+result "MPIFT_SEED=5 again: the same outcomes"
+run adversarial 6
+[ "$(cat "$work/out")" != "$first" ] || fail "seed 6 gave the outcomes of seed 5"
+result "MPIFT_SEED=6: other outcomes"
+
+(cd "$work" && MPIFT_SEMANTICS=adversarial:bogus timeout -k 5 "$T" "$MPIEXEC" -n 4 ./collectives > out 2> err < /dev/null)
+status=$?
+[ "$status" -ne 0 ] && [ "$status" -ne 124 ] || fail "exit status $status, want an error"
+grep -q 'MPIFT_SEMANTICS.*`bogus`' "$work/err" "$work/out" || fail "no message naming \`bogus\`"
+result "MPIFT_SEMANTICS=adversarial:bogus: MPI_Init fails naming the token"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && rm -rf "$work"
+[ "$failed" -eq 0 ]
