@@ -11,7 +11,9 @@
 #     code (X); the Allreduce F everywhere; a second run with the same seed
 #     prints the same lines, another seed other ones; the report (MPIFT_REPORT)
 #     lists one choice per success told;
-#   - `adversarial:bogus`: MPI_Init fails naming the token.
+#   - `adversarial:bogus`: MPI_Init fails naming the token;
+#   - each adversarial mistake of examples/mistakes: a HANG with its findings,
+#     and its fixed twin passing.
 # Every mpiexec runs under `timeout` (ADVERSARY_TIMEOUT, default 60 s). Prints
 # "PASS|FAIL <case>" and "N passed, M failed"; exits nonzero if any failed.
 set -u
@@ -84,6 +86,41 @@ status=$?
 [ "$status" -ne 0 ] && [ "$status" -ne 124 ] || fail "exit status $status, want an error"
 grep -q 'MPIFT_SEMANTICS.*`bogus`' "$work/err" "$work/out" || fail "no message naming \`bogus\`"
 result "MPIFT_SEMANTICS=adversarial:bogus: MPI_Init fails naming the token"
+
+# The gallery's adversarial mistakes (examples/mistakes, a `SEMANTICS:
+# adversarial` line): each, victim V=2, seed 2, under `mpift-campaign diagnose`
+# is a HANG whose paragraph has every FINDING line of its header;
+# its fixed twin (examples/mistakes/fixed/) prints OK at the 3 survivors for
+# V = 1, 2, 3 in the adversarial mode.
+bin=$root/target/release/mpift-campaign
+[ -x "$bin" ] || (cd "$root" && cargo build --release --quiet -p mpift-campaign)
+for src in $(grep -l '^ \* SEMANTICS: adversarial' examples/mistakes/*.c); do
+  p=$(basename "$src" .c)
+  for v in "" fixed/; do
+    # shellcheck disable=SC2086
+    $MPICC -std=c99 -O1 -I$root/include/compat -I$root/include -I$root/target/$mpi/release/include \
+      -I$root/examples/ulfm "examples/mistakes/$v$p.c" $lib -lgcc_s -lutil -lrt -lpthread -lm -ldl \
+      -o "$work/${v%/}$p" 2> "$work/err" || fail "$v$p does not build"
+  done
+  d=$work/d-$p
+  MPIFT_SEMANTICS=adversarial MPIFT_SEED=2 timeout -k 5 120 "$bin" diagnose --timeout 6 --out "$d" -- \
+    "$MPIEXEC" -n 4 "$work/$p" 2 > "$work/out" 2>&1
+  got=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); f=((r.get("hang") or {}).get("finding") or {}); print(r["verdict"], f.get("mpift")); print(f.get("paragraph",""))' "$d/record.json" 2>/dev/null)
+  # (Not yet whether it is called MPIFT's: one timing of gather_no_revoke is
+  # misjudged, see its header.)
+  [ "$(head -n 1 <<< "$got" | cut -d' ' -f1)" = HANG ] || fail "verdict: $(head -n 1 <<< "$got"), want HANG"
+  while IFS= read -r line; do
+    [ -n "$line" ] && ! grep -qF -- "$line" <<< "$got" && fail "no \"$line\" in the finding"
+  done <<< "$(sed -n 's/^ \* FINDING: //p' "$src")"
+  result "$p (adversarial, seed 2, V=2): a HANG with its header's findings"
+  for v in 1 2 3; do
+    (cd "$work" && MPIFT_SEMANTICS=adversarial MPIFT_SEED=1 timeout -k 5 "$T" "$MPIEXEC" -n 4 "./fixed$p" $v > out 2> err < /dev/null)
+    status=$?
+    [ "$status" -eq 0 ] || fail "V=$v: exit status $status"
+    [ "$(grep -c '^rank [0-9]*: OK ' "$work/out")" -eq 3 ] || fail "V=$v: want 3 OK lines"
+  done
+  result "fixed/$p (adversarial, seed 1, V=1-3): every survivor OK"
+done
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && rm -rf "$work"

@@ -28,7 +28,8 @@ pub fn flow(f: u32) -> Flow {
 
 /// Collective `seq` of `h` ended here while a member known dead did not enter
 /// it for real (its default verdict is `MPI_ERR_PROC_FAILED`): true if this
-/// survivor is told success instead. Called only on that path (engine::entry::hooks,
+/// survivor is told success instead (not asked on a revoked communicator, which
+/// fails either way). Called only on that path (engine::entry::hooks,
 /// engine::complete::complete).
 #[cold]
 #[inline(never)]

@@ -251,7 +251,7 @@ fn finish_general(st: &ReqState, status: &MPI_Status, rc: c_int) -> c_int {
         // (Outside the read: the check reads the communicator again.)
         if failed
             && !crate::engine::news::logs::all_dead_entered_seq(st.comm.0, st.seq)
-            && !crate::engine::adversary::collectives::tells_success(st.comm.0, st.seq)
+            && (revoked || !crate::engine::adversary::collectives::tells_success(st.comm.0, st.seq))
         {
             return SIM_FT_ERR_PROC_FAILED;
         }

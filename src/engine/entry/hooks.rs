@@ -284,7 +284,7 @@ fn coll_leave_checked(c: &CommRef) -> Outcome {
     // in ULFM, where an operation that completed before a failure succeeds (a
     // member that dies right after a barrier). A dead member that did not enter it
     // for real joined with dummy data: PROC_FAILED.
-    if failed && !logs::all_dead_entered_seq(c.handle, seq) && !collectives::tells_success(c.handle, seq) {
+    if failed && !logs::all_dead_entered_seq(c.handle, seq) && (revoked || !collectives::tells_success(c.handle, seq)) {
         return Err(Failure::on(c.handle, SIM_FT_ERR_PROC_FAILED));
     }
     if revoked {

@@ -27,6 +27,11 @@ pub struct Args {
     /// MPIFT_SEED of every run, and the seed of every sampling choice.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// What survivors are told: MPIFT_SEMANTICS of every run, `default` or
+    /// `adversarial[:choice,-choice...]` (MPIFT checks the choices at MPI_Init).
+    /// One seed per campaign: run seeds 1, 2, 3 as three campaigns, each with its --seed and --out.
+    #[arg(long, value_parser = parse_semantics)]
+    pub semantics: Option<String>,
     /// Seconds before a run counts as HANG (default: max(10, 10 x the failure-free time)).
     #[arg(long, value_parser = positive_secs)]
     pub timeout: Option<f64>,
@@ -83,6 +88,16 @@ pub fn positive_secs(s: &str) -> Result<f64, String> {
     }
 }
 
+/// `default`, `adversarial` or `adversarial:LIST` (the list is MPIFT's to check).
+pub fn parse_semantics(s: &str) -> Result<String, String> {
+    let t = s.trim();
+    let mode = t.split(':').next().unwrap_or("");
+    match (mode, t.contains(':')) {
+        ("default", false) | ("adversarial", _) => Ok(t.to_string()),
+        _ => Err(format!("`{s}` is not a semantics mode (expected `default` or `adversarial[:choice,...]`)")),
+    }
+}
+
 pub fn parse_regex(s: &str) -> Result<regex::Regex, String> {
     regex::Regex::new(s).map_err(|e| format!("not a valid regular expression: {e}"))
 }
@@ -124,6 +139,14 @@ pub fn parse_ranges(s: &str) -> Result<Vec<u32>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn semantics_modes() {
+        assert_eq!(parse_semantics("adversarial:-collectives").unwrap(), "adversarial:-collectives");
+        assert_eq!(parse_semantics(" default ").unwrap(), "default");
+        assert!(parse_semantics("friendly").unwrap_err().contains("`friendly`"));
+        assert!(parse_semantics("default:x").is_err());
+    }
 
     #[test]
     fn ranges() {

@@ -51,6 +51,10 @@ fn main() -> ExitCode {
         }
         _ => {
             let args = cli::Args::parse_from(&argv);
+            if let Some(m) = &args.semantics {
+                // Every run inherits it (and results::replay names it).
+                std::env::set_var("MPIFT_SEMANTICS", m);
+            }
             run::catch_interrupts();
             campaign::run(args)
         }

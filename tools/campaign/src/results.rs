@@ -157,10 +157,13 @@ pub fn command_line(command: &[String]) -> String {
     command.iter().map(|w| shell_quote(w)).collect::<Vec<_>>().join(" ")
 }
 
-/// `MPIFT_KILL='...' MPIFT_SEED=S mpiexec ...`
+/// `MPIFT_KILL='...' MPIFT_SEED=S mpiexec ...`, with `MPIFT_SEMANTICS=...` first
+/// when the runs had a mode other than the default (--semantics, or inherited).
 pub fn replay(kill: &str, seed: u64, command: &[String]) -> String {
+    let semantics = std::env::var("MPIFT_SEMANTICS").ok().filter(|m| !m.trim().is_empty() && m.trim() != "default");
+    let mode = semantics.map_or(String::new(), |m| format!("MPIFT_SEMANTICS={} ", shell_quote(m.trim())));
     // The rule always quoted: `;` separates rules.
-    format!("MPIFT_KILL='{}' MPIFT_SEED={seed} {}", kill.replace('\'', r"'\''"), command_line(command))
+    format!("{mode}MPIFT_KILL='{}' MPIFT_SEED={seed} {}", kill.replace('\'', r"'\''"), command_line(command))
 }
 
 #[cfg(test)]
