@@ -352,8 +352,11 @@ for mpi in "${mpis[@]}"; do
   t "$mpi: README example (examples/readme_example.c) -n 4" sh -c "$MPICC $W $FT examples/readme_example.c -o $work/readme $LIBS && $(declare -f run); MPIEXEC=$MPIEXEC; run 4 $work/readme >$work/readme.out; rc=\$?; cat $work/readme.out; [ \$rc -eq 0 ] && [ \$(grep -c ', 3 ranks left\$' $work/readme.out) -eq 3 ] && grep -q MPIX_ERR_PROC_FAILED $work/readme.out"
   # Fault injection: one case per rule type, seeds, bit flips, legacy mapping.
   t "$mpi: fault injection (tests/inject/run.sh)" tests/inject/run.sh "$mpi"
-  # The adversarial semantics mode (MPIFT_SEMANTICS): each choice on and off.
-  t "$mpi: adversarial semantics, each choice on and off (tests/adversary/run.sh)" tests/adversary/run.sh "$mpi"
+  # The adversarial semantics mode (MPIFT_SEMANTICS): each choice on and off
+  # (Open MPI 5 shares Open MPI 4.1's handle ABI: not run there, for make test's time).
+  if [ "$mpi" != ompi5 ]; then
+    t "$mpi: adversarial semantics, each choice on and off (tests/adversary/run.sh)" tests/adversary/run.sh "$mpi"
+  fi
   # Kill-point campaigns (docs/CAMPAIGN.md): the runner end to end (also its JUnit
   # report and `minimize`), then sampled campaigns of ft_loop, master_worker,
   # MPI_Test_ft and two-death points, 0 HANG/CRASH/WRONG (`make campaign`: every kill point).

@@ -816,11 +816,11 @@ fn flaw_ring_evicts_the_entry_of_a_blocked_collective() {
 #[test]
 fn adversarial_collectives_tell_success_only_where_the_result_is_real() {
     let adv = |seed| Design { adversary: Some(seed), ..Design::FIXED };
-    let s = assert_clean(Cfg::new(1000, adv(1)), 0..3);
+    let s = assert_clean(Cfg::new(1000, adv(1)), 0..1);
     assert!(s.iter().all(|s| s.dummy_joins > 0), "{s:#?}");
     let mut told = s.iter().map(|s| s.success_beside_dummy).sum::<u64>();
     for n in [3, 5, 8] {
-        told += assert_clean(small(n, adv(n as u64)), 0..300).iter().map(|s| s.success_beside_dummy).sum::<u64>();
+        told += assert_clean(small(n, adv(n as u64)), 0..200).iter().map(|s| s.success_beside_dummy).sum::<u64>();
     }
     eprintln!("told success beside a dummy part: {told} times");
     assert!(told > 0, "no survivor was ever told success beside a dummy part");
