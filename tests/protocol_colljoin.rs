@@ -61,7 +61,6 @@ struct Coll {
     count: usize,
     acc: Option<Vec<u64>>,
     colors: Vec<Option<u32>>,
-    dummy: bool,
     /// Which members (by index) joined with dummy data.
     dummy_at: Vec<bool>,
     outcome: Option<Outcome>,
@@ -266,7 +265,6 @@ impl Io for World {
             members: Rc::clone(&members),
             count: 0,
             acc: None,
-            dummy: false,
             dummy_at: vec![false; members.len()],
             outcome: None,
             waiters: Vec::new(),
@@ -280,7 +278,6 @@ impl Io for World {
         }
         rec.entered[idx] = true;
         rec.count += 1;
-        rec.dummy |= j.dummy;
         rec.dummy_at[idx] |= j.dummy;
         match j.contribution {
             Contribution::Bits(b) => match &mut rec.acc {
@@ -585,13 +582,14 @@ fn run(cfg: Cfg, seed: u64) -> Run {
         if let (Some(AppResult::Ok), Stage::Ops) = (&last, apps[r as usize].stage) {
             let key = w.last_app_join[r as usize].expect("an application collective returned");
             let coll = &w.colls[&key];
-            if coll.dummy {
+            let first_dummy = coll.dummy_at.iter().position(|d| *d).map(|i| coll.members[i]);
+            if first_dummy.is_some() {
                 w.stats.success_beside_dummy += 1;
             }
             // Default mode: no success beside any dummy part. Adversarial mode:
             // none whose result reads a dummy part.
             let garbage = match cfg.design.adversary {
-                None => coll.dummy.then(|| coll.members[coll.dummy_at.iter().position(|d| *d).unwrap_or(0)]),
+                None => first_dummy,
                 Some(_) => reads_dummy(coll, r),
             };
             if let Some(d) = garbage {
