@@ -4,7 +4,7 @@
 #   make MPI_Test_ft / make MPI_Test_regular           thesis test program, with / without MPIFT
 #   make demo                                           run the demo (examples/master_worker.cpp)
 #   make test                                           every test, on MPICH and Open MPI
-#   make campaign [MPI=...]                            every kill point of ft_loop, master_worker, MPI_Test_ft (+200 pairs)
+#   make campaign [MPI=...]                            every kill point of ft_loop, master_worker, MPI_Test_ft (+200 pairs), loaded, nonblocking
 #   make memcheck [MPI=...]                            examples/ulfm under valgrind (tests/valgrind/run.sh)
 #   make mpi4py [MPI=openmpi|mpich]                   mpi4py's test suite with MPIFT vs plain (scripts/mpi4py.sh)
 #   make mpi4py-plain [MPI=...]                        rewrite tests/mpi4py/plain-<mpi>.txt (the reference)
@@ -103,10 +103,13 @@ test: deps
 	@scripts/run-tests.sh $(TEST_MPIS)
 
 # Exhaustive kill-point campaigns (docs/CAMPAIGN.md), on MPI (default: mpich and
-# openmpi); results and PNG matrices in build-out/<mpi>/campaign/.
+# openmpi); results and PNG matrices in build-out/<mpi>/campaign/. Then the long
+# runs make test samples: 40 kill points a program on a loaded machine
+# (tests/campaign/loaded.sh) and examples/ulfm with MPIFT_COLLECTIVES=nonblocking.
 CAMPAIGN_MPIS ?= $(or $(MPI),mpich openmpi)
 campaign: deps
-	@rc=0; for m in $(CAMPAIGN_MPIS); do $(MAKE) --no-print-directory lib MPI=$$m && tests/campaign/liveness.sh $$m full || rc=1; done; exit $$rc
+	@rc=0; for m in $(CAMPAIGN_MPIS); do $(MAKE) --no-print-directory lib MPI=$$m && tests/campaign/liveness.sh $$m full || rc=1; \
+	  LOADED_SAMPLE=40 tests/campaign/loaded.sh $$m || rc=1; tests/campaign/nonblocking.sh $$m || rc=1; done; exit $$rc
 
 # Every examples/ulfm program under valgrind's memcheck at 4 ranks (not in make test:
 # 10-30 s per program); logs in build-out/<mpi>/valgrind/.
