@@ -387,6 +387,7 @@ fn configure_engine(agreed: &Agreed, size: u32, any_multithreaded: bool) -> Resu
         own_allreduce: own && !any_multithreaded,
         adversary: agreed.adversary,
         seed: agreed.seed,
+        latency_us: agreed.latency_us,
     });
     Ok(())
 }

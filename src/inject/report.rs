@@ -12,6 +12,7 @@
 //! dependency) and, at `MPIFT_VERBOSE` 1 or more, a few lines on stderr.
 
 use crate::engine::base::errors::CLASSES;
+use crate::engine::adversary::Made;
 use crate::inject::death::Death;
 use crate::inject::plan::{Cause, Plan};
 use crate::transport::{self, env, err, generated, MPI_Comm};
@@ -156,9 +157,16 @@ pub fn rank_entry(rank: u32, calls: u64, kill: &str, plan: &Plan, death: Option<
     let (made, more) = crate::engine::adversary::made();
     let mut adv = String::from("[");
     for (i, m) in made.iter().enumerate() {
-        let told = if m.success { "MPI_SUCCESS" } else { "MPI_ERR_PROC_FAILED" };
         let sep = if i > 0 { ", " } else { "" };
-        let _ = write!(adv, "{sep}{{\"choice\": {}, \"comm\": \"{:x}\", \"seq\": {}, \"told\": \"{told}\"}}", json_str(m.choice), m.comm, m.seq);
+        let _ = write!(adv, "{sep}{{\"choice\": {}, ", json_str(m.choice()));
+        let _ = match m {
+            Made::Collective { comm, seq, success } => {
+                let told = if *success { "MPI_SUCCESS" } else { "MPI_ERR_PROC_FAILED" };
+                write!(adv, "\"comm\": \"{comm:x}\", \"seq\": {seq}, \"told\": \"{told}\"}}")
+            }
+            Made::Latency { observer, delay_us } => write!(adv, "\"observer\": {observer}, \"delay_us\": {delay_us}}}"),
+            Made::Revoke { comm, member, delay_us } => write!(adv, "\"comm\": \"{comm:x}\", \"member\": {member}, \"delay_us\": {delay_us}}}"),
+        };
     }
     adv.push(']');
     let _ = write!(o, "\"adversary\": {{\"choices\": {adv}, \"not_listed\": {more}}}, ");

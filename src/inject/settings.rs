@@ -33,13 +33,16 @@ pub(super) struct Agreed {
     pub(super) own_allreduce: Option<bool>,
     /// `MPIFT_SEMANTICS`: the adversarial mode's choices (engine::base::settings::parse_semantics).
     pub(super) adversary: u32,
+    /// `MPIFT_LATENCY`: the adversarial mode's range of late news, in
+    /// microseconds (engine::base::settings::parse_latency).
+    pub(super) latency_us: (u64, u64),
 }
 
 /// Rank 0 reads its environment (and `MPIFT_KILL_FILE`).
 fn read_environment(names: &RuleVars) -> Agreed {
     let requested = crate::engine::agree::ft::requested_fanout();
     let fanout = if requested > 0 { requested } else { crate::engine::base::settings::DEFAULT_FANOUT };
-    let mut a = Agreed { seed: 0, seed_from: "chosen", kill: String::new(), bitflip: None, error: None, spares: 0, fanout, nb_colls: false, host_barrier: false, own_allreduce: None, adversary: 0 };
+    let mut a = Agreed { seed: 0, seed_from: "chosen", kill: String::new(), bitflip: None, error: None, spares: 0, fanout, nb_colls: false, host_barrier: false, own_allreduce: None, adversary: 0, latency_us: crate::engine::base::settings::DEFAULT_LATENCY_US };
     if let Some(v) = std::env::var("MPIFT_SPARES").ok().filter(|v| !v.trim().is_empty()) {
         match v.trim().parse::<u32>() {
             // A spawned job (host spawn) has no spares of its own.
@@ -47,33 +50,7 @@ fn read_environment(names: &RuleVars) -> Agreed {
             _ => a.error = Some(format!("invalid MPIFT_SPARES: bad token `{}`: expected an integer >= 0", v.trim())),
         }
     }
-    if let Some(v) = std::env::var("MPIFT_COLLECTIVES").ok().filter(|v| !v.trim().is_empty()) {
-        match v.trim() {
-            "blocking" => a.nb_colls = false,
-            "nonblocking" => a.nb_colls = true,
-            t => a.error = Some(format!("invalid MPIFT_COLLECTIVES: bad token `{t}`: expected `blocking` or `nonblocking`")),
-        }
-    }
-    if let Some(v) = std::env::var("MPIFT_BARRIER").ok().filter(|v| !v.trim().is_empty()) {
-        match v.trim() {
-            "own" => a.host_barrier = false,
-            "host" => a.host_barrier = true,
-            t => a.error = Some(format!("invalid MPIFT_BARRIER: bad token `{t}`: expected `own` or `host`")),
-        }
-    }
-    if let Some(v) = std::env::var("MPIFT_ALLREDUCE").ok().filter(|v| !v.trim().is_empty()) {
-        match v.trim() {
-            "own" => a.own_allreduce = Some(true),
-            "host" => a.own_allreduce = Some(false),
-            t => a.error = Some(format!("invalid MPIFT_ALLREDUCE: bad token `{t}`: expected `own` or `host`")),
-        }
-    }
-    if let Some(v) = std::env::var("MPIFT_SEMANTICS").ok().filter(|v| !v.trim().is_empty()) {
-        match crate::engine::base::settings::parse_semantics(&v) {
-            Ok(bits) => a.adversary = bits,
-            Err(e) => a.error = Some(format!("invalid MPIFT_SEMANTICS: {e}")),
-        }
-    }
+    read_engine_knobs(&mut a);
     if let Some(v) = std::env::var("MPIFT_TREE_FANOUT").ok().filter(|v| !v.trim().is_empty()) {
         match v.trim().parse::<u32>() {
             Ok(k) if k >= 1 => a.fanout = k.min(1 << 20),
@@ -115,6 +92,44 @@ fn read_environment(names: &RuleVars) -> Agreed {
     a
 }
 
+/// Rank 0's engine knobs: the collective forms, the own barrier and allreduce,
+/// the semantics mode and its latency range.
+fn read_engine_knobs(a: &mut Agreed) {
+    if let Some(v) = std::env::var("MPIFT_COLLECTIVES").ok().filter(|v| !v.trim().is_empty()) {
+        match v.trim() {
+            "blocking" => a.nb_colls = false,
+            "nonblocking" => a.nb_colls = true,
+            t => a.error = Some(format!("invalid MPIFT_COLLECTIVES: bad token `{t}`: expected `blocking` or `nonblocking`")),
+        }
+    }
+    if let Some(v) = std::env::var("MPIFT_BARRIER").ok().filter(|v| !v.trim().is_empty()) {
+        match v.trim() {
+            "own" => a.host_barrier = false,
+            "host" => a.host_barrier = true,
+            t => a.error = Some(format!("invalid MPIFT_BARRIER: bad token `{t}`: expected `own` or `host`")),
+        }
+    }
+    if let Some(v) = std::env::var("MPIFT_ALLREDUCE").ok().filter(|v| !v.trim().is_empty()) {
+        match v.trim() {
+            "own" => a.own_allreduce = Some(true),
+            "host" => a.own_allreduce = Some(false),
+            t => a.error = Some(format!("invalid MPIFT_ALLREDUCE: bad token `{t}`: expected `own` or `host`")),
+        }
+    }
+    if let Some(v) = std::env::var("MPIFT_SEMANTICS").ok().filter(|v| !v.trim().is_empty()) {
+        match crate::engine::base::settings::parse_semantics(&v) {
+            Ok(bits) => a.adversary = bits,
+            Err(e) => a.error = Some(format!("invalid MPIFT_SEMANTICS: {e}")),
+        }
+    }
+    if let Some(v) = std::env::var("MPIFT_LATENCY").ok().filter(|v| !v.trim().is_empty()) {
+        match crate::engine::base::settings::parse_latency(&v) {
+            Ok(r) => a.latency_us = r,
+            Err(e) => a.error = Some(format!("invalid MPIFT_LATENCY: {e}")),
+        }
+    }
+}
+
 /// Where a job's injection rules come from. A job started by `MPI_Comm_spawn`
 /// (its processes have a parent) inherits the environment of the job that
 /// `mpiexec` started, whose rules name that job's ranks: it reads its own
@@ -150,7 +165,7 @@ pub(super) fn agree(comm: MPI_Comm, me: u32, names: &RuleVars) -> Agreed {
         let a = read_environment(names);
         // The error goes last: it is free text.
         format!(
-            "{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}",
+            "{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}:{}\n{}",
             a.seed,
             a.seed_from,
             a.kill,
@@ -159,6 +174,8 @@ pub(super) fn agree(comm: MPI_Comm, me: u32, names: &RuleVars) -> Agreed {
             a.nb_colls as u8 | (a.host_barrier as u8) << 1 | ((a.own_allreduce == Some(false)) as u8) << 2 | ((a.own_allreduce == Some(true)) as u8) << 3,
             a.spares,
             a.adversary,
+            a.latency_us.0,
+            a.latency_us.1,
             a.error.as_deref().unwrap_or("")
         )
     } else {
@@ -172,7 +189,7 @@ pub(super) fn agree(comm: MPI_Comm, me: u32, names: &RuleVars) -> Agreed {
     // SAFETY: `bytes` was just resized to `len[0]` bytes, the count broadcast.
     unsafe { generated::MPI_Bcast(bytes.as_mut_ptr() as *mut c_void, len[0] as c_int, transport::dt_byte(), 0, comm) };
     let text = String::from_utf8_lossy(&bytes).into_owned();
-    let f: Vec<&str> = text.splitn(9, '\n').collect();
+    let f: Vec<&str> = text.splitn(10, '\n').collect();
     let get = |i: usize| f.get(i).copied().unwrap_or("");
     Agreed {
         seed: get(0).parse().unwrap_or(0),
@@ -189,7 +206,11 @@ pub(super) fn agree(comm: MPI_Comm, me: u32, names: &RuleVars) -> Agreed {
         },
         spares: get(6).parse().unwrap_or(0),
         adversary: get(7).parse().unwrap_or(0),
-        error: Some(get(8).to_string()).filter(|e| !e.is_empty()),
+        latency_us: get(8)
+            .split_once(':')
+            .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
+            .unwrap_or(crate::engine::base::settings::DEFAULT_LATENCY_US),
+        error: Some(get(9).to_string()).filter(|e| !e.is_empty()),
     }
 }
 

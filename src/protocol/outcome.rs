@@ -24,7 +24,8 @@
 //!
 //! Whether a member that may be told success is told success is the adversary's
 //! draw ([`draw`]): a pure function of the seed and the event's key, so a seed
-//! replays the same choices.
+//! replays the same choices. The mode's late news (a death's, a revoke's) takes
+//! its delays from the same kind of draw ([`delay_us`]).
 
 use crate::protocol::Rank;
 
@@ -65,11 +66,30 @@ pub fn result_is_real(flow: Flow, root: Rank, me: Rank, dummy: &[Rank]) -> bool 
 /// the seed and the event's key alone (splitmix64 over the words), so the same
 /// seed and the same program give the same draws at every run.
 pub fn draw(seed: u64, key: &[u64]) -> bool {
+    hash(seed, key) & 1 == 1
+}
+
+/// The adversary's delay for one event (a death's news reaching one observer, a
+/// revoke's reaching one member), in microseconds within `min..=max`: drawn
+/// log-uniformly (as many delays between 1 and 10 ms as between 100 ms and 1 s,
+/// so one range gives both close and far-apart observers), from the seed and
+/// the event's key alone.
+pub fn delay_us(seed: u64, key: &[u64], min: u64, max: u64) -> u64 {
+    if max <= min {
+        return min;
+    }
+    let u = (hash(seed, key) >> 11) as f64 / (1u64 << 53) as f64;
+    let (lo, hi) = ((min.max(1)) as f64, max as f64);
+    let d = (lo.ln() + u * (hi.ln() - lo.ln())).exp();
+    (d as u64).clamp(min, max)
+}
+
+fn hash(seed: u64, key: &[u64]) -> u64 {
     let mut h = seed ^ 0x6164_7665_7273_6172; // "adversar"
     for k in key {
         h = mix(h ^ *k);
     }
-    h & 1 == 1
+    h
 }
 
 fn mix(x: u64) -> u64 {
@@ -117,5 +137,20 @@ mod tests {
         assert!((16..=48).contains(&ones), "{ones} of 64");
         let c: Vec<bool> = (0..64).map(|s| draw(8, &[1, s, 2])).collect();
         assert_ne!(a, c);
+    }
+
+    #[test]
+    fn delays_stay_in_range_replay_and_spread_over_the_decades() {
+        let d: Vec<u64> = (0..1000).map(|o| delay_us(3, &[2, 5, o], 1_000, 1_000_000)).collect();
+        assert!(d.iter().all(|x| (1_000..=1_000_000).contains(x)));
+        assert_eq!(d, (0..1000).map(|o| delay_us(3, &[2, 5, o], 1_000, 1_000_000)).collect::<Vec<_>>());
+        // Log-uniform: about a third in each decade of 1 ms..1 s.
+        for (lo, hi) in [(1_000, 10_000), (10_000, 100_000), (100_000, 1_000_001)] {
+            let k = d.iter().filter(|x| (lo..hi).contains(*x)).count();
+            assert!((250..=420).contains(&k), "{k} of 1000 in {lo}..{hi}");
+        }
+        assert_eq!(delay_us(3, &[1], 500, 500), 500);
+        assert_eq!(delay_us(3, &[1], 0, 0), 0);
+        assert!(delay_us(9, &[4], 0, 10) <= 10);
     }
 }

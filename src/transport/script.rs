@@ -17,6 +17,7 @@
 
 use crate::transport::window::Window;
 use crate::transport::{self, mpi};
+use std::time::Instant;
 
 /// One update: offset, values, add (true) or replace.
 pub struct Update {
@@ -43,6 +44,8 @@ struct Running {
     flight: Vec<InFlight>,
     started: bool,
     done: bool,
+    /// Not started before this time ([`Scripts::hold`]).
+    not_before: Option<Instant>,
 }
 
 // Requests and buffers are used only by the thread that calls MPI.
@@ -60,7 +63,21 @@ pub struct Scripts {
 
 impl Scripts {
     pub fn add(&mut self, target: usize, next: Step) {
-        self.running.push(Running { target, next, flight: Vec::new(), started: false, done: false });
+        self.running.push(Running { target, next, flight: Vec::new(), started: false, done: false, not_before: None });
+    }
+
+    /// The sequences to `target` not started yet start at `until` at the
+    /// earliest (the adversarial mode's late news, engine::adversary).
+    pub fn hold(&mut self, target: usize, until: Instant) {
+        for r in self.running.iter_mut().filter(|r| r.target == target && !r.started) {
+            r.not_before = Some(until);
+        }
+    }
+
+    /// Every sequence to `target` may start now (none is held until later).
+    pub fn due(&self, target: usize) -> bool {
+        let now = Instant::now();
+        self.running.iter().filter(|r| r.target == target).all(|r| r.not_before.is_none_or(|t| t <= now))
     }
 
     pub fn done(&self) -> bool {
@@ -81,7 +98,9 @@ impl Scripts {
 
     fn advance(&mut self, win: &Window, first_only: bool) -> Vec<usize> {
         let mut finished = Vec::new();
-        for r in self.running.iter_mut().filter(|r| !r.done && !(first_only && r.started)) {
+        let now = Instant::now();
+        let held = |r: &Running| !r.started && r.not_before.is_some_and(|t| now < t);
+        for r in self.running.iter_mut().filter(|r| !r.done && !(first_only && r.started) && !held(r)) {
             loop {
                 if first_only && r.started {
                     break;

@@ -12,6 +12,8 @@
 #     prints the same lines, another seed other ones; the report (MPIFT_REPORT)
 #     lists one choice per success told;
 #   - `adversarial:bogus`: MPI_Init fails naming the token;
+#   - late news (tests/adversary/late.c): a death's and a revoke's news reach
+#     each rank no sooner than its drawn delay; MPIFT_LATENCY=2s:1s is refused;
 #   - each adversarial mistake of examples/mistakes: a HANG with its findings,
 #     and its fixed twin passing.
 # Every mpiexec runs under `timeout` (ADVERSARY_TIMEOUT, default 60 s). Prints
@@ -86,6 +88,66 @@ status=$?
 [ "$status" -ne 0 ] && [ "$status" -ne 124 ] || fail "exit status $status, want an error"
 grep -q 'MPIFT_SEMANTICS.*`bogus`' "$work/err" "$work/out" || fail "no message naming \`bogus\`"
 result "MPIFT_SEMANTICS=adversarial:bogus: MPI_Init fails naming the token"
+
+# Late news (tests/adversary/late.c): with `adversarial:latency` each survivor
+# detects the death, and with `adversarial:revoke` each member sees the revoke,
+# no sooner than the delay the report lists for it (a lower bound: a loaded
+# machine only makes news later); the delays differ between ranks; the default
+# mode lists no delay. A latency range with its least above its most is refused.
+# shellcheck disable=SC2086
+$MPICC -std=c99 -O1 -Wall -Wextra -Werror -I$root/include/compat -I$root/include \
+  -I$root/target/$mpi/release/include -I$root/examples/ulfm tests/adversary/late.c \
+  $lib -lgcc_s -lutil -lrt -lpthread -lm -ldl -o "$work/late" 2> "$work/err" \
+  || { echo "FAIL $mpi: build late.c"; cat "$work/err"; exit 1; }
+late() { # late SEMANTICS death|revoke: checks in $why
+  rm -f "$work/r.json"
+  (cd "$work" && MPIFT_SEMANTICS=$1 MPIFT_SEED=3 MPIFT_LATENCY=50ms:1s MPIFT_REPORT=$work/r.json \
+    timeout -k 5 "$T" "$MPIEXEC" -n 4 ./late "$2" > out 2> err < /dev/null)
+  status=$?
+  [ "$status" -eq 0 ] || fail "exit status $status"
+  local e
+  e=$(python3 - "$work/out" "$work/r.json" "$1" "$2" <<'PY'
+import json, re, sys
+out, rep, mode, what = sys.argv[1:]
+lines = open(out).read()
+base = re.search(r"^rank (\d): (?:DIES|REVOKED) at=(\d+)", lines, re.M)
+seen = {int(r): (int(t), c) for r, t, c in re.findall(r"^rank (\d): DETECT at=(\d+) rc=(\w)", lines, re.M)}
+want = "F" if what == "death" else "V"
+if not base or len(seen) != 3:
+    sys.exit(print("want one DIES/REVOKED line and 3 DETECT lines"))
+bad = [r for r, (_, c) in seen.items() if c != want]
+if bad:
+    sys.exit(print(f"ranks {bad}: not told {want}"))
+made = [m for e in json.load(open(rep))["ranks"] for m in e["adversary"]["choices"]]
+if mode == "default":
+    sys.exit(print(f"default mode made choices: {made}") if made else 0)
+key = "observer" if what == "death" else "member"
+delay = {m[key]: m["delay_us"] for m in made if m["choice"] in ("latency", "revoke")}
+if set(delay) < set(seen):
+    sys.exit(print(f"the report lists delays for {sorted(delay)}, want {sorted(seen)}"))
+if len(set(delay[r] for r in seen)) < 2:
+    sys.exit(print("every rank drew the same delay"))
+t0 = int(base.group(2))
+early = [(r, t - t0, delay[r]) for r, (t, _) in seen.items() if t - t0 < delay[r]]
+if early:
+    sys.exit(print(f"news before its delay (rank, after us, delay us): {early}"))
+PY
+)
+  [ -n "$e" ] && fail "$e"
+}
+for what in death revoke; do
+  late default "$what"
+  result "late.c $what, default mode: every rank told, no delay listed"
+done
+late adversarial:latency death
+result "late.c death, adversarial:latency: each survivor detects no sooner than its own listed delay"
+late adversarial:revoke revoke
+result "late.c revoke, adversarial:revoke: each member sees the revoke no sooner than its own listed delay"
+(cd "$work" && MPIFT_SEMANTICS=adversarial MPIFT_LATENCY=2s:1s timeout -k 5 "$T" "$MPIEXEC" -n 4 ./late death > out 2> err < /dev/null)
+status=$?
+[ "$status" -ne 0 ] && [ "$status" -ne 124 ] || fail "exit status $status, want an error"
+grep -q 'MPIFT_LATENCY.*`2s:1s`' "$work/err" "$work/out" || fail "no message naming \`2s:1s\`"
+result "MPIFT_LATENCY=2s:1s: MPI_Init fails naming the token"
 
 # The gallery's adversarial mistakes (examples/mistakes, a `SEMANTICS:
 # adversarial` line): each, under `mpift-campaign diagnose`, hangs for one of

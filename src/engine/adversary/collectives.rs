@@ -61,7 +61,7 @@ pub fn tells_success(h: Sim_FT_MPI_Comm, seq: u64) -> bool {
         return false;
     }
     let success = outcome::draw(settings::seed(), &[settings::choice::COLLECTIVES as u64, id, seq, runtime::world_rank() as u64]);
-    note(Made { choice: "collectives", comm: id, seq, success });
+    note(Made::Collective { comm: id, seq, success });
     success
 }
 

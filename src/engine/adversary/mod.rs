@@ -10,19 +10,33 @@
 //! May import: engine::base, engine::registry, engine::colls, engine::news, protocol, transport.
 
 pub mod collectives;
+pub mod late;
 
 use std::sync::Mutex;
 
 /// One choice the adversary made, for the run report.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Made {
+pub enum Made {
+    /// `collectives`: collective `seq` of communicator `comm` ended here with
+    /// success told, or the default verdict.
+    Collective { comm: u64, seq: u64, success: bool },
+    /// `latency`: this dead rank's news reached world rank `observer` after
+    /// `delay_us` (beyond `SIM_FT_TIMEOUT`).
+    Latency { observer: u32, delay_us: u64 },
+    /// `revoke`: this process's revoke of communicator `comm` reached world
+    /// rank `member` after `delay_us`.
+    Revoke { comm: u64, member: u32, delay_us: u64 },
+}
+
+impl Made {
     /// The choice's name in `MPIFT_SEMANTICS`.
-    pub choice: &'static str,
-    /// The event's key: the communicator's id and the collective's number.
-    pub comm: u64,
-    pub seq: u64,
-    /// What the program was told: success, or the default verdict.
-    pub success: bool,
+    pub fn choice(&self) -> &'static str {
+        match self {
+            Made::Collective { .. } => "collectives",
+            Made::Latency { .. } => "latency",
+            Made::Revoke { .. } => "revoke",
+        }
+    }
 }
 
 /// The most choices listed per process; the others are counted.

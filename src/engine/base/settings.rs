@@ -37,7 +37,14 @@ pub struct Settings {
     /// The job's seed (`MPIFT_SEED`, or the one rank 0 chose): the adversary's
     /// draws are keyed by it.
     pub seed: u64,
+    /// The adversarial mode's range of late news in microseconds, least and
+    /// most (`MPIFT_LATENCY`, [`parse_latency`]): the `latency` and `revoke`
+    /// choices draw each delay from it.
+    pub latency_us: (u64, u64),
 }
+
+/// The range of late news when `MPIFT_LATENCY` is unset: 1 ms to 1 s.
+pub const DEFAULT_LATENCY_US: (u64, u64) = (1_000, 1_000_000);
 
 /// The adversarial mode's choices (docs/CONFIGURATION.md, "MPIFT_SEMANTICS"):
 /// each one a bit of [`Settings::adversary`], named in `MPIFT_SEMANTICS`.
@@ -45,10 +52,16 @@ pub mod choice {
     /// A survivor of a collective a failure touched is told success where its
     /// result is real (protocol::outcome), as the seed draws.
     pub const COLLECTIVES: u32 = 1;
+    /// A death's news reaches each observer after its own delay, drawn from the
+    /// latency range (after `SIM_FT_TIMEOUT`, which every observer shares).
+    pub const LATENCY: u32 = 2;
+    /// A revoke's news reaches each member after its own delay, drawn from the
+    /// same range.
+    pub const REVOKE: u32 = 4;
     /// The names `MPIFT_SEMANTICS` accepts, with their bits.
-    pub const NAMES: &[(&str, u32)] = &[("collectives", COLLECTIVES)];
+    pub const NAMES: &[(&str, u32)] = &[("collectives", COLLECTIVES), ("latency", LATENCY), ("revoke", REVOKE)];
     /// Every choice (what `adversarial` alone means).
-    pub const ALL: u32 = COLLECTIVES;
+    pub const ALL: u32 = COLLECTIVES | LATENCY | REVOKE;
 }
 
 /// Reads `MPIFT_SEMANTICS`: `default`, `adversarial` (every choice), or
@@ -84,10 +97,43 @@ pub fn parse_semantics(text: &str) -> Result<u32, String> {
     Ok(bits)
 }
 
+/// Reads `MPIFT_LATENCY`: `MIN:MAX`, each a number with a unit `us`, `ms` or
+/// `s` (a bare number is seconds, as in `SIM_FT_TIMEOUT`), MIN at most MAX; one
+/// value alone is both. Returns microseconds; the error names the bad token.
+pub fn parse_latency(text: &str) -> Result<(u64, u64), String> {
+    let one = |t: &str| -> Result<u64, String> {
+        let t = t.trim();
+        let (num, scale) = if let Some(n) = t.strip_suffix("us") {
+            (n, 1.0)
+        } else if let Some(n) = t.strip_suffix("ms") {
+            (n, 1e3)
+        } else if let Some(n) = t.strip_suffix('s') {
+            (n, 1e6)
+        } else {
+            (t, 1e6)
+        };
+        match num.trim().parse::<f64>() {
+            Ok(v) if v.is_finite() && v >= 0.0 && v * scale <= 3.6e9 => Ok((v * scale).round() as u64),
+            _ => Err(format!("bad token `{t}`: expected a time such as `5ms`, `0.5s` or `200us` (at most an hour)")),
+        }
+    };
+    let (lo, hi) = match text.split_once(':') {
+        Some((a, b)) => (one(a)?, one(b)?),
+        None => {
+            let v = one(text)?;
+            (v, v)
+        }
+    };
+    if lo > hi {
+        return Err(format!("bad token `{}`: the least delay is above the most", text.trim()));
+    }
+    Ok((lo, hi))
+}
+
 impl Default for Settings {
     /// The values before `MPI_Init` (and in the in-memory tests).
     fn default() -> Settings {
-        Settings { fanout: DEFAULT_FANOUT, nonblocking_colls: false, own_barrier: true, own_allreduce: true, adversary: 0, seed: 0 }
+        Settings { fanout: DEFAULT_FANOUT, nonblocking_colls: false, own_barrier: true, own_allreduce: true, adversary: 0, seed: 0, latency_us: DEFAULT_LATENCY_US }
     }
 }
 
@@ -97,6 +143,8 @@ static OWN_BARRIER: AtomicBool = AtomicBool::new(true);
 static OWN_ALLREDUCE: AtomicBool = AtomicBool::new(true);
 static ADVERSARY: AtomicU32 = AtomicU32::new(0);
 static SEED: AtomicU64 = AtomicU64::new(0);
+static LATENCY_MIN_US: AtomicU64 = AtomicU64::new(DEFAULT_LATENCY_US.0);
+static LATENCY_MAX_US: AtomicU64 = AtomicU64::new(DEFAULT_LATENCY_US.1);
 /// Simulated detection delay in microseconds (`SIM_FT_TIMEOUT`).
 static TIMEOUT_US: AtomicU64 = AtomicU64::new(0);
 
@@ -108,6 +156,8 @@ pub fn install(s: &Settings) {
     OWN_ALLREDUCE.store(s.own_allreduce, Ordering::Relaxed);
     ADVERSARY.store(s.adversary, Ordering::Relaxed);
     SEED.store(s.seed, Ordering::Relaxed);
+    LATENCY_MIN_US.store(s.latency_us.0, Ordering::Relaxed);
+    LATENCY_MAX_US.store(s.latency_us.1.max(s.latency_us.0), Ordering::Relaxed);
 }
 
 /// The settings in force.
@@ -119,7 +169,13 @@ pub fn current() -> Settings {
         own_allreduce: own_allreduce(),
         adversary: ADVERSARY.load(Ordering::Relaxed),
         seed: seed(),
+        latency_us: latency_us(),
     }
+}
+
+/// The adversarial mode's range of late news, least and most, in microseconds.
+pub fn latency_us() -> (u64, u64) {
+    (LATENCY_MIN_US.load(Ordering::Relaxed), LATENCY_MAX_US.load(Ordering::Relaxed))
 }
 
 /// The adversarial mode's choice `bit` ([`choice`]) is on. Read only where a
@@ -194,7 +250,7 @@ mod tests {
     #[test]
     fn install_sets_every_field_and_clamps_the_fanout() {
         let before = current();
-        let s = Settings { fanout: 0, nonblocking_colls: true, own_barrier: false, own_allreduce: false, adversary: 1, seed: 9 };
+        let s = Settings { fanout: 0, nonblocking_colls: true, own_barrier: false, own_allreduce: false, adversary: 1, seed: 9, latency_us: (5, 7) };
         install(&s);
         assert_eq!(current(), Settings { fanout: 1, ..s });
         install(&before);
@@ -206,11 +262,25 @@ mod tests {
         assert_eq!(parse_semantics("default"), Ok(0));
         assert_eq!(parse_semantics(" adversarial "), Ok(choice::ALL));
         assert_eq!(parse_semantics("adversarial:collectives"), Ok(choice::COLLECTIVES));
-        assert_eq!(parse_semantics("adversarial:-collectives"), Ok(0));
+        assert_eq!(parse_semantics("adversarial:-collectives"), Ok(choice::LATENCY | choice::REVOKE));
         let e = parse_semantics("friendly").unwrap_err();
         assert!(e.contains("`friendly`"), "{e}");
         let e = parse_semantics("adversarial:collectives,latencyy").unwrap_err();
         assert!(e.contains("`latencyy`") && e.contains("collectives"), "{e}");
+        assert_eq!(parse_semantics("adversarial:latency,revoke"), Ok(choice::LATENCY | choice::REVOKE));
+        assert_eq!(parse_semantics("adversarial:-latency"), Ok(choice::COLLECTIVES | choice::REVOKE));
+    }
+
+    #[test]
+    fn latency_ranges_take_units_and_name_a_bad_token() {
+        assert_eq!(parse_latency("1ms:1s"), Ok((1_000, 1_000_000)));
+        assert_eq!(parse_latency(" 200us : 0.5 "), Ok((200, 500_000)));
+        assert_eq!(parse_latency("20ms"), Ok((20_000, 20_000)));
+        let e = parse_latency("2s:1s").unwrap_err();
+        assert!(e.contains("`2s:1s`") && e.contains("above"), "{e}");
+        let e = parse_latency("1ms:fast").unwrap_err();
+        assert!(e.contains("`fast`"), "{e}");
+        assert!(parse_latency("-1ms:1s").is_err());
     }
 
     #[test]

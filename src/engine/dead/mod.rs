@@ -2,7 +2,7 @@
 //! drains and when it may leave; its turns for blocking joins; live ranks'
 //! fill-ins of collectives that can only fail.
 //!
-//! May import: engine::base, engine::registry, engine::colls, engine::news, engine::own, engine::agree, engine::join, engine::revoke, protocol, transport.
+//! May import: engine::base, engine::registry, engine::colls, engine::news, engine::adversary, engine::own, engine::agree, engine::join, engine::revoke, protocol, transport.
 
 pub mod dead_comm;
 pub mod dead_drain;

@@ -24,6 +24,7 @@
 //!    frees the window with them, finalizes, and exits with status 0.
 
 use crate::engine::colls::describe;
+use crate::engine::adversary::late;
 use crate::engine::news::wake;
 use crate::engine::base::settings;
 use crate::engine::base::runtime;
@@ -103,6 +104,7 @@ fn announce(sent: &[(u64, u32, u32, u32)]) -> Scripts {
     }) else {
         return s;
     };
+    let start = std::time::Instant::now();
     for p in (0..n).filter(|p| *p != me) {
         let mut words = vec![0u64; 2 * window::SENT_SLOTS];
         let mut k = 0;
@@ -125,6 +127,10 @@ fn announce(sent: &[(u64, u32, u32, u32)]) -> Scripts {
                 Update { at: window::NEWS_GEN, vals: vec![1], sum: true },
             ]),
         );
+        // The adversarial mode's per-observer detection latency.
+        if let Some(d) = late::death_news(p) {
+            s.hold(p, start + d);
+        }
     }
     s
 }

@@ -27,6 +27,7 @@
 //! in ascending communicator id, the same order everywhere (blocking dummy joins
 //! in different orders at two ranks would wait for each other).
 
+use crate::engine::adversary::late;
 use crate::engine::colls::describe;
 use crate::engine::registry::comm_state;
 use crate::engine::registry::owed;
@@ -67,8 +68,8 @@ struct Job {
     reads: Vec<Read>,
     max_seq: u64,
     horizon: Option<(u64, Scripts)>,
-    /// The revoke hints (wake::hint_revoke) went out.
-    hinted: bool,
+    /// Per target: its revoke hint (wake::hint_revoke) went out.
+    hinted: Vec<bool>,
 }
 
 // SAFETY: the host requests inside (its reads' and its scripts'; pointers with
@@ -115,9 +116,18 @@ pub fn revoke(c: Sim_FT_MPI_Comm) -> Outcome {
         targets,
         max_seq: 0,
         horizon: None,
-        hinted: false,
+        hinted: Vec::new(),
     };
     let mut job = job;
+    job.hinted = vec![false; job.targets.len()];
+    // The adversarial mode's late revoke news: each member's announcement
+    // (and hint) held for its own delay.
+    let now = Instant::now();
+    for t in &job.targets {
+        if let Some(d) = late::revoke_news(cr.id, *t) {
+            job.announce.hold(*t as usize, now + d);
+        }
+    }
     // The first step only (a fetch-and-add per target, not waited for), like
     // ULFM's revoke, which sends its first messages and returns: the rest runs
     // at this process's next MPI call of any kind (engine::progress::service).
@@ -177,15 +187,15 @@ fn finished(j: &Job) -> bool {
 
 fn advance(j: &mut Job) -> bool {
     let mut moved = false;
-    if !j.hinted {
-        // At the revoker's next MPI call (the revoke call itself stays O(n) RMA
-        // starts): a member blocked in a wait learns of the revoke from this
-        // message, before the RMA announcement lands.
-        for t in &j.targets {
+    // At the revoker's next MPI call (the revoke call itself stays O(n) RMA
+    // starts): a member blocked in a wait learns of the revoke from this
+    // message, before the RMA announcement lands (a held member: once due).
+    for (t, hinted) in j.targets.iter().zip(j.hinted.iter_mut()) {
+        if !*hinted && j.announce.due(*t as usize) {
             wake::hint_revoke(*t as usize, j.id);
+            *hinted = true;
+            moved = true;
         }
-        j.hinted = true;
-        moved = true;
     }
     for p in news::progress_scripts(&mut j.announce) {
         wake::wake(p);
