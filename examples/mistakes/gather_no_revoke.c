@@ -28,10 +28,9 @@
  * MPIX_Comm_shrink ... A survivor that went to recovery (MPIX_Comm_shrink) did
  * not revoke the communicator ..., so rank 0 was never interrupted." (b) rank 1
  * waits in the next MPI_Bcast, ranks 0 and 3 in MPIX_Comm_shrink, and the dead
- * rank 2 blocks in the Gather that rank 3 skipped; the forensics then calls the
- * hang MPIFT's ("a live rank waits only for dead ranks"), which it is not: rank
- * 3 skipped a collective rank 1 entered (a misjudgement left open, issue 56's
- * closing note).
+ * rank 2 blocks in its part of the Gather that rank 3 skipped; the paragraph
+ * then names the live members in other calls that hold the dead rank's part
+ * (the forensics called this shape MPIFT's hang before issue 56's second stop).
  *
  * PATTERN: non-uniform collective error, no revoke
  * SEMANTICS: adversarial

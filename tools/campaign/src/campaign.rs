@@ -1,7 +1,7 @@
 //! One campaign: the failure-free run, the kill points, the runs in parallel,
 //! the records, the summary and the matrix (docs/CAMPAIGN.md).
 
-use crate::cli::Args;
+use crate::cli::{self, Args};
 use crate::points::{self, Point, Selection};
 use crate::results::{self, Record};
 use crate::run;
@@ -55,7 +55,9 @@ pub fn run(args: Args) -> Result<bool, Error> {
     prepare(&out, args.fresh)?;
     let checks = Checks { check: args.check.clone(), expect: args.expect.clone(), expect_survivors: args.expect_survivors.clone() };
     let (base, traces) = baseline(&args.command, args.seed, &out, args.baseline_timeout, &checks)?;
-    let timeout = args.timeout.unwrap_or((10.0 * base.seconds).max(10.0));
+    // A correct program is never judged hung for waiting on late news.
+    let late = cli::late_allowance(std::env::var("MPIFT_SEMANTICS").ok().as_deref(), std::env::var("MPIFT_LATENCY").ok().as_deref());
+    let timeout = args.timeout.unwrap_or((10.0 * base.seconds).max(10.0)) + late;
     let sel = Selection {
         ranks: args.ranks.as_ref().map(|r| r.0.clone()),
         calls_of: args.calls_of.clone(),

@@ -32,7 +32,13 @@ pub struct Args {
     /// One seed per campaign: run seeds 1, 2, 3 as three campaigns, each with its --seed and --out.
     #[arg(long, value_parser = parse_semantics)]
     pub semantics: Option<String>,
-    /// Seconds before a run counts as HANG (default: max(10, 10 x the failure-free time)).
+    /// The adversarial mode's range of late news: MPIFT_LATENCY of every run,
+    /// `MIN:MAX` such as `1ms:1s` (MPIFT's default), each with a unit `us`, `ms`
+    /// or `s`. In the adversarial mode the HANG timeout grows by 4 x MAX.
+    #[arg(long, value_parser = parse_latency_max)]
+    pub latency: Option<String>,
+    /// Seconds before a run counts as HANG (default: max(10, 10 x the failure-free
+    /// time)), plus 4 x the latency range's most in the adversarial mode.
     #[arg(long, value_parser = positive_secs)]
     pub timeout: Option<f64>,
     /// Only these world ranks die: a list of ranks and ranges, e.g. `0,2-3`.
@@ -88,6 +94,47 @@ pub fn positive_secs(s: &str) -> Result<f64, String> {
     }
 }
 
+/// The most of a latency range `MIN:MAX` (or one value), in seconds; checks the
+/// range as MPIFT does at MPI_Init (a unit `us`, `ms` or `s`, bare seconds; MIN at most MAX).
+pub fn latency_max_secs(s: &str) -> Result<f64, String> {
+    let one = |t: &str| -> Result<f64, String> {
+        let t = t.trim();
+        let (num, scale) = match (t.strip_suffix("us"), t.strip_suffix("ms"), t.strip_suffix('s')) {
+            (Some(n), _, _) => (n, 1e-6),
+            (_, Some(n), _) => (n, 1e-3),
+            (_, _, Some(n)) => (n, 1.0),
+            _ => (t, 1.0),
+        };
+        match num.trim().parse::<f64>() {
+            Ok(v) if v.is_finite() && v >= 0.0 && v * scale <= 3600.0 => Ok(v * scale),
+            _ => Err(format!("`{t}` is not a time such as `5ms`, `0.5s` or `200us`")),
+        }
+    };
+    let (lo, hi) = match s.split_once(':') {
+        Some((a, b)) => (one(a)?, one(b)?),
+        None => (one(s)?, one(s)?),
+    };
+    if lo > hi {
+        return Err(format!("`{}`: the least delay is above the most", s.trim()));
+    }
+    Ok(hi)
+}
+
+fn parse_latency_max(s: &str) -> Result<String, String> {
+    latency_max_secs(s).map(|_| s.trim().to_string())
+}
+
+/// Seconds added to the HANG timeout: in the adversarial mode a death's news
+/// and a revoke's may each be held for the latency range's most, and a run may
+/// have two deaths and a revoke after each, so 4 x the most (MPIFT's default
+/// range, 1ms:1s, when `latency` is None); nothing in the default mode.
+pub fn late_allowance(semantics: Option<&str>, latency: Option<&str>) -> f64 {
+    match semantics.map(str::trim) {
+        Some(m) if m.starts_with("adversarial") => 4.0 * latency.and_then(|l| latency_max_secs(l).ok()).unwrap_or(1.0),
+        _ => 0.0,
+    }
+}
+
 /// `default`, `adversarial` or `adversarial:LIST` (the list is MPIFT's to check).
 pub fn parse_semantics(s: &str) -> Result<String, String> {
     let t = s.trim();
@@ -139,6 +186,21 @@ pub fn parse_ranges(s: &str) -> Result<Vec<u32>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn latency_ranges_and_the_hang_allowance() {
+        assert_eq!(latency_max_secs("1ms:2s"), Ok(2.0));
+        assert_eq!(latency_max_secs("250ms"), Ok(0.25));
+        assert!(latency_max_secs("2s:1s").unwrap_err().contains("`2s:1s`"));
+        assert!(latency_max_secs("1ms:soon").is_err());
+        assert_eq!(late_allowance(None, Some("1ms:3s")), 0.0);
+        assert_eq!(late_allowance(Some("default"), None), 0.0);
+        assert_eq!(late_allowance(Some("adversarial"), None), 4.0);
+        assert_eq!(late_allowance(Some("adversarial:latency"), Some("1ms:3s")), 12.0);
+        let parse = |v: &[&str]| Args::try_parse_from(std::iter::once("mpift-campaign").chain(v.iter().copied()));
+        assert!(parse(&["--latency", "3s:1s", "--", "mpiexec"]).is_err());
+        assert_eq!(parse(&["--latency", "1ms:3s", "--", "mpiexec"]).unwrap().latency.as_deref(), Some("1ms:3s"));
+    }
 
     #[test]
     fn semantics_modes() {

@@ -203,6 +203,34 @@ fn cycle(edges: &[Edge], start: u32) -> Option<Vec<u32>> {
     dfs(edges, start, &mut path, &mut seen).then_some(path)
 }
 
+/// A dead rank `t` blocked in its part of a collective (`blocks F comm X #s`)
+/// on the communicator of `s`'s wait: that part completes only when every live
+/// member has entered the collective, so live members of that communicator
+/// inside other calls hold it (a collective skipped, or left on an error, by the
+/// program: not MPIFT's hang). Returns the clause and the pattern naming them.
+fn join_held(s: &RankState, t: &RankState, states: &[RankState], names: &Names) -> Option<(String, (&'static str, String))> {
+    let w: Vec<&str> = t.dead.split_whitespace().collect();
+    let (Some(&"blocks"), Some(f)) = (w.first(), w.get(1)) else { return None };
+    let c = s.comm.as_ref().filter(|c| Some(c.id) == dead_comm(t))?;
+    let others: Vec<&RankState> =
+        states.iter().filter(|m| c.members.contains(&m.rank) && !m.is_dead() && m.inside() && m.function != *f).collect();
+    if others.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = others.iter().map(|m| format!("rank {} ({})", m.rank, m.function)).collect();
+    let comm = name(names, c.id);
+    let clause = format!(
+        " and is blocked in its part of {f} there, which ends only when every live member has entered it; live members in other calls: {}",
+        list.join(", ")
+    );
+    let why = format!(
+        "The dead rank {} joined {f} on {comm}, which a live member skipped or left on an error ({}): the hang is the program's.",
+        t.rank,
+        list.join(", ")
+    );
+    Some((clause, ("skipped-collective", why)))
+}
+
 /// The waits-for analysis of a hung run.
 pub fn analyze(states: &[RankState], names: &Names) -> Option<Finding> {
     let blocked: Vec<&RankState> = states.iter().filter(|s| s.inside()).collect();
@@ -223,7 +251,12 @@ pub fn analyze(states: &[RankState], names: &Names) -> Option<Finding> {
             let mut c = clause(t, names);
             if t.is_dead() {
                 let comm = es.iter().find(|e| e.to == t.rank).map(|e| e.comm.clone()).unwrap_or_default();
-                if dead_comm(t).is_some_and(|id| name(names, id) == comm) {
+                if let Some((held, found)) = join_held(s, t, states, names) {
+                    c += &held;
+                    if rank_of(&Some((found.0, String::new()))) > rank_of(&pattern) {
+                        pattern = Some(found);
+                    }
+                } else if dead_comm(t).is_some_and(|id| name(names, id) == comm) {
                     c += &format!(" and still owes its part there ({})", t.dead);
                     dead_owing.push(t.rank);
                 }
@@ -388,6 +421,28 @@ mod tests {
         recv.source = Some(1);
         let g = analyze(&[recv, dead(1, "waits chores")], &names()).unwrap();
         assert!(g.mpift, "{g:?}");
+    }
+
+    #[test]
+    fn a_dead_rank_blocked_in_a_collective_a_live_rank_skipped_is_the_programs() {
+        // gather_no_revoke: rank 1 was told success by a Gather and waits in the
+        // next Bcast; ranks 0 and 3 are in the shrink (3 skipped the Gather the
+        // dead rank 2 joined).
+        let states = vec![
+            live(0, 4, "MPIX_Comm_shrink"),
+            live(1, 4, "MPI_Bcast"),
+            dead(2, "blocks MPI_Gather comm 2 #5"),
+            live(3, 4, "MPIX_Comm_shrink"),
+        ];
+        let f = analyze(&states, &names()).unwrap();
+        assert!(!f.mpift, "{}", f.paragraph);
+        assert!(f.paragraph.contains("rank 2 is dead and is blocked in its part of MPI_Gather there"), "{}", f.paragraph);
+        assert!(f.paragraph.contains("live members in other calls: rank 0 (MPIX_Comm_shrink), rank 1 (MPI_Bcast), rank 3 (MPIX_Comm_shrink)"), "{}", f.paragraph);
+        // Every live member inside the same collective: the join is stuck for no
+        // reason of the program's, MPIFT's hang.
+        let stuck = vec![live(0, 3, "MPI_Gather"), dead(1, "blocks MPI_Gather comm 2 #5"), live(2, 3, "MPI_Gather")];
+        let g = analyze(&stuck, &names()).unwrap();
+        assert!(g.mpift, "{}", g.paragraph);
     }
 
     #[test]

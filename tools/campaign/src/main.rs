@@ -55,6 +55,9 @@ fn main() -> ExitCode {
                 // Every run inherits it (and results::replay names it).
                 std::env::set_var("MPIFT_SEMANTICS", m);
             }
+            if let Some(l) = &args.latency {
+                std::env::set_var("MPIFT_LATENCY", l);
+            }
             run::catch_interrupts();
             campaign::run(args)
         }

@@ -158,10 +158,14 @@ pub fn command_line(command: &[String]) -> String {
 }
 
 /// `MPIFT_KILL='...' MPIFT_SEED=S mpiexec ...`, with `MPIFT_SEMANTICS=...` first
-/// when the runs had a mode other than the default (--semantics, or inherited).
+/// when the runs had a mode other than the default (--semantics, or inherited),
+/// and `MPIFT_LATENCY=...` when set (--latency, or inherited).
 pub fn replay(kill: &str, seed: u64, command: &[String]) -> String {
     let semantics = std::env::var("MPIFT_SEMANTICS").ok().filter(|m| !m.trim().is_empty() && m.trim() != "default");
-    let mode = semantics.map_or(String::new(), |m| format!("MPIFT_SEMANTICS={} ", shell_quote(m.trim())));
+    let mut mode = semantics.map_or(String::new(), |m| format!("MPIFT_SEMANTICS={} ", shell_quote(m.trim())));
+    if let Some(l) = std::env::var("MPIFT_LATENCY").ok().filter(|l| !l.trim().is_empty()) {
+        mode += &format!("MPIFT_LATENCY={} ", shell_quote(l.trim()));
+    }
     // The rule always quoted: `;` separates rules.
     format!("{mode}MPIFT_KILL='{}' MPIFT_SEED={seed} {}", kill.replace('\'', r"'\''"), command_line(command))
 }
