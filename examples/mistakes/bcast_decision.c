@@ -14,8 +14,9 @@
  *
  * Roles: NSTEP steps; each step is 20 ms of local work, the decision, and the
  * ring exchange of the step's number (MPI_Sendrecv to the right, from the
- * left), checked; a rank whose exchange fails tells rank 0 nothing, but rank 0's
- * own failed exchange makes its next decision "recover". After a shrink the
+ * left), checked; rank 0's own failed exchange makes its next decision
+ * "recover" (the twin's agreement counts every rank's). After the last step
+ * the decision comes once more, then the barrier. After a shrink the
  * survivors go on from the least step any of them had finished (MPI_Allreduce
  * MIN); after the last step an MPI_Barrier lets them leave together. Argument
  * V (default -1): world rank V dies at the entry of step 3 (-1: no death of its
@@ -34,12 +35,13 @@
 #endif
 
 /* Whether every rank must recover, as rank 0 decided: THE MISTAKE trusts the
- * Bcast's outcome to be the same everywhere; the twin agrees. */
+ * Bcast's outcome to be the same everywhere; the twin agrees (every rank's
+ * failed exchange counts there, as in the agreement any rank may veto). */
 static int must_recover(MPI_Comm comm, int rank, int last_failed)
 {
     int flag = rank == 0 ? last_failed : 0, ok;
     if (!AGREE_ON_RECOVERY) return MPI_Bcast(&flag, 1, MPI_INT, 0, comm) != MPI_SUCCESS || flag;
-    ok = !(rank == 0 && last_failed);
+    ok = !last_failed;
     /* The AND of every live rank's flag, and PROC_FAILED at every survivor while a
      * failure is unacknowledged: the same answer everywhere. */
     return MPIX_Comm_agree(comm, &ok) != MPI_SUCCESS || !ok;
@@ -60,16 +62,17 @@ int main(int argc, char **argv)
     for (;;) {
         MPI_Comm_rank(comm, &rank);
         MPI_Comm_size(comm, &size);
+        if (u_rank == V && done == 2) u_die("at the entry of step 3");
+        u_sleep_ms(20); /* the step's local work */
+        /* The decision comes first also after the last step: a rank whose last
+         * exchange failed has one step less to do than the others. */
+        if (must_recover(comm, rank, last_failed)) goto recover;
         if (done == NSTEP) {
-            /* Everybody finished: leave together (a rank still in recovery
-             * fails the barrier here). */
+            /* Everybody finished: leave together. */
             rc = MPI_Barrier(comm);
             if (rc == MPI_SUCCESS) break;
             goto recover;
         }
-        if (u_rank == V && done == 2) u_die("at the entry of step 3");
-        u_sleep_ms(20); /* the step's local work */
-        if (must_recover(comm, rank, last_failed)) goto recover;
         /* The step's exchange around the ring; a failed step is redone after
          * the recovery rank 0 decides next. */
         rc = MPI_Sendrecv(&done, 1, MPI_INT, (rank + 1) % size, 0, &got, 1, MPI_INT, (rank + size - 1) % size, 0, comm, MPI_STATUS_IGNORE);
