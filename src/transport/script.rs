@@ -66,18 +66,15 @@ impl Scripts {
         self.running.push(Running { target, next, flight: Vec::new(), started: false, done: false, not_before: None });
     }
 
-    /// The sequences to `target` not started yet start at `until` at the
-    /// earliest (the adversarial mode's late news, engine::adversary).
-    pub fn hold(&mut self, target: usize, until: Instant) {
-        for r in self.running.iter_mut().filter(|r| r.target == target && !r.started) {
-            r.not_before = Some(until);
+    /// Each sequence not started yet starts at `until(its target)` at the
+    /// earliest, where that is Some (the adversarial mode's late news,
+    /// engine::adversary); one pass over the sequences.
+    pub fn hold(&mut self, mut until: impl FnMut(usize) -> Option<Instant>) {
+        for r in self.running.iter_mut().filter(|r| !r.started) {
+            if let Some(t) = until(r.target) {
+                r.not_before = Some(t);
+            }
         }
-    }
-
-    /// Every sequence to `target` may start now (none is held until later).
-    pub fn due(&self, target: usize) -> bool {
-        let now = Instant::now();
-        self.running.iter().filter(|r| r.target == target).all(|r| r.not_before.is_none_or(|t| t <= now))
     }
 
     pub fn done(&self) -> bool {

@@ -27,7 +27,7 @@ pub fn death_news(observer: usize) -> Option<Duration> {
         return None;
     }
     let me = runtime::world_rank() as u64;
-    let delay_us = draw(settings::choice::LATENCY, &[me, observer as u64]);
+    let delay_us = draw(settings::choice::LATENCY, me, observer as u64);
     note(Made::Latency { observer: observer as u32, delay_us });
     Some(Duration::from_micros(delay_us))
 }
@@ -39,14 +39,13 @@ pub fn revoke_news(comm: u64, member: u32) -> Option<Duration> {
     if !settings::adversary(settings::choice::REVOKE) {
         return None;
     }
-    let delay_us = draw(settings::choice::REVOKE, &[comm, member as u64]);
+    let delay_us = draw(settings::choice::REVOKE, comm, member as u64);
     note(Made::Revoke { comm, member, delay_us });
     Some(Duration::from_micros(delay_us))
 }
 
-fn draw(choice: u32, key: &[u64]) -> u64 {
+/// The delay of the event keyed by `choice`, `a` and `b`, from the latency range.
+fn draw(choice: u32, a: u64, b: u64) -> u64 {
     let (lo, hi) = settings::latency_us();
-    let mut k = vec![choice as u64];
-    k.extend_from_slice(key);
-    outcome::delay_us(settings::seed(), &k, lo, hi)
+    outcome::delay_us(settings::seed(), &[choice as u64, a, b], lo, hi)
 }

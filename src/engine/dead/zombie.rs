@@ -127,11 +127,9 @@ fn announce(sent: &[(u64, u32, u32, u32)]) -> Scripts {
                 Update { at: window::NEWS_GEN, vals: vec![1], sum: true },
             ]),
         );
-        // The adversarial mode's per-observer detection latency.
-        if let Some(d) = late::death_news(p) {
-            s.hold(p, start + d);
-        }
     }
+    // The adversarial mode's per-observer detection latency.
+    s.hold(|p| late::death_news(p).map(|d| start + d));
     s
 }
 

@@ -45,6 +45,7 @@ use crate::transport::script::Scripts;
 use crate::transport::serial::Serial;
 use crate::transport::{self, window, MPI_Request, MPI_Status};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -68,8 +69,10 @@ struct Job {
     reads: Vec<Read>,
     max_seq: u64,
     horizon: Option<(u64, Scripts)>,
-    /// Per target: its revoke hint (wake::hint_revoke) went out.
-    hinted: Vec<bool>,
+    /// Per target: when its revoke hint (wake::hint_revoke) goes out (at the
+    /// revoker's next MPI call, or later if the adversarial mode holds its news);
+    /// None once sent.
+    hint_at: Vec<Option<Instant>>,
 }
 
 // SAFETY: the host requests inside (its reads' and its scripts'; pointers with
@@ -107,27 +110,23 @@ pub fn revoke(c: Sim_FT_MPI_Comm) -> Outcome {
         return Ok(());
     }
     let targets: Vec<u32> = members.into_iter().filter(|w| *w != me && *w != comm_state::FOREIGN).collect();
-    let job = Job {
+    // The adversarial mode's late revoke news: each member's announcement and
+    // hint held for its own delay.
+    let now = Instant::now();
+    let held: HashMap<u32, Instant> = targets.iter().filter_map(|t| Some((*t, now + late::revoke_news(cr.id, *t)?))).collect();
+    let mut announce = news::revoke_script(cr.id, None, &targets);
+    announce.hold(|p| held.get(&(p as u32)).copied());
+    let mut job = Job {
         id: cr.id,
         handle: c,
         own_seq: seq,
-        announce: news::revoke_script(cr.id, None, &targets),
+        announce,
         reads: targets.iter().map(|_| Read::Announcing).collect(),
+        hint_at: targets.iter().map(|t| Some(held.get(t).copied().unwrap_or(now))).collect(),
         targets,
         max_seq: 0,
         horizon: None,
-        hinted: Vec::new(),
     };
-    let mut job = job;
-    job.hinted = vec![false; job.targets.len()];
-    // The adversarial mode's late revoke news: each member's announcement
-    // (and hint) held for its own delay.
-    let now = Instant::now();
-    for t in &job.targets {
-        if let Some(d) = late::revoke_news(cr.id, *t) {
-            job.announce.hold(*t as usize, now + d);
-        }
-    }
     // The first step only (a fetch-and-add per target, not waited for), like
     // ULFM's revoke, which sends its first messages and returns: the rest runs
     // at this process's next MPI call of any kind (engine::progress::service).
@@ -190,10 +189,11 @@ fn advance(j: &mut Job) -> bool {
     // At the revoker's next MPI call (the revoke call itself stays O(n) RMA
     // starts): a member blocked in a wait learns of the revoke from this
     // message, before the RMA announcement lands (a held member: once due).
-    for (t, hinted) in j.targets.iter().zip(j.hinted.iter_mut()) {
-        if !*hinted && j.announce.due(*t as usize) {
+    let now = Instant::now();
+    for (t, at) in j.targets.iter().zip(j.hint_at.iter_mut()) {
+        if at.is_some_and(|a| a <= now) {
             wake::hint_revoke(*t as usize, j.id);
-            *hinted = true;
+            *at = None;
             moved = true;
         }
     }

@@ -208,7 +208,7 @@ fn cycle(edges: &[Edge], start: u32) -> Option<Vec<u32>> {
 /// member has entered the collective, so live members of that communicator
 /// inside other calls hold it (a collective skipped, or left on an error, by the
 /// program: not MPIFT's hang). Returns the clause and the pattern naming them.
-fn join_held(s: &RankState, t: &RankState, states: &[RankState], names: &Names) -> Option<(String, (&'static str, String))> {
+fn join_held(s: &RankState, t: &RankState, states: &[RankState], names: &Names) -> Option<(String, Option<(&'static str, String)>)> {
     let w: Vec<&str> = t.dead.split_whitespace().collect();
     let (Some(&"blocks"), Some(f)) = (w.first(), w.get(1)) else { return None };
     let c = s.comm.as_ref().filter(|c| Some(c.id) == dead_comm(t))?;
@@ -228,7 +228,7 @@ fn join_held(s: &RankState, t: &RankState, states: &[RankState], names: &Names) 
         t.rank,
         list.join(", ")
     );
-    Some((clause, ("skipped-collective", why)))
+    Some((clause, Some(("skipped-collective", why))))
 }
 
 /// The waits-for analysis of a hung run.
@@ -253,8 +253,8 @@ pub fn analyze(states: &[RankState], names: &Names) -> Option<Finding> {
                 let comm = es.iter().find(|e| e.to == t.rank).map(|e| e.comm.clone()).unwrap_or_default();
                 if let Some((held, found)) = join_held(s, t, states, names) {
                     c += &held;
-                    if rank_of(&Some((found.0, String::new()))) > rank_of(&pattern) {
-                        pattern = Some(found);
+                    if rank_of(&found) > rank_of(&pattern) {
+                        pattern = found;
                     }
                 } else if dead_comm(t).is_some_and(|id| name(names, id) == comm) {
                     c += &format!(" and still owes its part there ({})", t.dead);
