@@ -626,7 +626,15 @@ fn generic_body(s: &mut String, f: &Function) {
         } else if p.is_request_out() {
             match (&peer, f.kind) {
                 (Some(peer), Kind::P2pStart) if started_send => {
-                    let _ = writeln!(s, "        *{0} = request::adopt_send({0}_r, &{1}_r, {2}, nth);", p.name, first_comm, peer);
+                    // The adversary's `sends` choice takes the non-blocking standard,
+                    // buffered and ready sends (not a synchronous one, which needs its
+                    // match, nor a persistent one) that it sees as eager.
+                    let eager = if ["MPI_Isend", "MPI_Ibsend", "MPI_Irsend"].contains(&f.name.as_str()) {
+                        "crate::engine::adversary::sends::eager(count, datatype)"
+                    } else {
+                        "false"
+                    };
+                    let _ = writeln!(s, "        *{0} = request::adopt_send({0}_r, &{1}_r, {2}, nth, {eager});", p.name, first_comm, peer);
                     if corrupts {
                         let _ = writeln!(s, "        request::keep(*{}, flip.into_copy());", p.name);
                     }

@@ -66,6 +66,10 @@ struct FlipState {
 static STATE: Mutex<FlipState> = Mutex::new(FlipState { rng: None, policy: None, rank: 0 });
 /// A bit-flip policy is active (the only check a send pays without one).
 static POLICY_ON: AtomicBool = AtomicBool::new(false);
+/// Sends take the general path, not the calm lane: a bit-flip policy is
+/// active, or the adversarial mode's `sends` choice, which looks at each
+/// non-blocking send's size there (engine::adversary::sends).
+static LANE_CLOSED: AtomicBool = AtomicBool::new(false);
 static MESSAGES: AtomicU64 = AtomicU64::new(0);
 static MESSAGE_BITS: AtomicU64 = AtomicU64::new(0);
 static API_CALLS: AtomicU64 = AtomicU64::new(0);
@@ -94,7 +98,10 @@ pub fn start(seed: u64, rank: u32, policy: Option<BitflipPolicy>) {
     let mut s = STATE.lock().unwrap();
     s.rng = Some(rng::for_rank(seed, rank, Stream::Flip));
     s.rank = rank;
-    POLICY_ON.store(policy.as_ref().is_some_and(|p| p.p > 0.0), Ordering::Release);
+    let on = policy.as_ref().is_some_and(|p| p.p > 0.0);
+    POLICY_ON.store(on, Ordering::Release);
+    let sends = crate::engine::base::settings::adversary(crate::engine::base::settings::choice::SENDS);
+    LANE_CLOSED.store(on || sends, Ordering::Release);
     s.policy = policy;
 }
 
@@ -209,10 +216,11 @@ impl Outgoing {
     }
 }
 
-/// No bit-flip policy is on: [`outgoing`] leaves every message untouched.
+/// Sends may take the calm lane: no bit-flip policy is on (so [`outgoing`]
+/// leaves every message untouched) and no adversary looks at them.
 #[inline]
 pub fn idle() -> bool {
-    !POLICY_ON.load(Ordering::Relaxed)
+    !LANE_CLOSED.load(Ordering::Relaxed)
 }
 
 /// Before a send: if `MPIFT_BITFLIP` selects it and at least one bit is drawn to

@@ -166,6 +166,11 @@ pub fn rank_entry(rank: u32, calls: u64, kill: &str, plan: &Plan, death: Option<
             }
             Made::Latency { observer, delay_us } => write!(adv, "\"observer\": {observer}, \"delay_us\": {delay_us}}}"),
             Made::Revoke { comm, member, delay_us } => write!(adv, "\"comm\": \"{comm:x}\", \"member\": {member}, \"delay_us\": {delay_us}}}"),
+            Made::Send { comm, peer, nth, success } => {
+                let told = if *success { "MPI_SUCCESS" } else { "MPI_ERR_PROC_FAILED" };
+                write!(adv, "\"comm\": \"{comm:x}\", \"peer\": {peer}, \"nth\": {nth}, \"told\": \"{told}\"}}")
+            }
+            Made::Wildcard { comm, failures, held } => write!(adv, "\"comm\": \"{comm:x}\", \"failures\": {failures}, \"held\": {held}}}"),
         };
     }
     adv.push(']');

@@ -14,6 +14,9 @@
 #   - `adversarial:bogus`: MPI_Init fails naming the token;
 #   - late news (tests/adversary/late.c): a death's and a revoke's news reach
 #     each rank no sooner than its drawn delay; MPIFT_LATENCY=2s:1s is refused;
+#   - sends and wildcard receives (tests/adversary/p2p.c): small sends to a dead
+#     rank told success, wildcard receives held until acknowledged, each on and
+#     off, as the report lists;
 #   - each adversarial mistake of examples/mistakes: a HANG with its findings,
 #     and its fixed twin passing.
 # Every mpiexec runs under `timeout` (ADVERSARY_TIMEOUT, default 60 s). Prints
@@ -148,6 +151,58 @@ status=$?
 [ "$status" -ne 0 ] && [ "$status" -ne 124 ] || fail "exit status $status, want an error"
 grep -q 'MPIFT_LATENCY.*`2s:1s`' "$work/err" "$work/out" || fail "no message naming \`2s:1s\`"
 result "MPIFT_LATENCY=2s:1s: MPI_Init fails naming the token"
+
+# Sends and wildcard receives (tests/adversary/p2p.c): with the choice off
+# (the default mode, and every other choice on), each small and the large
+# MPI_Isend to the dead rank fail and each wildcard receive takes the message
+# that is in; with `adversarial:sends` some small sends are told success, the
+# large one never, and with `adversarial:wildcard` some wildcard receives are
+# held (PENDING, then the message after the acknowledgement); each outcome told
+# is a choice the report lists.
+# shellcheck disable=SC2086
+$MPICC -std=c99 -O1 -Wall -Wextra -Werror -I$root/include/compat -I$root/include \
+  -I$root/target/$mpi/release/include -I$root/examples/ulfm tests/adversary/p2p.c \
+  $lib -lgcc_s -lutil -lrt -lpthread -lm -ldl -o "$work/p2p" 2> "$work/err" \
+  || { echo "FAIL $mpi: build p2p.c"; cat "$work/err"; exit 1; }
+p2p() { # p2p SEMANTICS SEED sends|wildcard: survivor lines in $work/out, choices in $work/made
+  rm -f "$work/r.json"
+  (cd "$work" && MPIFT_SEMANTICS=$1 MPIFT_SEED=$2 MPIFT_REPORT=$work/r.json \
+    timeout -k 5 "$T" "$MPIEXEC" -n 4 ./p2p "$3" > raw 2> err < /dev/null)
+  status=$?
+  [ "$status" -eq 0 ] || fail "exit status $status"
+  grep '^rank [012]: ' "$work/raw" | sort > "$work/out"
+  [ "$(wc -l < "$work/out")" -eq 3 ] || fail "want 3 survivor lines"
+  python3 -c 'import json,sys; [print(m["choice"], m.get("told", m.get("held"))) for e in json.load(open(sys.argv[1]))["ranks"] for m in e["adversary"]["choices"]]' \
+    "$work/r.json" > "$work/made" 2>/dev/null || fail "no report"
+}
+for mode in default adversarial:-sends; do
+  p2p "$mode" 1 sends
+  [ "$(grep -c 'SENDS FFFFFFFF L=F$' "$work/out")" -eq 3 ] || fail "want F from every send"
+  result "p2p.c sends, MPIFT_SEMANTICS=$mode: every send to the dead rank fails"
+done
+for mode in default adversarial:-wildcard; do
+  p2p "$mode" 1 wildcard
+  [ "$(grep -c 'WILDCARD S$' "$work/out")" -eq 3 ] || fail "want every wildcard receive to take its message"
+  result "p2p.c wildcard, MPIFT_SEMANTICS=$mode: every wildcard receive takes the message that is in"
+done
+p2p adversarial:sends 1 sends
+s=$(sed -n 's/.*SENDS \([A-Z]*\) L=.*/\1/p' "$work/out" | tr -d '\n')
+case $s in *S*F* | *F*S*) ;; *) fail "want some small sends told success and some failing: $s" ;; esac
+grep -q 'X' <<< "$s" && fail "a send gave another code: $s"
+[ "$(grep -c 'L=F$' "$work/out")" -eq 3 ] || fail "a large send did not fail"
+[ "$(grep -c '^sends MPI_SUCCESS$' "$work/made")" -eq "$(tr -cd S <<< "$s" | wc -c)" ] || fail "the report's successes told differ from the output's"
+[ "$(grep -c '^sends MPI_ERR_PROC_FAILED$' "$work/made")" -eq "$(tr -cd F <<< "$s" | wc -c)" ] || fail "the report's failures told differ from the output's"
+result "p2p.c sends, adversarial:sends: small sends to the dead rank succeed as drawn, the large one fails, the report lists each"
+held=0
+for seed in 1 2 3 4; do
+  p2p adversarial:wildcard $seed wildcard
+  grep -q 'WILDCARD X' "$work/out" && fail "seed $seed: a wildcard receive gave a wrong outcome"
+  h=$(grep -c 'WILDCARD H$' "$work/out")
+  [ "$(grep -c '^wildcard True$' "$work/made")" -eq "$h" ] || fail "seed $seed: the report's held receives differ from the output's"
+  held=$((held + h))
+done
+[ "$held" -gt 0 ] && [ "$held" -lt 12 ] || fail "$held of 12 wildcard receives held, want some"
+result "p2p.c wildcard, adversarial:wildcard, seeds 1-4: held receives PENDING until acknowledged ($held of 12), as the report lists"
 
 # The gallery's adversarial mistakes (examples/mistakes, a `SEMANTICS:
 # adversarial` line): each, under `mpift-campaign diagnose`, hangs for one of

@@ -11,6 +11,8 @@
 
 pub mod collectives;
 pub mod late;
+pub mod sends;
+pub mod wildcard;
 
 use std::sync::Mutex;
 
@@ -26,6 +28,14 @@ pub enum Made {
     /// `revoke`: this process's revoke of communicator `comm` reached world
     /// rank `member` after `delay_us`.
     Revoke { comm: u64, member: u32, delay_us: u64 },
+    /// `sends`: send number `nth` of this process towards world rank `peer` on
+    /// communicator `comm`, which died without receiving it, ended with success
+    /// told, or the default verdict.
+    Send { comm: u64, peer: u32, nth: u32, success: bool },
+    /// `wildcard`: wildcard receives on communicator `comm` while `failures`
+    /// failures were known there, unacknowledged, are held (told PENDING before
+    /// a match) or not.
+    Wildcard { comm: u64, failures: u32, held: bool },
 }
 
 impl Made {
@@ -35,6 +45,8 @@ impl Made {
             Made::Collective { .. } => "collectives",
             Made::Latency { .. } => "latency",
             Made::Revoke { .. } => "revoke",
+            Made::Send { .. } => "sends",
+            Made::Wildcard { .. } => "wildcard",
         }
     }
 }

@@ -58,10 +58,20 @@ pub mod choice {
     /// A revoke's news reaches each member after its own delay, drawn from the
     /// same range.
     pub const REVOKE: u32 = 4;
+    /// A small non-blocking send to a dead rank that it did not receive alive
+    /// completes with success (its message could have left before the failure
+    /// was known), as the seed draws.
+    pub const SENDS: u32 = 8;
+    /// A non-blocking wildcard receive on a communicator with an unacknowledged
+    /// failure is told `MPI_ERR_PROC_FAILED_PENDING` before it may match a
+    /// message that is in, as the seed draws: it completes at its latest allowed
+    /// point, after the failure is acknowledged.
+    pub const WILDCARD: u32 = 16;
     /// The names `MPIFT_SEMANTICS` accepts, with their bits.
-    pub const NAMES: &[(&str, u32)] = &[("collectives", COLLECTIVES), ("latency", LATENCY), ("revoke", REVOKE)];
+    pub const NAMES: &[(&str, u32)] =
+        &[("collectives", COLLECTIVES), ("latency", LATENCY), ("revoke", REVOKE), ("sends", SENDS), ("wildcard", WILDCARD)];
     /// Every choice (what `adversarial` alone means).
-    pub const ALL: u32 = COLLECTIVES | LATENCY | REVOKE;
+    pub const ALL: u32 = COLLECTIVES | LATENCY | REVOKE | SENDS | WILDCARD;
 }
 
 /// Reads `MPIFT_SEMANTICS`: `default`, `adversarial` (every choice), or
@@ -262,13 +272,15 @@ mod tests {
         assert_eq!(parse_semantics("default"), Ok(0));
         assert_eq!(parse_semantics(" adversarial "), Ok(choice::ALL));
         assert_eq!(parse_semantics("adversarial:collectives"), Ok(choice::COLLECTIVES));
-        assert_eq!(parse_semantics("adversarial:-collectives"), Ok(choice::LATENCY | choice::REVOKE));
+        assert_eq!(parse_semantics("adversarial:-collectives"), Ok(choice::ALL & !choice::COLLECTIVES));
         let e = parse_semantics("friendly").unwrap_err();
         assert!(e.contains("`friendly`"), "{e}");
         let e = parse_semantics("adversarial:collectives,latencyy").unwrap_err();
         assert!(e.contains("`latencyy`") && e.contains("collectives"), "{e}");
         assert_eq!(parse_semantics("adversarial:latency,revoke"), Ok(choice::LATENCY | choice::REVOKE));
-        assert_eq!(parse_semantics("adversarial:-latency"), Ok(choice::COLLECTIVES | choice::REVOKE));
+        assert_eq!(parse_semantics("adversarial:-latency"), Ok(choice::ALL & !choice::LATENCY));
+        assert_eq!(parse_semantics("adversarial:sends,wildcard"), Ok(choice::SENDS | choice::WILDCARD));
+        assert_eq!(choice::NAMES.iter().fold(0, |a, (_, b)| a | b), choice::ALL);
     }
 
     #[test]

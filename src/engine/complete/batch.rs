@@ -10,7 +10,7 @@
 
 use crate::engine::registry::req_state::{to_proc_null, ReqState};
 use crate::engine::news::wake;
-use crate::engine::complete::complete::{
+use crate::engine::complete::complete::{Action, 
     apply, awaits_dead, completed, copy_status, empty_status, finish, user_status, verdict,
 };
 use crate::engine::base::errors::{Failure, Outcome};
@@ -133,7 +133,9 @@ impl Batch {
             let st = self.states[i].unwrap();
             if let Some((code, act)) = verdict(&st) {
                 let mut flag = 0;
-                transport::request::test(&mut self.reals[i], &mut flag, Some(&mut self.statuses[i]));
+                if act != Action::Hold {
+                    transport::request::test(&mut self.reals[i], &mut flag, Some(&mut self.statuses[i]));
+                }
                 self.codes[i] =
                     if flag != 0 { finish(&st, &self.statuses[i], 0) } else { apply(&st, &mut self.reals[i], &mut self.statuses[i], code, act) };
                 self.statuses[i].MPI_ERROR = self.codes[i];

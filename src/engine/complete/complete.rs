@@ -50,6 +50,10 @@ pub(crate) enum Action {
     Drain,
     /// Leave the request to the program (PENDING).
     Keep,
+    /// PENDING as [`Action::Keep`], without asking the host first whether the
+    /// request completed: the adversary holds a wildcard receive
+    /// (engine::adversary::wildcard).
+    Hold,
 }
 
 
@@ -84,6 +88,14 @@ pub(crate) fn verdict(st: &ReqState) -> Option<(c_int, Action)> {
 }
 
 fn verdict_troubled(st: &ReqState) -> Option<(c_int, Action)> {
+    match verdict_read(st) {
+        // (Asked outside the read: the adversary reads the communicator again.)
+        Some((code, Action::Keep)) if crate::engine::adversary::wildcard::holds(st.comm.0) => Some((code, Action::Hold)),
+        v => v,
+    }
+}
+
+fn verdict_read(st: &ReqState) -> Option<(c_int, Action)> {
     comm::read(st.comm.0, |c| {
         if c.revoked {
             if st.buffers {
@@ -228,7 +240,9 @@ fn finish_general(st: &ReqState, status: &MPI_Status, rc: c_int) -> c_int {
             let p = st.peer as usize;
             st.peer >= 0 && p < c.peer_count() && c.peer_failed(p) && st.nth > dead_counts::received_alive(c, p)
         });
-        if undelivered == Some(true) {
+        // (The adversary's `sends` choice may tell an eager one success: its
+        // message could have left before the failure was known.)
+        if undelivered == Some(true) && !(st.eager && crate::engine::adversary::sends::tells_success(st.comm.0, st.peer, st.nth)) {
             return SIM_FT_ERR_PROC_FAILED;
         }
         return 0;
@@ -264,7 +278,7 @@ fn finish_general(st: &ReqState, status: &MPI_Status, rc: c_int) -> c_int {
 /// means the request completed normally).
 pub(crate) fn apply(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_Status, code: c_int, act: Action) -> c_int {
     match act {
-        Action::Keep => code,
+        Action::Keep | Action::Hold => code,
         Action::Drain => {
             if revoke::drained(st, real, status) {
                 return code;
@@ -338,12 +352,14 @@ pub(crate) fn wait_one(st: &ReqState, real: &mut MPI_Request, status: &mut MPI_S
         }
         if let Some((code, mut act)) = known {
             let mut flag = 0;
-            transport::request::test(real, &mut flag, Some(&mut *status));
+            if act != Action::Hold {
+                transport::request::test(real, &mut flag, Some(&mut *status));
+            }
             if flag != 0 {
                 return finish(st, status, 0);
             }
             let mut code = code;
-            if blocking_recv && act == Action::Keep {
+            if blocking_recv && matches!(act, Action::Keep | Action::Hold) {
                 code = SIM_FT_ERR_PROC_FAILED;
                 act = Action::Cancel;
             }
@@ -454,6 +470,17 @@ pub fn test(request: *mut Sim_FT_MPI_Request, flag: *mut c_int, status: *mut MPI
     };
     news::refresh();
     let mut s = zero_status();
+    if let Some((code, Action::Hold)) = verdict(&st) {
+        // A wildcard receive the adversary holds: PENDING, the host not asked.
+        // SAFETY: `flag` and `request` were checked non-null above: the
+        // program's arguments, which MPI requires valid for writing.
+        unsafe {
+            *flag = 0;
+            *request = request::settle_after(*request, real, false);
+        }
+        copy_status(status, &s);
+        return request::fail_on(Some(&st), code);
+    }
     // SAFETY: `flag` was checked non-null and is the program's flag, which MPI
     // requires valid for writing; nothing else refers to it during the call.
     let rc = transport::request::test(&mut real, unsafe { &mut *flag }, Some(&mut s));
@@ -464,7 +491,7 @@ pub fn test(request: *mut Sim_FT_MPI_Request, flag: *mut c_int, status: *mut MPI
         // PENDING (Keep): the request is not complete; the error is reported, it stays.
         // SAFETY: the program's flag, checked non-null above (MPI requires it
         // valid for writing).
-        unsafe { *flag = (act != Action::Keep) as c_int };
+        unsafe { *flag = !matches!(act, Action::Keep | Action::Hold) as c_int };
         apply(&st, &mut real, &mut s, code, act)
     } else {
         0

@@ -64,6 +64,10 @@ pub struct ReqState {
     /// The program called `MPI_Cancel` on it: a receive that completes cancelled
     /// is the program's cancel (success), not a revoke's (engine::complete::complete).
     pub cancelled: bool,
+    /// A non-blocking send small enough to count as eager, marked only while the
+    /// adversarial mode's `sends` choice is on (engine::adversary::sends): if
+    /// its destination dies without receiving it, it may be told success.
+    pub eager: bool,
 }
 
 /// What the calm paths of the completion calls read of a request instead of its
@@ -89,7 +93,7 @@ impl ReqState {
 
     /// A request of a blocking call or a non-persistent start: active.
     pub fn started(comm: Sim_FT_MPI_Comm, kind: Kind, peer: c_int, recv: bool) -> ReqState {
-        ReqState { real: Real(transport::request_null()), comm: Real(comm), kind, peer, recv, keep: 0, persistent: false, active: true, draining: false, ft: 0, buffers: false, nth: 0, seq: 0, cancelled: false }
+        ReqState { real: Real(transport::request_null()), comm: Real(comm), kind, peer, recv, keep: 0, persistent: false, active: true, draining: false, ft: 0, buffers: false, nth: 0, seq: 0, cancelled: false, eager: false }
     }
 }
 

@@ -103,8 +103,8 @@ pub fn adopt_coll(real: MPI_Request, comm: &CommRef, buffers: bool) -> Sim_FT_MP
 
 /// Wraps a started send's request; `nth`: what [`crate::engine::registry::comm::count_send`]
 /// returned for it.
-pub fn adopt_send(real: MPI_Request, comm: &CommRef, dest: c_int, nth: u32) -> Sim_FT_MPI_Request {
-    adopt_state(real, ReqState { nth, ..ReqState::started(comm.handle, Kind::P2pStart, dest, false) })
+pub fn adopt_send(real: MPI_Request, comm: &CommRef, dest: c_int, nth: u32, eager: bool) -> Sim_FT_MPI_Request {
+    adopt_state(real, ReqState { nth, eager, ..ReqState::started(comm.handle, Kind::P2pStart, dest, false) })
 }
 
 /// Wraps a point-to-point request (peer: destination or source).
