@@ -90,7 +90,8 @@ pub(crate) fn verdict(st: &ReqState) -> Option<(c_int, Action)> {
 fn verdict_troubled(st: &ReqState) -> Option<(c_int, Action)> {
     match verdict_read(st) {
         // (Asked outside the read: the adversary reads the communicator again.)
-        Some((code, Action::Keep)) if crate::engine::adversary::wildcard::holds(st.comm.0) => Some((code, Action::Hold)),
+        // (A receive the program cancelled completes as cancelled: not held.)
+        Some((code, Action::Keep)) if !st.cancelled && crate::engine::adversary::wildcard::holds(st.comm.0) => Some((code, Action::Hold)),
         v => v,
     }
 }
