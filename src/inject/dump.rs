@@ -94,11 +94,17 @@ pub struct State {
     pub root: Option<c_int>,
     pub tag: Option<c_int>,
     /// The requests waited for: `recv <peer> comm <id>`, `send <peer> comm <id>`
-    /// (the peer's world rank, `any` for any source),
+    /// (the peer's world rank, `any` for any source; `pending` after a wildcard
+    /// receive on a communicator with an unacknowledged failure),
     /// `coll comm <id>`, `agree comm <id>`, `done`.
     pub requests: Vec<String>,
     /// A dead rank: what it waits for or blocks in (engine::base::observer::DeadStatus).
     pub dead: String,
+    /// The communicator of the last wildcard receive this rank waited for while
+    /// a failure there was unacknowledged (its `pending` request), kept across
+    /// calls until the rank acknowledges failures: a rank that spins around a
+    /// wait that returns PENDING is seen between its waits too.
+    pub pending: Option<u64>,
 }
 
 fn opt(v: Option<c_int>) -> String {
@@ -129,6 +135,9 @@ pub fn render(s: &State) -> String {
     }
     let _ = writeln!(t, "source: {}\ndest: {}\nroot: {}\ntag: {}", peer(s.source), peer(s.dest), opt(s.root), opt(s.tag));
     let _ = writeln!(t, "requests: {}\ndead: {}", s.requests.join("; "), s.dead);
+    if let Some(id) = s.pending {
+        let _ = writeln!(t, "pending: {id:x}");
+    }
     t
 }
 
@@ -260,7 +269,9 @@ pub fn enter(call: u64, name: &str) {
     IN_SINCE_MS.store(now_ms(), Ordering::Release);
     update(|d| {
         let s = &mut d.state;
-        *s = State { rank: s.rank, pid: s.pid, call, function: name.to_string(), state: "in".into(), ..State::default() };
+        let acks = name == "MPIX_Comm_failure_ack" || name == "MPIX_Comm_ack_failed";
+        let pending = if acks { None } else { s.pending };
+        *s = State { rank: s.rank, pid: s.pid, call, function: name.to_string(), state: "in".into(), pending, ..State::default() };
         s.since = crate::inject::me::t0().elapsed().as_secs_f64();
         d.newcomm = std::ptr::null_mut();
     });
@@ -280,6 +291,9 @@ pub fn args(a: Args) {
         d.state.root = a.root;
         d.state.tag = a.tag;
         d.state.requests = requests(a.requests, a.nreq);
+        if let Some(id) = d.state.requests.iter().find_map(|r| r.strip_suffix(" pending").and_then(|r| r.rsplit(' ').next())) {
+            d.state.pending = u64::from_str_radix(id, 16).ok();
+        }
         d.newcomm = a.newcomm;
     });
 }
@@ -378,10 +392,14 @@ fn describe_request(h: Sim_FT_MPI_Request) -> String {
         return "inactive".into();
     }
     let peer = st.peer;
-    let (id, world) = crate::engine::registry::comm::read(st.comm.0, |c| (c.id, usize::try_from(peer).ok().and_then(|p| c.peer_world(p)))).unwrap_or((0, None));
+    let (id, world, unacked) =
+        crate::engine::registry::comm::read(st.comm.0, |c| (c.id, usize::try_from(peer).ok().and_then(|p| c.peer_world(p)), c.any_source_fails()))
+            .unwrap_or((0, None, false));
     // The peer as a world rank ("any": MPI_ANY_SOURCE).
     let w = world.map_or_else(|| "any".to_string(), |w| w.to_string());
     match st.kind {
+        // A wildcard receive while a failure is unacknowledged: PENDING.
+        Kind::P2p | Kind::P2pStart if st.recv && world.is_none() && unacked => format!("recv {w} comm {id:x} pending"),
         Kind::P2p | Kind::P2pStart if st.recv => format!("recv {w} comm {id:x}"),
         Kind::P2p | Kind::P2pStart => format!("send {w} comm {id:x}"),
         Kind::Ft => format!("agree comm {id:x}"),
@@ -507,5 +525,7 @@ mod tests {
         assert!(j.starts_with("{\"why\": \"signal \\\"x\\\"\", \"rank\": \"2\""), "{j}");
         assert!(j.contains("\"dest\": \"\""), "{j}");
         assert!(j.trim_end().ends_with('}'));
+        assert!(!t.contains("pending:"), "{t}");
+        assert!(render(&State { pending: Some(0x2c), ..s }).contains("pending: 2c\n"));
     }
 }

@@ -170,7 +170,9 @@ pub fn rank_entry(rank: u32, calls: u64, kill: &str, plan: &Plan, death: Option<
                 let told = if *success { "MPI_SUCCESS" } else { "MPI_ERR_PROC_FAILED" };
                 write!(adv, "\"comm\": \"{comm:x}\", \"peer\": {peer}, \"nth\": {nth}, \"told\": \"{told}\"}}")
             }
-            Made::Wildcard { comm, failures, held } => write!(adv, "\"comm\": \"{comm:x}\", \"failures\": {failures}, \"held\": {held}}}"),
+            Made::Wildcard { comm, failures, received, held } => {
+                write!(adv, "\"comm\": \"{comm:x}\", \"failures\": {failures}, \"received\": {received}, \"held\": {held}}}")
+            }
         };
     }
     adv.push(']');

@@ -33,9 +33,9 @@ pub enum Made {
     /// told, or the default verdict.
     Send { comm: u64, peer: u32, nth: u32, success: bool },
     /// `wildcard`: wildcard receives on communicator `comm` while `failures`
-    /// failures were known there, unacknowledged, are held (told PENDING before
-    /// a match) or not.
-    Wildcard { comm: u64, failures: u32, held: bool },
+    /// failures were known there, unacknowledged, and `received` messages had
+    /// been received there, are held (told PENDING before a match) or not.
+    Wildcard { comm: u64, failures: u32, received: u64, held: bool },
 }
 
 impl Made {

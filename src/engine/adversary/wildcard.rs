@@ -10,8 +10,10 @@
 //! until the failure is acknowledged, and the oracle's blocking
 //! `MPI_Recv(MPI_ANY_SOURCE)` refuses a message that is in the same way (returns
 //! `MPI_ERR_PROC_FAILED`, recorded in docs/ULFM-DIFFERENCES.md). The event is
-//! keyed by the communicator, this process and how many failures it knows of in
-//! it, so each new failure is a new draw and a seed replays the same outcomes.
+//! keyed by the communicator, this process, how many failures it knows of in it
+//! and how many messages it has received on it: each wildcard receive the
+//! program makes after another is a new draw (a held one stays held: nothing is
+//! received meanwhile), and a seed replays the same outcomes.
 
 use super::{note, Made};
 use crate::engine::base::handles::Sim_FT_MPI_Comm;
@@ -21,7 +23,7 @@ use crate::protocol::outcome;
 use std::sync::Mutex;
 
 /// The last event noted, so a wait that asks again and again notes it once.
-static LAST: Mutex<Option<(u64, u64)>> = Mutex::new(None);
+static LAST: Mutex<Option<(u64, u64, u64)>> = Mutex::new(None);
 
 /// A wildcard receive on `h`, whose verdict is `MPI_ERR_PROC_FAILED_PENDING`
 /// (an unacknowledged failure): true if it is held, told PENDING without the
@@ -32,14 +34,16 @@ pub fn holds(h: Sim_FT_MPI_Comm) -> bool {
     if !settings::adversary(settings::choice::WILDCARD) {
         return false;
     }
-    let Some((id, known)) = comm::read(h, |s| (s.id, (s.failures.known().len() + s.remote_failed.known().len()) as u64)) else {
+    let known = |s: &crate::engine::registry::comm_state::CommState| (s.failures.known().len() + s.remote_failed.known().len()) as u64;
+    let Some((id, known, received)) = comm::read(h, |s| (s.id, known(s), s.recvd.iter().map(|x| *x as u64).sum::<u64>())) else {
         return false;
     };
-    let held = outcome::draw(settings::seed(), &[settings::choice::WILDCARD as u64, id, runtime::world_rank() as u64, known]);
+    let key = [settings::choice::WILDCARD as u64, id, runtime::world_rank() as u64, known, received];
+    let held = outcome::draw(settings::seed(), &key);
     let mut last = LAST.lock().unwrap();
-    if *last != Some((id, known)) {
-        *last = Some((id, known));
-        note(Made::Wildcard { comm: id, failures: known as u32, held });
+    if *last != Some((id, known, received)) {
+        *last = Some((id, known, received));
+        note(Made::Wildcard { comm: id, failures: known as u32, received, held });
     }
     held
 }

@@ -233,7 +233,7 @@ fn join_held(s: &RankState, t: &RankState, states: &[RankState], names: &Names) 
 
 /// The waits-for analysis of a hung run.
 pub fn analyze(states: &[RankState], names: &Names) -> Option<Finding> {
-    let blocked: Vec<&RankState> = states.iter().filter(|s| s.inside()).collect();
+    let blocked: Vec<&RankState> = states.iter().filter(|s| s.inside() || s.spinning.is_some()).collect();
     if blocked.is_empty() {
         return None;
     }
@@ -279,7 +279,16 @@ pub fn analyze(states: &[RankState], names: &Names) -> Option<Finding> {
         if !dead_owing.is_empty() || only_dead {
             mpift = true;
         }
-        sentences.push(format!("{}: {}.", wait_clause(s, &es), if parts.is_empty() { "no rank it waits for is known".to_string() } else { parts.join("; ") }));
+        if let Some((a, b)) = s.spinning {
+            sentences.push(format!("rank {} does not block: it went on calling MPI (call {a}, then call {b} a moment later; now in {}).", s.rank, s.function));
+        } else {
+            sentences.push(format!("{}: {}.", wait_clause(s, &es), if parts.is_empty() { "no rank it waits for is known".to_string() } else { parts.join("; ") }));
+        }
+        if let Some(found) = unacknowledged(s, names) {
+            if rank_of(&Some(found.clone())) > rank_of(&pattern) {
+                pattern = Some(found);
+            }
+        }
         edges.extend(es);
     }
     if let Some(cyc) = blocked.iter().find_map(|s| cycle(&edges, s.rank)) {
@@ -300,10 +309,27 @@ pub fn analyze(states: &[RankState], names: &Names) -> Option<Finding> {
     Some(Finding { paragraph: sentences.join(" "), pattern: pat.into(), mpift, edges })
 }
 
+/// A rank waiting for a wildcard receive that is PENDING: a failure on its
+/// communicator is unacknowledged, and until the program acknowledges it ULFM
+/// may answer the receive with `MPI_ERR_PROC_FAILED_PENDING` however often the
+/// program waits (MPIFT's adversarial mode does, its `wildcard` choice).
+fn unacknowledged(s: &RankState, names: &Names) -> Option<(&'static str, String)> {
+    let id = s.pending.first()?;
+    Some((
+        "wildcard-unacknowledged",
+        format!(
+            "Its receive from any rank on {} stays MPI_ERR_PROC_FAILED_PENDING while a failure there is unacknowledged: rank {} never called MPIX_Comm_ack_failed or MPIX_Comm_failure_ack on it.",
+            name(names, *id),
+            s.rank
+        ),
+    ))
+}
+
 /// Which explanation wins when a rank waits for several: the one that names
 /// a live rank's mistake first.
 fn rank_of(p: &Option<(&'static str, String)>) -> u8 {
     match p.as_ref().map(|p| p.0) {
+        Some("wildcard-unacknowledged") => 6,
         Some("peer-in-recovery") => 5,
         Some("skipped-collective") => 4,
         Some("waits-for-finished") => 3,
@@ -467,6 +493,29 @@ mod tests {
         let g = analyze(&[recv, other], &names()).unwrap();
         assert_eq!(g.pattern, "cycle", "{}", g.paragraph);
         assert!(g.paragraph.contains("Ranks 0, 1 wait for each other in a cycle"), "{}", g.paragraph);
+    }
+
+    #[test]
+    fn a_pending_wildcard_receive_names_the_missing_acknowledgement() {
+        let mut wait = live(0, 4, "MPI_Wait");
+        wait.comm = None;
+        wait.requests = vec![Req::Recv(None, 1)];
+        wait.pending = vec![1];
+        let done = |r| RankState { rank: r, function: "MPI_Finalize".into(), state: "finalized".into(), ..RankState::default() };
+        let f = analyze(&[wait.clone(), done(1), dead(2, "serving"), done(3)], &names()).unwrap();
+        assert_eq!(f.pattern, "wildcard-unacknowledged", "{}", f.paragraph);
+        // Seen spinning (its wait returns PENDING at once, and it waits again).
+        let mut spin = wait.clone();
+        spin.function = "MPI_Comm_group".into();
+        spin.spinning = Some((40, 900));
+        let h = analyze(&[spin, done(1), dead(2, "serving"), done(3)], &names()).unwrap();
+        assert_eq!(h.pattern, "wildcard-unacknowledged", "{}", h.paragraph);
+        assert!(h.paragraph.contains("does not block") && !h.paragraph.contains("waits in MPI_Comm_group"), "{}", h.paragraph);
+        assert!(f.paragraph.contains("is unacknowledged") && !f.mpift, "{}", f.paragraph);
+        // The same wait with the failure acknowledged is another story.
+        wait.pending.clear();
+        let g = analyze(&[wait, done(1), dead(2, "serving"), done(3)], &names()).unwrap();
+        assert_ne!(g.pattern, "wildcard-unacknowledged");
     }
 
     #[test]

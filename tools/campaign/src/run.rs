@@ -177,7 +177,13 @@ pub fn on_path(name: &str) -> bool {
 pub fn diagnose(trace_dir: &Path, diag_dir: &Path, analyse: bool, gdb: bool) -> (Hang, Vec<i32>) {
     let status = trace::read_status(trace_dir);
     // The states first, while every rank still waits where it hung.
-    let (states, names) = crate::states::read(trace_dir, trace::ranks_in(trace_dir));
+    let (mut states, names) = crate::states::read(trace_dir, trace::ranks_in(trace_dir));
+    if analyse {
+        // A second look a moment later: a rank that moved on spins rather than blocks.
+        std::thread::sleep(Duration::from_millis(300));
+        let (again, _) = crate::states::read(trace_dir, trace::ranks_in(trace_dir));
+        crate::states::mark_spinning(&mut states, &again);
+    }
     let finding = analyse.then(|| crate::forensics::analyze(&states, &names)).flatten();
     if let Some(f) = &finding {
         if let Err(e) = crate::waitgraph::draw(&diag_dir.join("waits.png"), &states, f) {

@@ -48,6 +48,30 @@ pub struct RankState {
     pub requests: Vec<Req>,
     /// A dead rank's status words (`waits owes comm 1a #3 MPI_Barrier`, ...).
     pub dead: String,
+    /// Communicators of the wildcard receives waited for that are PENDING (a
+    /// failure there unacknowledged: the dump's `recv any comm 2 pending`).
+    pub pending: Vec<u64>,
+    /// A live rank that went on making MPI calls between two looks
+    /// ([`mark_spinning`]): its call numbers at the first and the second.
+    pub spinning: Option<(u64, u64)>,
+}
+
+/// Compares two looks at the same ranks, a moment apart: a live rank whose
+/// call number moved does not block, it spins (a loop around a call that keeps
+/// failing); the second look's PENDING wildcard receives are added to the
+/// first's (a spinning rank may be between its waits at either look).
+pub fn mark_spinning(first: &mut [RankState], second: &[RankState]) {
+    for s in first.iter_mut().filter(|s| !s.is_dead() && !s.finished()) {
+        let Some(t) = second.iter().find(|t| t.rank == s.rank) else { continue };
+        if t.call != s.call && !t.is_dead() && !t.finished() {
+            s.spinning = Some((s.call, t.call));
+        }
+        for id in &t.pending {
+            if !s.pending.contains(id) {
+                s.pending.push(*id);
+            }
+        }
+    }
 }
 
 impl RankState {
@@ -89,7 +113,7 @@ fn hex(v: &str) -> Option<u64> {
 pub fn parse_request(text: &str) -> Option<Req> {
     let w: Vec<&str> = text.split_whitespace().collect();
     match w.as_slice() {
-        ["recv", p, "comm", c] => Some(Req::Recv(p.parse().ok(), hex(c)?)),
+        ["recv", p, "comm", c] | ["recv", p, "comm", c, "pending"] => Some(Req::Recv(p.parse().ok(), hex(c)?)),
         ["send", p, "comm", c] => Some(Req::Send(p.parse().ok(), hex(c)?)),
         ["coll", "comm", c] => Some(Req::Coll(hex(c)?)),
         ["agree", "comm", c] => Some(Req::Agree(hex(c)?)),
@@ -117,7 +141,20 @@ pub fn parse_state(text: &str) -> Option<RankState> {
         requests: get("requests").split(';').filter_map(parse_request).collect(),
         dead: get("dead").to_string(),
         comm: None,
+        pending: get("requests")
+            .split(';')
+            .filter_map(|r| match r.split_whitespace().collect::<Vec<_>>().as_slice() {
+                ["recv", "any", "comm", c, "pending"] => hex(c),
+                _ => None,
+            })
+            .collect(),
+        spinning: None,
     };
+    // The dump's sticky `pending:` line (a wildcard receive told PENDING at an
+    // earlier call, not acknowledged since).
+    if let Some(id) = hex(get("pending")).filter(|id| !s.pending.contains(id)) {
+        s.pending.push(id);
+    }
     if let Some(id) = hex(get("comm")) {
         s.comm = Some(Comm { id, members: ranks(get("members")), revoked: get("revoked") == "yes", failed: ranks(get("failed")), acked: ranks(get("acked")) });
     }
@@ -166,7 +203,7 @@ mod tests {
 
     #[test]
     fn a_state_file_parses() {
-        let t = "rank: 2\npid: 77\ncall: 17\nfunction: MPI_Recv\nstate: in\nsince: 0.1\ncomm: 1a\ncomm_name: MPI_COMM_WORLD\ncomm_rank: 2\nmembers: 0 1 2 3\nrevoked: no\nfailed: 1\nacked: \nsource: 3\ndest: \nroot: \ntag: 5\nrequests: recv 3 comm 1a; recv any comm 1a; coll comm 2\ndead: \n      \n";
+        let t = "rank: 2\npid: 77\ncall: 17\nfunction: MPI_Recv\nstate: in\nsince: 0.1\ncomm: 1a\ncomm_name: MPI_COMM_WORLD\ncomm_rank: 2\nmembers: 0 1 2 3\nrevoked: no\nfailed: 1\nacked: \nsource: 3\ndest: \nroot: \ntag: 5\nrequests: recv 3 comm 1a; recv any comm 1a; coll comm 2; recv any comm 3 pending\ndead: \npending: 5\n      \n";
         let s = parse_state(t).unwrap();
         assert_eq!((s.rank, s.pid, s.call, s.function.as_str(), s.state.as_str()), (2, Some(77), 17, "MPI_Recv", "in"));
         let c = s.comm.unwrap();
@@ -174,7 +211,8 @@ mod tests {
         assert_eq!((s.source, s.dest, s.tag), (Some(3), None, Some(5)));
         let any = parse_state("rank: 0\nsource: any\ndest: null\n").unwrap();
         assert_eq!((any.source, any.dest), (Some(ANY), None));
-        assert_eq!(s.requests, vec![Req::Recv(Some(3), 0x1a), Req::Recv(None, 0x1a), Req::Coll(2)]);
+        assert_eq!(s.requests, vec![Req::Recv(Some(3), 0x1a), Req::Recv(None, 0x1a), Req::Coll(2), Req::Recv(None, 3)]);
+        assert_eq!(s.pending, vec![3, 5]);
         assert!(parse_state("garbage").is_none());
     }
 
