@@ -160,7 +160,7 @@ pub fn rank_entry(rank: u32, calls: u64, kill: &str, plan: &Plan, death: Option<
         let sep = if i > 0 { ", " } else { "" };
         let _ = write!(adv, "{sep}{{\"choice\": {}, ", json_str(m.choice()));
         let _ = match m {
-            Made::Collective { comm, seq, success } => {
+            Made::Collective { comm, seq, success } | Made::Constructor { comm, seq, success } => {
                 let told = if *success { "MPI_SUCCESS" } else { "MPI_ERR_PROC_FAILED" };
                 write!(adv, "\"comm\": \"{comm:x}\", \"seq\": {seq}, \"told\": \"{told}\"}}")
             }

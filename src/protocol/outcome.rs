@@ -19,7 +19,10 @@
 //!   non-root receives nothing;
 //! - allreduce, allgather(v), alltoall(v, w), reduce_scatter(_block), and every
 //!   collective whose data the engine does not model (the neighbourhood ones,
-//!   the constructors): every member;
+//!   the constructors but dup): every member;
+//! - `MPI_Comm_dup`: no member's data (the new communicator has the parent's
+//!   group at every member, a dead member in it known failed; the adversarial
+//!   mode's `constructors` choice);
 //! - scan: member r's result depends on members 0..=r; exscan: on 0..r.
 //!
 //! Whether a member that may be told success is told success is the adversary's
@@ -42,6 +45,8 @@ pub enum Flow {
     Prefix,
     /// Member r's result depends on members 0..r (exscan).
     ExclusivePrefix,
+    /// No member's result depends on another's data (`MPI_Comm_dup`).
+    Nothing,
 }
 
 /// Member `me`'s result depends on member `other`'s part (ranks in the
@@ -53,6 +58,7 @@ pub fn depends_on(flow: Flow, root: Rank, me: Rank, other: Rank) -> bool {
         Flow::ToRoot => me == root,
         Flow::Prefix => other <= me,
         Flow::ExclusivePrefix => other < me,
+        Flow::Nothing => false,
     }
 }
 
@@ -126,6 +132,7 @@ mod tests {
         assert!(!result_is_real(Flow::Prefix, 0, 3, &[2]));
         assert!(result_is_real(Flow::ExclusivePrefix, 0, 2, &[2, 3]));
         assert!(!result_is_real(Flow::ExclusivePrefix, 0, 3, &[2]));
+        assert!(result_is_real(Flow::Nothing, 0, 0, &[1, 2, 3]));
     }
 
     #[test]

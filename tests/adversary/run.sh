@@ -17,6 +17,7 @@
 #   - sends and wildcard receives (tests/adversary/p2p.c): small sends to a dead
 #     rank told success, wildcard receives held until acknowledged, each on and
 #     off, as the report lists;
+#   - non-uniform MPI_Comm_dup (tests/adversary/dup.c), on and off;
 #   - each adversarial mistake of examples/mistakes: a HANG with its findings,
 #     and its fixed twin passing.
 # Every mpiexec runs under `timeout` (ADVERSARY_TIMEOUT, default 60 s). Prints
@@ -203,6 +204,44 @@ for seed in 1 2 3 4; do
 done
 [ "$held" -gt 0 ] && [ "$held" -lt 12 ] || fail "$held of 12 wildcard receives held, want some"
 result "p2p.c wildcard, adversarial:wildcard, seeds 1-4: held receives PENDING until acknowledged ($held of 12), as the report lists"
+
+# Non-uniform MPI_Comm_dup (tests/adversary/dup.c): with the choice off every
+# survivor's dup fails; with `adversarial:constructors` some survivors get the
+# new communicator (4 members, the dead one known failed), as the report lists,
+# and where every survivor got it, a barrier on it fails (the dead rank took it
+# up and joins) instead of hanging.
+# shellcheck disable=SC2086
+$MPICC -std=c99 -O1 -Wall -Wextra -Werror -I$root/include/compat -I$root/include \
+  -I$root/target/$mpi/release/include -I$root/examples/ulfm tests/adversary/dup.c \
+  $lib -lgcc_s -lutil -lrt -lpthread -lm -ldl -o "$work/dup" 2> "$work/err" \
+  || { echo "FAIL $mpi: build dup.c"; cat "$work/err"; exit 1; }
+dups() { # dups SEMANTICS SEED: survivor lines in $work/out, choices in $work/made
+  rm -f "$work/r.json"
+  (cd "$work" && MPIFT_SEMANTICS=$1 MPIFT_SEED=$2 MPIFT_REPORT=$work/r.json \
+    timeout -k 5 "$T" "$MPIEXEC" -n 4 ./dup > raw 2> err < /dev/null)
+  status=$?
+  [ "$status" -eq 0 ] || fail "seed $2: exit status $status"
+  grep '^rank [012]: DUPS ' "$work/raw" | sort > "$work/out"
+  [ "$(wc -l < "$work/out")" -eq 3 ] || fail "seed $2: want 3 survivor lines"
+  python3 -c 'import json,sys; [print(m["choice"], m.get("told")) for e in json.load(open(sys.argv[1]))["ranks"] for m in e["adversary"]["choices"]]' \
+    "$work/r.json" > "$work/made" 2>/dev/null || fail "seed $2: no report"
+}
+for mode in default adversarial:-constructors; do
+  dups "$mode" 1
+  [ "$(grep -c 'DUPS F\{16\} BARRIER -$' "$work/out")" -eq 3 ] || fail "want every dup to fail"
+  result "dup.c, MPIFT_SEMANTICS=$mode: every survivor's MPI_Comm_dup fails"
+done
+alls=0
+for seed in 1 2 3 4; do
+  dups adversarial:constructors $seed
+  d=$(sed -n 's/.*DUPS \([A-Z]*\) .*/\1/p' "$work/out" | tr -d '\n')
+  grep -q X <<< "$d" && fail "seed $seed: a dup gave another code, or a communicator without its 4 members or its dead one"
+  [ "$(grep -c '^constructors MPI_SUCCESS$' "$work/made")" -eq "$(tr -cd S <<< "$d" | wc -c)" ] || fail "seed $seed: the report's successes told differ from the output's"
+  grep -q 'BARRIER [SX]' "$work/out" && fail "seed $seed: a barrier on a dup with a dead member did not fail"
+  [ "$(grep -c 'BARRIER F$' "$work/out")" -eq 3 ] && alls=$((alls + 1))
+done
+[ "$alls" -gt 0 ] || fail "no seed of 1-4 gave every survivor its dup"
+result "dup.c, adversarial:constructors, seeds 1-4: non-uniform dups as the report lists; a barrier on a dup every survivor got fails ($alls seeds)"
 
 # The gallery's adversarial mistakes (examples/mistakes, a `SEMANTICS:
 # adversarial` line): each, under `mpift-campaign diagnose`, hangs for one of

@@ -1,7 +1,10 @@
 //! The `collectives` choice: a survivor of a collective that a failure touched
 //! is told success where its result is real (protocol::outcome has the rule per
 //! kind of collective), if the seed's draw for the event says so; else the
-//! default verdict, `MPI_ERR_PROC_FAILED`. The event is keyed by the
+//! default verdict, `MPI_ERR_PROC_FAILED`. The `constructors` choice does the
+//! same for `MPI_Comm_dup` (its new communicator is real at every survivor: the
+//! dead member is in it, known failed, and the dead rank takes it up,
+//! engine::dead::zombie). The event is keyed by the
 //! communicator's id, the collective's number and this process's world rank,
 //! so members draw independently and a seed replays the same outcomes.
 
@@ -22,6 +25,7 @@ pub fn flow(f: u32) -> Flow {
         F::REDUCE | F::GATHER | F::GATHERV => Flow::ToRoot,
         F::SCAN => Flow::Prefix,
         F::EXSCAN => Flow::ExclusivePrefix,
+        F::COMM_DUP => Flow::Nothing,
         _ => Flow::All,
     }
 }
@@ -34,7 +38,7 @@ pub fn flow(f: u32) -> Flow {
 #[cold]
 #[inline(never)]
 pub fn tells_success(h: Sim_FT_MPI_Comm, seq: u64) -> bool {
-    if !settings::adversary(settings::choice::COLLECTIVES) {
+    if !settings::adversary(settings::choice::COLLECTIVES | settings::choice::CONSTRUCTORS) {
         return false;
     }
     let Some((id, me, members, dead, inter)) = comm::read(h, |s| (s.id, s.rank, s.members.clone(), s.failed_world_ranks(), s.inter)) else {
@@ -57,11 +61,15 @@ pub fn tells_success(h: Sim_FT_MPI_Comm, seq: u64) -> bool {
         }
     }
     let (f, root) = f_root;
-    if !outcome::result_is_real(flow(f), root.max(0) as u32, me as u32, &dummy) {
+    // `MPI_Comm_dup` is the `constructors` choice's; the other constructors keep
+    // the default (Flow::All).
+    let dup = f & !F::NB & !DUMMY == F::COMM_DUP;
+    let choice = if dup { settings::choice::CONSTRUCTORS } else { settings::choice::COLLECTIVES };
+    if !settings::adversary(choice) || !outcome::result_is_real(flow(f), root.max(0) as u32, me as u32, &dummy) {
         return false;
     }
-    let success = outcome::draw(settings::seed(), &[settings::choice::COLLECTIVES as u64, id, seq, runtime::world_rank() as u64]);
-    note(Made::Collective { comm: id, seq, success });
+    let success = outcome::draw(settings::seed(), &[choice as u64, id, seq, runtime::world_rank() as u64]);
+    note(if dup { Made::Constructor { comm: id, seq, success } } else { Made::Collective { comm: id, seq, success } });
     success
 }
 

@@ -22,6 +22,9 @@ pub enum Made {
     /// `collectives`: collective `seq` of communicator `comm` ended here with
     /// success told, or the default verdict.
     Collective { comm: u64, seq: u64, success: bool },
+    /// `constructors`: `MPI_Comm_dup` number `seq` of communicator `comm` ended
+    /// here with success told (a new communicator), or the default verdict.
+    Constructor { comm: u64, seq: u64, success: bool },
     /// `latency`: this dead rank's news reached world rank `observer` after
     /// `delay_us` (beyond `SIM_FT_TIMEOUT`).
     Latency { observer: u32, delay_us: u64 },
@@ -43,6 +46,7 @@ impl Made {
     pub fn choice(&self) -> &'static str {
         match self {
             Made::Collective { .. } => "collectives",
+            Made::Constructor { .. } => "constructors",
             Made::Latency { .. } => "latency",
             Made::Revoke { .. } => "revoke",
             Made::Send { .. } => "sends",

@@ -67,11 +67,16 @@ pub mod choice {
     /// message that is in, as the seed draws: it completes at its latest allowed
     /// point, after the failure is acknowledged.
     pub const WILDCARD: u32 = 16;
+    /// A survivor of an `MPI_Comm_dup` that a failure touched is told success
+    /// (the new communicator, with the dead member in it, known failed) or the
+    /// default `MPI_ERR_PROC_FAILED`, as the seed draws: constructors are not
+    /// uniform.
+    pub const CONSTRUCTORS: u32 = 32;
     /// The names `MPIFT_SEMANTICS` accepts, with their bits.
     pub const NAMES: &[(&str, u32)] =
-        &[("collectives", COLLECTIVES), ("latency", LATENCY), ("revoke", REVOKE), ("sends", SENDS), ("wildcard", WILDCARD)];
+        &[("collectives", COLLECTIVES), ("latency", LATENCY), ("revoke", REVOKE), ("sends", SENDS), ("wildcard", WILDCARD), ("constructors", CONSTRUCTORS)];
     /// Every choice (what `adversarial` alone means).
-    pub const ALL: u32 = COLLECTIVES | LATENCY | REVOKE | SENDS | WILDCARD;
+    pub const ALL: u32 = COLLECTIVES | LATENCY | REVOKE | SENDS | WILDCARD | CONSTRUCTORS;
 }
 
 /// Reads `MPIFT_SEMANTICS`: `default`, `adversarial` (every choice), or

@@ -8,7 +8,9 @@ use crate::engine::colls::describe::Desc;
 use crate::engine::join::join_types::Pending;
 use crate::engine::agree::ft::Shrunk;
 use crate::transport::{MPI_Comm, MPI_Request};
+use crate::engine::base::handles::Real;
 use std::collections::HashMap;
+use std::sync::Mutex;
 
 /// What a zombie keeps per communicator it is in.
 pub struct ZComm {
@@ -24,6 +26,9 @@ pub struct ZComm {
     /// `seq` when this rank died: a join since (engine::dead::zombie::join_next) means every member
     /// not known dead had entered every collective up to `alive_seq`.
     pub alive_seq: u64,
+    /// Communicators made from this one so far (the live members' count,
+    /// engine::entry::hooks::next_child_id): a new one's id derives from it.
+    pub creations: u64,
 }
 
 /// A request this rank started alive and has not seen complete; a non-blocking
@@ -73,5 +78,26 @@ pub struct InFlight {
 pub fn adopt_shrunk(s: Shrunk) -> ZComm {
     let rank = s.live.iter().position(|r| *r as usize == s.old_rank).expect("in the new communicator");
     let members = s.live.iter().map(|r| s.members[*r as usize]).collect();
-    ZComm { id: s.id, real: s.real, rank, members, remote: Vec::new(), inter: false, seq: 0, alive_seq: 0 }
+    ZComm { id: s.id, real: s.real, rank, members, remote: Vec::new(), inter: false, seq: 0, alive_seq: 0, creations: 0 }
+}
+
+/// Duplicates this dead rank joined and keeps (the adversarial mode's
+/// `constructors` choice): real communicator, id, rank, members.
+type Dup = (Real<MPI_Comm>, u64, usize, Vec<u32>);
+static TAKEN_UP: Mutex<Vec<Dup>> = Mutex::new(Vec::new());
+
+/// The dup of `parent` that this dead rank joined gave `real` (engine::join::join
+/// kept it): served like the others from the next round ([`taken_up`]), under
+/// the id the live members give it.
+pub fn take_up_dup(parent: &ZComm, real: MPI_Comm) {
+    let id = crate::engine::registry::comm::child_id(parent.id, parent.creations);
+    TAKEN_UP.lock().unwrap().push((Real(real), id, parent.rank, parent.members.clone()));
+}
+
+/// The communicators [`take_up_dup`] kept since the last call.
+pub fn taken_up() -> Vec<ZComm> {
+    let v = std::mem::take(&mut *TAKEN_UP.lock().unwrap());
+    v.into_iter()
+        .map(|(real, id, rank, members)| ZComm { id, real: real.0, rank, members, remote: Vec::new(), inter: false, seq: 0, alive_seq: 0, creations: 0 })
+        .collect()
 }

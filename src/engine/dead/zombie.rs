@@ -65,6 +65,7 @@ pub fn kill_me() -> ! {
             members: st.members,
             seq: st.seq,
             alive_seq: st.seq,
+            creations: st.creations,
         })
         .collect();
     let sent = comm::sent_summary();
@@ -166,6 +167,7 @@ fn serve(mut comms: Vec<ZComm>, own: &mut Vec<Own>, mut news_out: Scripts) {
         // if its initiator dies).
         busy |= crate::engine::revoke::revoke::progress_jobs();
         comms.extend(ft::take_shrunk().into_iter().map(dead_comm::adopt_shrunk));
+        comms.extend(dead_comm::taken_up());
         // Messages sent to this rank: receive and drop them, but only from peers
         // that already have this death's news, so a sender whose message only the
         // drain took learns of the death before its send completes (and reports
@@ -375,6 +377,18 @@ fn join_next(c: &mut ZComm, d: &Desc, per: &[Option<Desc>]) -> Joined {
     let j = join::join(&who, d, per);
     if matches!(j, Joined::Unsupported) && d.fcode & !fcode::NB != fcode::OPAQUE {
         crate::say!("MPIFT: dead rank cannot join collective {} on a communicator", d.fcode);
+    }
+    // A constructor: the live members counted one more creation (their new
+    // communicator's id); a dup kept under the `constructors` choice is taken up.
+    if (fcode::COMM_DUP..=fcode::INTERCOMM_MERGE).contains(&(d.fcode & !fcode::NB)) {
+        c.creations += 1;
+    }
+    if let Some(nc) = join::take_kept_dup() {
+        if c.inter {
+            crate::engine::join::join_types::free_comm(nc);
+        } else {
+            dead_comm::take_up_dup(c, nc);
+        }
     }
     c.seq = s;
     logs::with(|cache| cache.prune(c.id, s));
