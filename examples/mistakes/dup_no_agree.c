@@ -23,6 +23,7 @@
  * PATTERN: a constructor's outcome taken as the same everywhere
  * SEMANTICS: adversarial
  * FINDING: MPI_Allreduce on the communicator from MPI_Comm_dup
+ * FINDING: nothing made them agree on its outcome
  * Needs 4 ranks. */
 #include "ulfm_common.h"
 

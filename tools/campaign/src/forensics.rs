@@ -270,7 +270,7 @@ pub fn analyze(states: &[RankState], names: &Names) -> Option<Finding> {
                 c += &format!(" and will not enter {}", s.function);
             }
             parts.push(c);
-            let found = classify(s, t, &es);
+            let found = never_made(s, t, &es, names).or_else(|| classify(s, t, &es));
             if rank_of(&found) > rank_of(&pattern) {
                 pattern = found;
             }
@@ -325,10 +325,29 @@ fn unacknowledged(s: &RankState, names: &Names) -> Option<(&'static str, String)
     ))
 }
 
+/// `s` waits on a communicator a constructor made, with live rank `t`, which
+/// never had it (not in its `comms.R`): the constructor gave it to some ranks
+/// and an error to others, and nothing made them agree on its outcome.
+fn never_made(s: &RankState, t: &RankState, es: &[Edge], names: &Names) -> Option<(&'static str, String)> {
+    let comm = &es.iter().find(|e| e.to == t.rank)?.comm;
+    let id = names.iter().find(|(_, n)| *n == comm)?.0;
+    if t.is_dead() || t.made.is_empty() || t.made.contains(id) || !comm.starts_with("the communicator from ") {
+        return None;
+    }
+    Some((
+        "constructor-not-uniform",
+        format!(
+            "Rank {} never got {comm}, which rank {} has: the constructor returned an error at one and a communicator at the other, and nothing made them agree on its outcome (MPIX_Comm_agree) before using it.",
+            t.rank, s.rank
+        ),
+    ))
+}
+
 /// Which explanation wins when a rank waits for several: the one that names
 /// a live rank's mistake first.
 fn rank_of(p: &Option<(&'static str, String)>) -> u8 {
     match p.as_ref().map(|p| p.0) {
+        Some("constructor-not-uniform") => 7,
         Some("wildcard-unacknowledged") => 6,
         Some("peer-in-recovery") => 5,
         Some("skipped-collective") => 4,
@@ -516,6 +535,24 @@ mod tests {
         wait.pending.clear();
         let g = analyze(&[wait, done(1), dead(2, "serving"), done(3)], &names()).unwrap();
         assert_ne!(g.pattern, "wildcard-unacknowledged");
+    }
+
+    #[test]
+    fn a_collective_on_a_dup_a_live_member_never_got() {
+        let mut n = names();
+        n.insert(9, "the communicator from MPI_Comm_dup at call 21".into());
+        let mut a = live(0, 3, "MPI_Allreduce");
+        a.comm = Some(Comm { id: 9, members: vec![0, 1, 2], ..Comm::default() });
+        a.made = [1, 9].into_iter().collect();
+        let mut b = live(1, 3, "MPIX_Comm_shrink");
+        b.made = [1].into_iter().collect();
+        let f = analyze(&[a.clone(), b.clone(), dead(2, "serving")], &n).unwrap();
+        assert_eq!(f.pattern, "constructor-not-uniform", "{}", f.paragraph);
+        assert!(f.paragraph.contains("Rank 1 never got the communicator from MPI_Comm_dup at call 21"), "{}", f.paragraph);
+        // Both have it: not this pattern.
+        b.made.insert(9);
+        let g = analyze(&[a, b, dead(2, "serving")], &n).unwrap();
+        assert_ne!(g.pattern, "constructor-not-uniform", "{}", g.paragraph);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! `MPIFT_TRACE` directory; src/inject/dump.rs in the library) into
 //! [`RankState`]s, the waits-for forensics' input.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// One request a rank waits for (`MPI_Wait*`/`MPI_Test*`).
@@ -54,6 +54,9 @@ pub struct RankState {
     /// A live rank that went on making MPI calls between two looks
     /// ([`mark_spinning`]): its call numbers at the first and the second.
     pub spinning: Option<(u64, u64)>,
+    /// The communicators this rank ever had (its `comms.R` file; empty when
+    /// there is none): a constructor that failed here made none.
+    pub made: BTreeSet<u64>,
 }
 
 /// Compares two looks at the same ranks, a moment apart: a live rank whose
@@ -149,6 +152,7 @@ pub fn parse_state(text: &str) -> Option<RankState> {
             })
             .collect(),
         spinning: None,
+        made: BTreeSet::new(),
     };
     // The dump's sticky `pending:` line (a wildcard receive told PENDING at an
     // earlier call, not acknowledged since).
@@ -182,12 +186,12 @@ pub fn read(dir: &Path, np: usize) -> (Vec<RankState>, Names) {
     let mut names = Names::new();
     let mut out = Vec::new();
     for r in 0..np {
-        if let Ok(t) = std::fs::read_to_string(dir.join(format!("comms.{r}"))) {
-            parse_comms(&t, &mut names);
-        }
+        let comms = std::fs::read_to_string(dir.join(format!("comms.{r}"))).unwrap_or_default();
+        parse_comms(&comms, &mut names);
         let Some(mut s) = std::fs::read(dir.join(format!("state.{r}"))).ok().and_then(|b| parse_state(&String::from_utf8_lossy(&b))) else {
             continue;
         };
+        s.made = comms.lines().filter_map(|l| hex(l.split(' ').next()?)).collect();
         let alive = s.pid.is_some_and(|p| Path::new(&format!("/proc/{p}")).exists());
         if !alive && !s.finished() && !s.is_dead() {
             s.state = "gone".into();
