@@ -87,6 +87,10 @@ pub(crate) fn verdict(st: &ReqState) -> Option<(c_int, Action)> {
     verdict_troubled(st)
 }
 
+/// [`verdict`] once something is known (out of line, so `verdict` stays one
+/// load inlined into the waits).
+#[cold]
+#[inline(never)]
 fn verdict_troubled(st: &ReqState) -> Option<(c_int, Action)> {
     match verdict_read(st) {
         // (Asked outside the read: the adversary reads the communicator again.)

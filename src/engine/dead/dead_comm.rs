@@ -86,12 +86,30 @@ pub fn adopt_shrunk(s: Shrunk) -> ZComm {
 type Dup = (Real<MPI_Comm>, u64, usize, Vec<u32>);
 static TAKEN_UP: Mutex<Vec<Dup>> = Mutex::new(Vec::new());
 
-/// The dup of `parent` that this dead rank joined gave `real` (engine::join::join
-/// kept it): served like the others from the next round ([`taken_up`]), under
-/// the id the live members give it.
-pub fn take_up_dup(parent: &ZComm, real: MPI_Comm) {
+/// This dead rank's part in collective `f` of `parent` when it is an
+/// `MPI_Comm_dup` under the adversarial mode's `constructors` choice: survivors
+/// may be told success and use the new communicator, so the dead rank makes
+/// it and keeps it (served like the others from the next round, [`taken_up`],
+/// under the id the live members give it) instead of joining as a dummy that
+/// frees it (engine::join::join). False, nothing done, for any other join.
+/// (Called after `parent.creations` counted this constructor.)
+pub fn take_up_dup(parent: &ZComm, f: u32) -> bool {
+    use crate::engine::base::settings;
+    use crate::engine::colls::describe::fcode;
+    if f != fcode::COMM_DUP || parent.inter || !settings::adversary(settings::choice::CONSTRUCTORS) {
+        return false;
+    }
+    let mut nc = crate::transport::comm_null();
+    // Blocking: in a turn: a dead rank joins a dup, as any blocking constructor,
+    // only in the turn engine::dead::turns granted for this communicator, once
+    // every live member has entered it (engine::dead::zombie::join_ready).
+    crate::transport::comm::dup(parent.real, &mut nc);
+    if nc == crate::transport::comm_null() {
+        return true;
+    }
     let id = crate::engine::registry::comm::child_id(parent.id, parent.creations);
-    TAKEN_UP.lock().unwrap().push((Real(real), id, parent.rank, parent.members.clone()));
+    TAKEN_UP.lock().unwrap().push((Real(nc), id, parent.rank, parent.members.clone()));
+    true
 }
 
 /// The communicators [`take_up_dup`] kept since the last call.

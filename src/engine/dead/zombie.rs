@@ -368,27 +368,20 @@ fn describable(c: &ZComm, found: &HashMap<u32, Desc>) -> bool {
 
 /// Joins `c`'s next collective, `d` (from [`next_ready`]).
 fn join_next(c: &mut ZComm, d: &Desc, per: &[Option<Desc>]) -> Joined {
+    // A constructor: the live members count one more creation (their new
+    // communicator's id derives from it).
+    if (fcode::COMM_DUP..=fcode::INTERCOMM_MERGE).contains(&(d.fcode & !fcode::NB)) {
+        c.creations += 1;
+    }
     let s = c.seq + 1;
     let who = Who { real: c.real, rank: c.rank, size: c.members.len(), id: c.id, members: &c.members, seq: s, standin: true };
     // Blocking: in a turn: join_ready comes here for a join that blocks in the
     // host (join::blocks) only inside the turn turns::may_enter granted for this
     // communicator; other joins start a request (kept in flight in `pending`) or
     // a stand-in's part (engine::join::standin) and return at once.
-    let j = join::join(&who, d, per);
+    let j = if dead_comm::take_up_dup(c, d.fcode) { Joined::Done } else { join::join(&who, d, per) };
     if matches!(j, Joined::Unsupported) && d.fcode & !fcode::NB != fcode::OPAQUE {
         crate::say!("MPIFT: dead rank cannot join collective {} on a communicator", d.fcode);
-    }
-    // A constructor: the live members counted one more creation (their new
-    // communicator's id); a dup kept under the `constructors` choice is taken up.
-    if (fcode::COMM_DUP..=fcode::INTERCOMM_MERGE).contains(&(d.fcode & !fcode::NB)) {
-        c.creations += 1;
-    }
-    if let Some(nc) = join::take_kept_dup() {
-        if c.inter {
-            crate::engine::join::join_types::free_comm(nc);
-        } else {
-            dead_comm::take_up_dup(c, nc);
-        }
     }
     c.seq = s;
     logs::with(|cache| cache.prune(c.id, s));

@@ -22,22 +22,8 @@ use crate::engine::colls::describe::{fcode, peer_recv, peer_send, Desc};
 use crate::engine::join::join_colls;
 use crate::engine::join::standin;
 use crate::protocol::part::Kind;
-use crate::engine::base::handles::Real;
-use crate::engine::base::{runtime, settings};
 use crate::transport::{self, comm, MPI_Comm};
 use std::os::raw::c_int;
-use std::sync::Mutex;
-
-/// The new communicator of the `MPI_Comm_dup` a dead rank just joined, kept
-/// while the adversarial mode's `constructors` choice is on: survivors may be
-/// told success and use it, so the dead rank takes it up
-/// (engine::dead::zombie::join_next, [`take_kept_dup`]).
-static KEPT_DUP: Mutex<Option<Real<MPI_Comm>>> = Mutex::new(None);
-
-/// The communicator [`KEPT_DUP`] holds, if the last join kept one.
-pub fn take_kept_dup() -> Option<MPI_Comm> {
-    KEPT_DUP.lock().unwrap().take().map(|r| r.0)
-}
 
 /// Some entry, to read the common parameters from.
 fn any<'a>(entries: &'a [Option<Desc>]) -> Option<&'a Desc> {
@@ -96,18 +82,13 @@ pub fn join(who: &Who, d: &Desc, entries: &[Option<Desc>]) -> Joined {
 /// A dummy's part in a blocking communicator constructor `f` (`MPI_Comm_dup`,
 /// `MPI_Intercomm_merge`, `MPI_Comm_split`, `MPI_Comm_split_type`,
 /// `MPI_Comm_create`, `MPI_Cart_create`, `MPI_Cart_sub`): it takes no part in the
-/// result and frees it at once (a dead rank's dup under the `constructors`
-/// choice is kept: [`KEPT_DUP`]).
+/// result and frees it at once.
 fn join_constructor(at: &At, f: u32, e0: &Desc) {
     let c = at.c;
     let mut nc = transport::comm_null();
     match f {
         fcode::COMM_DUP => {
             comm::dup(c, &mut nc);
-            if nc != transport::comm_null() && runtime::is_zombie() && settings::adversary(settings::choice::CONSTRUCTORS) {
-                *KEPT_DUP.lock().unwrap() = Some(Real(nc));
-                return;
-            }
         }
         fcode::INTERCOMM_MERGE => {
             // The intercommunicator being joined, with the group's `high`.
