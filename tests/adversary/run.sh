@@ -165,17 +165,20 @@ $MPICC -std=c99 -O1 -Wall -Wextra -Werror -I$root/include/compat -I$root/include
   -I$root/target/$mpi/release/include -I$root/examples/ulfm tests/adversary/p2p.c \
   $lib -lgcc_s -lutil -lrt -lpthread -lm -ldl -o "$work/p2p" 2> "$work/err" \
   || { echo "FAIL $mpi: build p2p.c"; cat "$work/err"; exit 1; }
-p2p() { # p2p SEMANTICS SEED sends|wildcard: survivor lines in $work/out, choices in $work/made
+# job PROGRAM SEMANTICS SEED [ARG]: its 3 survivor lines ("rank 0-2: ...") in
+# $work/out, the report's choices ("<choice> <told or held>") in $work/made.
+job() {
   rm -f "$work/r.json"
-  (cd "$work" && MPIFT_SEMANTICS=$1 MPIFT_SEED=$2 MPIFT_REPORT=$work/r.json \
-    timeout -k 5 "$T" "$MPIEXEC" -n 4 ./p2p "$3" > raw 2> err < /dev/null)
+  (cd "$work" && MPIFT_SEMANTICS=$2 MPIFT_SEED=$3 MPIFT_REPORT=$work/r.json \
+    timeout -k 5 "$T" "$MPIEXEC" -n 4 "./$1" ${4:+"$4"} > raw 2> err < /dev/null)
   status=$?
-  [ "$status" -eq 0 ] || fail "exit status $status"
-  grep '^rank [012]: ' "$work/raw" | sort > "$work/out"
-  [ "$(wc -l < "$work/out")" -eq 3 ] || fail "want 3 survivor lines"
+  [ "$status" -eq 0 ] || fail "seed $3: exit status $status"
+  grep '^rank [012]: ' "$work/raw" | grep -v ' DIES ' | sort > "$work/out"
+  [ "$(wc -l < "$work/out")" -eq 3 ] || fail "seed $3: want 3 survivor lines"
   python3 -c 'import json,sys; [print(m["choice"], m.get("told", m.get("held"))) for e in json.load(open(sys.argv[1]))["ranks"] for m in e["adversary"]["choices"]]' \
-    "$work/r.json" > "$work/made" 2>/dev/null || fail "no report"
+    "$work/r.json" > "$work/made" 2>/dev/null || fail "seed $3: no report"
 }
+p2p() { job p2p "$1" "$2" "$3"; }
 for mode in default adversarial:-sends; do
   p2p "$mode" 1 sends
   [ "$(grep -c 'SENDS FFFFFFFF L=F$' "$work/out")" -eq 3 ] || fail "want F from every send"
@@ -215,17 +218,7 @@ $MPICC -std=c99 -O1 -Wall -Wextra -Werror -I$root/include/compat -I$root/include
   -I$root/target/$mpi/release/include -I$root/examples/ulfm tests/adversary/dup.c \
   $lib -lgcc_s -lutil -lrt -lpthread -lm -ldl -o "$work/dup" 2> "$work/err" \
   || { echo "FAIL $mpi: build dup.c"; cat "$work/err"; exit 1; }
-dups() { # dups SEMANTICS SEED: survivor lines in $work/out, choices in $work/made
-  rm -f "$work/r.json"
-  (cd "$work" && MPIFT_SEMANTICS=$1 MPIFT_SEED=$2 MPIFT_REPORT=$work/r.json \
-    timeout -k 5 "$T" "$MPIEXEC" -n 4 ./dup > raw 2> err < /dev/null)
-  status=$?
-  [ "$status" -eq 0 ] || fail "seed $2: exit status $status"
-  grep '^rank [012]: DUPS ' "$work/raw" | sort > "$work/out"
-  [ "$(wc -l < "$work/out")" -eq 3 ] || fail "seed $2: want 3 survivor lines"
-  python3 -c 'import json,sys; [print(m["choice"], m.get("told")) for e in json.load(open(sys.argv[1]))["ranks"] for m in e["adversary"]["choices"]]' \
-    "$work/r.json" > "$work/made" 2>/dev/null || fail "seed $2: no report"
-}
+dups() { job dup "$1" "$2"; }
 for mode in default adversarial:-constructors; do
   dups "$mode" 1
   [ "$(grep -c 'DUPS F\{16\} BARRIER -$' "$work/out")" -eq 3 ] || fail "want every dup to fail"
