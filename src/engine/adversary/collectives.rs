@@ -51,13 +51,24 @@ pub fn tells_success(h: Sim_FT_MPI_Comm, seq: u64) -> bool {
         return false;
     };
     // Members that joined with dummy data: the dead ones that did not enter it
-    // for real before dying (an intercommunicator's remote group is not here).
+    // for real before dying, and the live ones that did not enter it for real
+    // either (they filled in for it after skipping it, engine::dead::fillin, or
+    // caught up on it, engine::revoke: their entry is a dummy one). An
+    // intercommunicator's remote group is not here.
+    if dead.iter().any(|w| !members.contains(w)) {
+        return false;
+    }
     let mut dummy = Vec::new();
-    for w in dead {
-        match members.iter().position(|m| *m == w) {
-            Some(r) if !logs::entered_before_death(w, id, seq) => dummy.push(r as u32),
-            Some(_) => {}
-            None => return false,
+    for (r, w) in members.iter().enumerate() {
+        let real = if r as i32 == me {
+            true
+        } else if dead.contains(w) {
+            logs::entered_before_death(*w, id, seq)
+        } else {
+            logs::entered_for_real(*w, id, seq)
+        };
+        if !real {
+            dummy.push(r as u32);
         }
     }
     let (f, root) = f_root;

@@ -426,6 +426,15 @@ pub fn entered_before_death(w: u32, comm: u64, seq: u64) -> bool {
     real.contains(&(comm, seq))
 }
 
+/// Live rank `w` entered collective `seq` of communicator `comm` with its own
+/// entry, not a dummy one (a fill-in's or a catch-up's): read from its log now
+/// (no cache: a live rank's log grows). False when its log no longer holds the
+/// entry (the safe side: the default verdict).
+pub fn entered_for_real(w: u32, comm: u64, seq: u64) -> bool {
+    let (_, got) = news::read_log(w as usize, 0);
+    got.iter().any(|e| e.comm == comm && e.seq == seq && e.state == window::ENTERED && e.desc.fcode & DUMMY == 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
