@@ -430,6 +430,8 @@ pub fn entered_before_death(w: u32, comm: u64, seq: u64) -> bool {
 /// entry, not a dummy one (a fill-in's or a catch-up's): read from its log now
 /// (no cache: a live rank's log grows). False when its log no longer holds the
 /// entry (the safe side: the default verdict).
+#[cold]
+#[inline(never)]
 pub fn entered_for_real(w: u32, comm: u64, seq: u64) -> bool {
     let (_, got) = news::read_log(w as usize, 0);
     got.iter().any(|e| e.comm == comm && e.seq == seq && e.state == window::ENTERED && e.desc.fcode & DUMMY == 0)
