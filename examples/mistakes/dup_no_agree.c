@@ -48,7 +48,7 @@ static int library_dup(MPI_Comm comm, MPI_Comm *lib)
 int main(int argc, char **argv)
 {
     int V, done = 0, rank, size, sum, rc;
-    MPI_Comm comm, nc, lib;
+    MPI_Comm comm, lib;
 
     u_init(&argc, &argv, 1);
     V = argc > 1 ? atoi(argv[1]) : -1;
@@ -73,13 +73,7 @@ int main(int argc, char **argv)
             }
         }
         MPIX_Comm_revoke(comm);
-        rc = MPIX_Comm_shrink(comm, &nc);
-        if (rc != MPI_SUCCESS) { u_fail("shrink=%s", u_name(rc)); break; }
-        MPI_Comm_free(&comm);
-        comm = nc;
-        MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-        rc = MPI_Allreduce(MPI_IN_PLACE, &done, 1, MPI_INT, MPI_MIN, comm);
-        if (rc != MPI_SUCCESS) { u_fail("allreduce after shrink=%s", u_name(rc)); break; }
+        if (u_shrink_resume(&comm, &done) != MPI_SUCCESS) break;
     }
     MPI_Comm_size(comm, &size);
     u_note("steps=%d size=%d", done, size);

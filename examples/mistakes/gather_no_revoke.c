@@ -47,7 +47,7 @@
 int main(int argc, char **argv)
 {
     int V, rank, size, done = 0, task, r, sum, i, rc, all[64];
-    MPI_Comm comm, nc;
+    MPI_Comm comm;
 
     u_init(&argc, &argv, 1);
     V = argc > 1 ? atoi(argv[1]) : -1;
@@ -87,13 +87,7 @@ int main(int argc, char **argv)
         done++;
         continue;
     recover:
-        rc = MPIX_Comm_shrink(comm, &nc);
-        if (rc != MPI_SUCCESS) { u_fail("shrink=%s", u_name(rc)); break; }
-        MPI_Comm_free(&comm);
-        comm = nc;
-        MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-        rc = MPI_Allreduce(MPI_IN_PLACE, &done, 1, MPI_INT, MPI_MIN, comm);
-        if (rc != MPI_SUCCESS) { u_fail("allreduce after shrink=%s", u_name(rc)); break; }
+        if (u_shrink_resume(&comm, &done) != MPI_SUCCESS) break;
     }
     u_note("tasks=%d", done);
     MPI_Comm_free(&comm);

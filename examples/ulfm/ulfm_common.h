@@ -179,6 +179,23 @@ static inline int u_wait_failure(MPI_Comm comm, int nfailed)
     return rc;
 }
 
+/* Recovery of a step loop (examples/mistakes): the shrink of *comm replaces it
+ * (errors returned), and *done becomes the least number of steps any survivor
+ * had finished (MPI_Allreduce MIN), where all go on from. MPI_SUCCESS, or the
+ * failing call's code, reported with u_fail. */
+static inline int u_shrink_resume(MPI_Comm *comm, int *done)
+{
+    MPI_Comm nc;
+    int rc = MPIX_Comm_shrink(*comm, &nc);
+    if (rc != MPI_SUCCESS) { u_fail("shrink=%s", u_name(rc)); return rc; }
+    MPI_Comm_free(comm);
+    *comm = nc;
+    MPI_Comm_set_errhandler(*comm, MPI_ERRORS_RETURN);
+    rc = MPI_Allreduce(MPI_IN_PLACE, done, 1, MPI_INT, MPI_MIN, *comm);
+    if (rc != MPI_SUCCESS) u_fail("allreduce after shrink=%s", u_name(rc));
+    return rc;
+}
+
 /* Print the one final line, finalize, return the exit code. */
 static inline int u_finish(void)
 {
